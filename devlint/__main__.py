@@ -1,0 +1,5 @@
+"""`python -m devlint` runs the command-line interface."""
+
+from devlint.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,69 @@
+"""Which classes of the file are `nn.Module`s: directly, through a base of the same file,
+or through a well-known base (`LightningModule`, `PreTrainedModel`, `ModelMixin`, ...)."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import libcst as cst
+
+from devlint.analysis.names import dotted_name
+from devlint.analysis.torch_names import TorchNames
+
+# Bases known to subclass nn.Module, matched on their last dotted component.
+_KNOWN_MODULE_BASES = {
+    "Module", "LightningModule", "PreTrainedModel", "ModelMixin", "Sequential", "ModuleList", "ModuleDict",
+    "Metric", "HyperparametersMixin",
+}
+# Names of bases that, by the conventions of PyTorch code, are modules.
+_MODULE_SUFFIX = re.compile(
+    r"(Module|Model|Layer|Block|Net|Network|Encoder|Decoder|Head|Backbone|Embedding|Embeddings|Attention|MLP|Classifier)$"
+)
+
+
+class ClassTable:
+    """Every class defined anywhere in the file, by name (the last definition wins)."""
+
+    def __init__(self, module: cst.Module, torch: TorchNames) -> None:
+        self.torch = torch
+        self.classes: dict[str, cst.ClassDef] = {}
+        self._module_cache: dict[str, bool] = {}
+        stack: list[cst.CSTNode] = [module]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.ClassDef):
+                self.classes.setdefault(node.name.value, node)
+            if isinstance(node, (cst.Module, cst.ClassDef, cst.FunctionDef, cst.IndentedBlock, cst.If, cst.Try,
+                                 cst.With, cst.Else, cst.ExceptHandler, cst.Finally)):
+                stack.extend(node.children)
+
+    def base_is_module(self, base: cst.BaseExpression, _seen: Optional[set[str]] = None) -> bool:
+        full = self.torch.qualify(base)
+        if full is not None:
+            # torch.nn.Module and every torch.nn layer class
+            return full.startswith("torch.nn.") and full.rsplit(".", 1)[-1][:1].isupper()
+        name = dotted_name(base)
+        if name is None:
+            return False
+        last = name.rsplit(".", 1)[-1]
+        if "." not in name and last in self.classes:
+            return self.is_module_class(last, _seen)
+        return last in _KNOWN_MODULE_BASES or bool(_MODULE_SUFFIX.search(last))
+
+    def is_module_class(self, name: str, _seen: Optional[set[str]] = None) -> bool:
+        if name in self._module_cache:
+            return self._module_cache[name]
+        node = self.classes.get(name)
+        if node is None:
+            return False
+        seen = _seen or set()
+        if name in seen:
+            return False
+        seen.add(name)
+        result = any(self.base_is_module(arg.value, seen) for arg in node.bases if arg.keyword is None)
+        self._module_cache[name] = result
+        return result
+
+    def node_is_module_class(self, node: cst.ClassDef) -> bool:
+        return any(self.base_is_module(arg.value) for arg in node.bases if arg.keyword is None)

@@ -1,0 +1,218 @@
+"""The traversal context every rule reads: where we are, what is guarded, what is imported.
+
+Two visitors keep it: `ContextEnter` runs before every rule's `visit_*` and
+`ContextExit` after every rule's `leave_*` (LibCST's batched visitor calls
+visitors in list order for both), so a rule always sees the state of the node
+it is looking at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Optional, Union
+
+import libcst as cst
+
+from devlint.analysis import guards
+from devlint.analysis.torch_names import TorchNames
+
+if TYPE_CHECKING:  # pragma: no cover
+    from devlint.analysis.types import TypeOracle
+    from devlint.rules.base import Fix, Rule
+
+ScopeNode = Union[cst.Module, cst.ClassDef, cst.FunctionDef]
+
+
+@dataclass
+class Frame:
+    """One class or function being traversed."""
+
+    node: ScopeNode
+    cuda_only: bool = False  # decorated/named for CUDA, or after an early exit on a CUDA test
+    bound: set[str] = field(default_factory=set)  # names assigned by statements already left
+
+
+@dataclass
+class RawReport:
+    """A rule's report before positions are known."""
+
+    rule: "Rule"
+    node: cst.CSTNode
+    message: str
+    fix: Optional["Fix"] = None
+
+
+@dataclass
+class FileContext:
+    module: cst.Module
+    path: str
+    torch: TorchNames = field(default_factory=TorchNames)
+    frames: list[Frame] = field(default_factory=list)
+    guard_depth: int = 0  # inside `if <cuda test>` / `<x> if <cuda test> else <y>`
+    device_context_depth: int = 0  # inside `with torch.device(...)`
+    sets_default_device: bool = False  # torch.set_default_device(...) somewhere in the file
+    reports: list[RawReport] = field(default_factory=list)
+    # Filled lazily by analysis.types; kept here so every rule shares one copy per file.
+    cache: dict[object, object] = field(default_factory=dict)
+
+    # -- where are we -------------------------------------------------------------
+    def current_function(self) -> Optional[cst.FunctionDef]:
+        for frame in reversed(self.frames):
+            if isinstance(frame.node, cst.FunctionDef):
+                return frame.node
+        return None
+
+    def current_class(self) -> Optional[cst.ClassDef]:
+        """The class whose method (or body) we are in: `self` refers to it."""
+        for frame in reversed(self.frames):
+            if isinstance(frame.node, cst.ClassDef):
+                return frame.node
+        return None
+
+    def enclosing_functions(self) -> list[cst.FunctionDef]:
+        """Innermost first."""
+        return [f.node for f in reversed(self.frames) if isinstance(f.node, cst.FunctionDef)]
+
+    def method_name(self) -> Optional[str]:
+        """Name of the outermost function directly inside the innermost class, if any."""
+        for i in range(len(self.frames) - 1, 0, -1):
+            if isinstance(self.frames[i].node, cst.FunctionDef) and isinstance(self.frames[i - 1].node, cst.ClassDef):
+                return self.frames[i].node.name.value
+        return None
+
+    def method_frame_index(self) -> Optional[int]:
+        for i in range(len(self.frames) - 1, 0, -1):
+            if isinstance(self.frames[i].node, cst.FunctionDef) and isinstance(self.frames[i - 1].node, cst.ClassDef):
+                return i
+        return None
+
+    # -- guards -------------------------------------------------------------------
+    def cuda_guarded(self) -> bool:
+        """Only reached where CUDA exists (or where the code says it wants CUDA)."""
+        return self.guard_depth > 0 or any(frame.cuda_only for frame in self.frames)
+
+    def device_placed(self) -> bool:
+        """Factories here already land on a chosen device (`with torch.device(...)`)."""
+        return self.device_context_depth > 0
+
+    def add_report(self, report: RawReport) -> None:
+        self.reports.append(report)
+
+    @property
+    def types(self) -> "TypeOracle":
+        """The file's type oracle, built on first use (most files never need it)."""
+        oracle = self.cache.get("types")
+        if oracle is None:
+            from devlint.analysis.types import TypeOracle
+
+            oracle = TypeOracle(self.module, self.torch)
+            self.cache["types"] = oracle
+        return oracle  # type: ignore[return-value]
+
+
+def _is_device_context(ctx: FileContext, item: cst.WithItem) -> bool:
+    return ctx.torch.is_call_to(item.item, "device", "cuda.device")
+
+
+class ContextEnter(cst.BatchableCSTVisitor):
+    """Pushes state; runs before the rules."""
+
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.ctx.frames.append(Frame(node))
+
+    def visit_Import(self, node: cst.Import) -> None:
+        self.ctx.torch.record(node)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self.ctx.torch.record(node)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        cuda_only = guards.name_mentions_cuda(node.name.value) or any(
+            guards.decorator_requires_cuda(d) for d in node.decorators
+        )
+        self.ctx.frames.append(Frame(node, cuda_only))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        cuda_only = guards.name_mentions_cuda(node.name.value) or any(
+            guards.decorator_requires_cuda(d) for d in node.decorators
+        )
+        self.ctx.frames.append(Frame(node, cuda_only))
+
+    def visit_If_body(self, node: cst.If) -> None:
+        if guards.mentions_cuda(node.test):
+            self.ctx.guard_depth += 1
+
+    def visit_If_orelse(self, node: cst.If) -> None:
+        if guards.mentions_cuda(node.test):
+            self.ctx.guard_depth += 1
+
+    def visit_IfExp_body(self, node: cst.IfExp) -> None:
+        if guards.mentions_cuda(node.test):
+            self.ctx.guard_depth += 1
+
+    def visit_IfExp_orelse(self, node: cst.IfExp) -> None:
+        if guards.mentions_cuda(node.test):
+            self.ctx.guard_depth += 1
+
+    def visit_With_body(self, node: cst.With) -> None:
+        if any(_is_device_context(self.ctx, item) for item in node.items):
+            self.ctx.device_context_depth += 1
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.ctx.torch.is_call_to(node, "set_default_device"):
+            self.ctx.sets_default_device = True
+
+
+class ContextExit(cst.BatchableCSTVisitor):
+    """Pops state; runs after the rules."""
+
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        self.ctx.frames.pop()
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        for target in original_node.targets:
+            if isinstance(target.target, cst.Name):
+                self.ctx.frames[-1].bound.add(target.target.value)
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        if isinstance(original_node.target, cst.Name) and original_node.value is not None:
+            self.ctx.frames[-1].bound.add(original_node.target.value)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.ctx.frames.pop()
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.ctx.frames.pop()
+
+    def leave_If_body(self, original_node: cst.If) -> None:
+        if guards.mentions_cuda(original_node.test):
+            self.ctx.guard_depth -= 1
+
+    def leave_If_orelse(self, original_node: cst.If) -> None:
+        if guards.mentions_cuda(original_node.test):
+            self.ctx.guard_depth -= 1
+
+    def leave_If(self, original_node: cst.If) -> None:
+        # `if not torch.cuda.is_available(): return` -- what follows in this function needs CUDA.
+        if guards.is_early_exit_guard(original_node) and self.ctx.frames:
+            self.ctx.frames[-1].cuda_only = True
+
+    def leave_IfExp_body(self, original_node: cst.IfExp) -> None:
+        if guards.mentions_cuda(original_node.test):
+            self.ctx.guard_depth -= 1
+
+    def leave_IfExp_orelse(self, original_node: cst.IfExp) -> None:
+        if guards.mentions_cuda(original_node.test):
+            self.ctx.guard_depth -= 1
+
+    def leave_With_body(self, original_node: cst.With) -> None:
+        if any(_is_device_context(self.ctx, item) for item in original_node.items):
+            self.ctx.device_context_depth -= 1

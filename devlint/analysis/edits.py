@@ -1,0 +1,48 @@
+"""Building blocks for fixes that keep the user's layout."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+
+def _has_newline(whitespace: object) -> bool:
+    return isinstance(whitespace, cst.ParenthesizedWhitespace)
+
+
+def append_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
+    """`f(a, b)` -> `f(a, b, name=value)`, placing the new argument as a formatter would:
+    on its own line in a call laid out one argument per line, keeping a trailing comma
+    and any comment after the last argument."""
+    new_arg = cst.Arg(
+        value=value,
+        keyword=cst.Name(name),
+        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
+    )
+    args = list(call.args)
+    if not args:
+        return call.with_changes(args=[new_arg])
+    last = args[-1]
+    previous_comma = args[-2].comma if len(args) > 1 else None
+    separator: cst.BaseParenthesizableWhitespace = cst.SimpleWhitespace(" ")
+    if isinstance(previous_comma, cst.Comma) and _has_newline(previous_comma.whitespace_after):
+        separator = previous_comma.whitespace_after
+    elif _has_newline(call.whitespace_before_args):
+        separator = call.whitespace_before_args
+    if isinstance(last.comma, cst.Comma):
+        # trailing comma: the new argument takes the last place and keeps the trailing comma
+        new_arg = new_arg.with_changes(comma=last.comma)
+        last = last.with_changes(comma=cst.Comma(whitespace_after=separator))
+    else:
+        moved = last.whitespace_after_arg
+        if _has_newline(moved):
+            # `f(a  # note\n)`: keep the comment after the new last argument
+            new_arg = new_arg.with_changes(whitespace_after_arg=moved)
+            last = last.with_changes(whitespace_after_arg=cst.SimpleWhitespace(""))
+        last = last.with_changes(comma=cst.Comma(whitespace_after=separator))
+    args[-1] = last
+    args.append(new_arg)
+    return call.with_changes(args=args)
+
+
+def expression(code: str) -> cst.BaseExpression:
+    return cst.parse_expression(code)

@@ -1,0 +1,134 @@
+"""Torch tensor factories, dtype casts and device moves: shared by DEV002 and DEV005."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from devlint.analysis.names import dotted_name, keyword, positional, string_value
+from devlint.analysis.torch_names import TorchNames
+
+FACTORIES = frozenset({
+    "tensor", "as_tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange",
+    "linspace", "logspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
+    "randn_like", "randint_like", "range", "empty_strided", "tril_indices", "triu_indices",
+})
+LIKE_FACTORIES = frozenset(name for name in FACTORIES if name.endswith("_like"))
+# Factories whose values come from the random number generator of the device they run on:
+# creating them on another device gives other numbers.
+RANDOM_FACTORIES = frozenset({"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like"})
+# Tensor methods that only change the dtype (or nothing about placement).
+CAST_METHODS = frozenset({"float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "char",
+                          "contiguous", "requires_grad_", "detach", "clone"})
+DTYPE_NAMES = frozenset({
+    "float", "float32", "float64", "double", "float16", "half", "bfloat16", "int", "int8", "int16", "int32",
+    "int64", "long", "short", "uint8", "bool", "complex64", "complex128", "cfloat", "cdouble", "float8_e4m3fn",
+    "float8_e5m2", "uint16", "uint32", "uint64", "qint8", "quint8",
+})
+# Devices that are the host: moving there from a CPU factory is no move at all.
+HOST_DEVICES = ("cpu",)
+
+
+def factory_name(node: cst.BaseExpression, torch: TorchNames) -> Optional[str]:
+    """"zeros" for `torch.zeros(...)` (any alias), else None."""
+    if not isinstance(node, cst.Call):
+        return None
+    full = torch.qualify(node.func)
+    if full is None or not full.startswith("torch."):
+        return None
+    name = full[6:]
+    return name if name in FACTORIES else None
+
+
+def places_tensor(call: cst.Call) -> bool:
+    """The factory call already says where the tensor goes (or we cannot know)."""
+    return (
+        keyword(call, "device") is not None
+        or keyword(call, "out") is not None
+        or any(arg.star for arg in call.args)  # **factory_kwargs usually carries device=
+    )
+
+
+def strip_casts(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """`torch.tensor(v).float().contiguous()` -> `torch.tensor(v)`; dtype-only `.to(...)` too."""
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        method = expr.func.attr.value
+        if method in CAST_METHODS and not expr.args:
+            expr = expr.func.value
+        elif method == "to" and is_dtype_only_move(expr):
+            expr = expr.func.value
+        elif method == "type" and len(expr.args) == 1:
+            expr = expr.func.value
+        else:
+            break
+    return expr
+
+
+def is_dtype(expr: cst.BaseExpression, torch: TorchNames) -> bool:
+    full = torch.qualify(expr)
+    if full is not None and full.startswith("torch.") and full[6:] in DTYPE_NAMES:
+        return True
+    name = dotted_name(expr)
+    if name is not None:
+        last = name.rsplit(".", 1)[-1].lower()
+        return "dtype" in last
+    return False
+
+
+def is_dtype_only_move(call: cst.Call, torch: Optional[TorchNames] = None) -> bool:
+    """`.to(torch.float16)`, `.to(dtype=x)`, `.to(x.dtype)`: no device change."""
+    torch = torch or TorchNames()
+    if keyword(call, "device") is not None:
+        return False
+    args = positional(call)
+    if not args:
+        return keyword(call, "dtype") is not None
+    return len(args) == 1 and is_dtype(args[0].value, torch)
+
+
+def move_target(call: cst.Call, torch: TorchNames) -> Optional[cst.BaseExpression]:
+    """For a move `R.to(target)` / `R.to(device=target)` the target expression; for `.cuda()`
+    the call itself; None when the call does not change the device (dtype only, `"cpu"`)."""
+    if not isinstance(call.func, cst.Attribute):
+        return None
+    method = call.func.attr.value
+    if method == "cuda":
+        return call
+    if method != "to":
+        return None
+    device_kw = keyword(call, "device")
+    if device_kw is not None:
+        target = device_kw.value
+    else:
+        args = positional(call)
+        if not args or is_dtype(args[0].value, torch):
+            return None
+        target = args[0].value
+    if is_host(target, torch):
+        return None
+    return target
+
+
+def is_host(expr: cst.BaseExpression, torch: TorchNames) -> bool:
+    """`"cpu"`, `torch.device("cpu")`."""
+    value = string_value(expr)
+    if value is not None:
+        return value.split(":")[0].strip() in HOST_DEVICES
+    if isinstance(expr, cst.Call) and torch.is_call_to(expr, "device") and expr.args:
+        return is_host(expr.args[0].value, torch)
+    return False
+
+
+def is_plain_device(expr: cst.BaseExpression, torch: TorchNames) -> bool:
+    """A target that is plainly a device: a name or attribute called `device`, `x.device`,
+    a string, `torch.device(...)`."""
+    if string_value(expr) is not None:
+        return True
+    if isinstance(expr, cst.Call):
+        return torch.is_call_to(expr, "device")
+    name = dotted_name(expr)
+    if name is None:
+        return False
+    last = name.rsplit(".", 1)[-1]
+    return last == "device" or last.lower() == "device" or last.endswith("_device") or last.startswith("device")

@@ -1,0 +1,91 @@
+"""Small helpers over LibCST expressions: dotted names, string values, keyword lookup."""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+import libcst as cst
+
+
+def dotted_name(expr: cst.BaseExpression) -> Optional[str]:
+    """`a.b.c` for a chain of Names and Attributes, else None."""
+    parts: list[str] = []
+    while isinstance(expr, cst.Attribute):
+        parts.append(expr.attr.value)
+        expr = expr.value
+    if not isinstance(expr, cst.Name):
+        return None
+    parts.append(expr.value)
+    return ".".join(reversed(parts))
+
+
+def string_value(expr: cst.BaseExpression) -> Optional[str]:
+    """The value of a plain (non f-) string literal, else None."""
+    if isinstance(expr, cst.SimpleString):
+        try:
+            value = expr.evaluated_value
+        except Exception:  # malformed escapes and the like: not a value we reason about
+            return None
+        return value if isinstance(value, str) else None
+    if isinstance(expr, cst.ConcatenatedString):
+        try:
+            value = expr.evaluated_value
+        except Exception:
+            return None
+        return value if isinstance(value, str) else None
+    return None
+
+
+def is_cuda_string(expr: cst.BaseExpression) -> bool:
+    """`"cuda"` or `"cuda:N"`."""
+    value = string_value(expr)
+    if value is None:
+        return False
+    value = value.strip()
+    return value == "cuda" or (value.startswith("cuda:") and value[5:].isdigit())
+
+
+def keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def positional(call: cst.Call) -> list[cst.Arg]:
+    """Positional arguments, stopping at the first `*args` (later positions are unknowable)."""
+    result = []
+    for arg in call.args:
+        if arg.keyword is not None or arg.star == "**":
+            break
+        if arg.star == "*":
+            break
+        result.append(arg)
+    return result
+
+
+def has_star_kwargs(call: cst.Call) -> bool:
+    return any(arg.star == "**" for arg in call.args)
+
+
+def has_star_args(call: cst.Call) -> bool:
+    return any(arg.star == "*" for arg in call.args)
+
+
+def method_call(expr: cst.BaseExpression) -> Optional[tuple[cst.BaseExpression, str, cst.Call]]:
+    """For `R.m(...)` return (R, "m", the call), else None."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        return expr.func.value, expr.func.attr.value, expr
+    return None
+
+
+def identifiers(expr: cst.CSTNode) -> Iterator[str]:
+    """Every Name, attribute name and string value inside `expr` (for "does this mention cuda?")."""
+    stack: list[cst.CSTNode] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            yield node.value
+        elif isinstance(node, cst.SimpleString):
+            yield node.value
+        stack.extend(node.children)

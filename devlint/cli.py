@@ -1,0 +1,232 @@
+"""The `devlint` command: argument parsing, subcommands, exit codes.
+
+Exit codes: 0 no reports; 1 reports (with --fix: reports left; with --diff: a diff);
+2 usage error, bad configuration, unreadable input or an internal error. Errors a user
+can cause print one line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from dataclasses import replace
+from typing import Optional, Sequence
+
+from devlint import __version__
+
+EXIT_CLEAN, EXIT_REPORTS, EXIT_ERROR = 0, 1, 2
+SUBCOMMANDS = ("rule", "rules", "confirm")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        from devlint.files import UsageError
+
+        raise UsageError(message)
+
+
+def _codes(value: str) -> list[str]:
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="devlint",
+        description="Find and fix PyTorch device bugs. Subcommands: `devlint rule CODE`, `devlint rules`,"
+        " `devlint confirm`.",
+    )
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories to check (default: .)")
+    parser.add_argument("--version", action="version", version=f"devlint {__version__}")
+    parser.add_argument("--fix", action="store_true", help="apply safe fixes in place")
+    parser.add_argument("--unsafe-fixes", action="store_true", default=None,
+                        help="also apply fixes that may change behaviour (with --fix or --diff)")
+    parser.add_argument("--diff", action="store_true", help="print a unified diff of the fixes; write nothing")
+    parser.add_argument("--select", type=_codes, help="codes or prefixes to check (replaces the default)")
+    parser.add_argument("--extend-select", type=_codes, help="codes or prefixes to add")
+    parser.add_argument("--ignore", type=_codes, help="codes or prefixes to skip")
+    parser.add_argument("--per-file-ignores", help="'pattern:CODE,...' entries separated by ';'")
+    parser.add_argument("--exclude", type=_codes, help="glob patterns to skip (replaces the defaults)")
+    parser.add_argument("--extend-exclude", type=_codes, help="glob patterns to skip, added to the defaults")
+    parser.add_argument("--config", metavar="FILE", help="use this pyproject.toml or setup.cfg")
+    parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    parser.add_argument("--output-format", default="text", help="text (default)")
+    parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are reports")
+    parser.add_argument("--quiet", "-q", action="store_true", help="print reports only, no summary")
+    parser.add_argument("--statistics", action="store_true", help="print counts per code")
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    from devlint.files import UsageError
+
+    try:
+        if args and args[0] in SUBCOMMANDS and not os.path.exists(args[0]):
+            return _subcommand(args[0], args[1:])
+        return _check(build_parser().parse_args(args))
+    except UsageError as error:
+        print(f"devlint: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("devlint: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_ERROR
+    except Exception:  # an internal error: say so, with enough to report it
+        print("devlint: internal error; please report it with the following details:", file=sys.stderr)
+        traceback.print_exc(limit=-3, file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _subcommand(name: str, args: list[str]) -> int:
+    from devlint.files import UsageError
+    from devlint.rules import all_rules, get_rule
+
+    if name == "rules":
+        if args:
+            raise UsageError("`devlint rules` takes no arguments")
+        for entry in all_rules():
+            rule = entry.rule
+            print(f"{rule.code}  {rule.name:<36} fix: {rule.fix_safety.value:<9} {rule.summary}")
+        return EXIT_CLEAN
+    if name == "rule":
+        if len(args) != 1:
+            raise UsageError("usage: devlint rule CODE")
+        rule = get_rule(args[0])
+        if rule is None:
+            codes = ", ".join(entry.rule.code for entry in all_rules())
+            raise UsageError(f"unknown rule '{args[0]}'; valid codes: {codes}")
+        print(rule.page(), end="")
+        return EXIT_CLEAN
+    if name == "confirm":
+        try:
+            from devlint.runtime.cli import main as confirm_main
+        except ImportError:  # pragma: no cover
+            raise UsageError("`devlint confirm` is not available in this installation") from None
+        return confirm_main(args)
+    raise UsageError(f"unknown subcommand {name}")  # pragma: no cover
+
+
+def load_settings(args: argparse.Namespace, paths: list[str]):  # type: ignore[no-untyped-def]
+    from devlint.config import find_config, parse_per_file_ignores, settings_from, validate_codes
+    from devlint.files import UsageError
+    from devlint.rules import rule_codes
+    from devlint.settings import Settings
+
+    known = rule_codes()
+    settings = Settings(root=os.getcwd())
+    if args.config:
+        if not os.path.isfile(args.config):
+            raise UsageError(f"{args.config}: configuration file not found")
+        found = find_config(args.config)
+        if found is None or os.path.abspath(found[0]) != os.path.abspath(args.config):
+            raise UsageError(f"{args.config}: has no [tool.devlint] or [devlint] section")
+    elif args.isolated:
+        found = None
+    else:
+        found = find_config(paths[0])
+    if found is not None:
+        config_path, raw = found
+        settings = settings_from(raw, config_path, os.path.dirname(os.path.abspath(config_path)), known)
+    changes = {}
+    for key in ("select", "extend_select", "ignore"):
+        value = getattr(args, key)
+        if value is not None:
+            codes = validate_codes(value, known, f"--{key.replace('_', '-')}")
+            if key == "extend_select":
+                codes = (*settings.extend_select, *codes)
+            elif key == "ignore":
+                codes = (*settings.ignore, *codes)
+            changes[key] = codes
+    if args.per_file_ignores:
+        changes["per_file_ignores"] = (*settings.per_file_ignores,
+                                       *parse_per_file_ignores(args.per_file_ignores, "--per-file-ignores", known))
+    if args.exclude is not None:
+        changes["exclude"] = tuple(args.exclude)
+    if args.extend_exclude:
+        changes["extend_exclude"] = (*settings.extend_exclude, *args.extend_exclude)
+    if args.unsafe_fixes:
+        changes["unsafe_fixes"] = True
+    return replace(settings, **changes)
+
+
+def _check(args: argparse.Namespace) -> int:
+    from devlint.files import UsageError, discover
+    from devlint.report import FORMATS
+    from devlint.runner import Mode, run
+
+    paths = args.paths or ["."]
+    if args.output_format not in FORMATS:
+        raise UsageError(f"unknown output format '{args.output_format}'; choose from {', '.join(FORMATS)}")
+    settings = load_settings(args, paths)
+    files = list(discover(paths, settings))
+    mode = Mode(fix=args.fix and not args.diff, diff=args.diff, unsafe_fixes=settings.unsafe_fixes)
+    diagnostics = []
+    errors: list[str] = []
+    fixed: dict[str, int] = {}
+    diffs: list[str] = []
+    for outcome in run(files, settings, mode):
+        diagnostics.extend(outcome.diagnostics)
+        if outcome.error:
+            errors.append(outcome.error)
+        for code, count in outcome.fixed.items():
+            fixed[code] = fixed.get(code, 0) + count
+        if outcome.diff:
+            diffs.append(outcome.diff)
+    diagnostics.sort(key=lambda d: d.sort_key)
+    out = sys.stdout
+    if args.diff:
+        out.write("".join(diffs))
+    else:
+        out.write(FORMATS[args.output_format](diagnostics, settings.unsafe_fixes))
+    if args.statistics:
+        _print_statistics(diagnostics, settings.unsafe_fixes)
+    for error in errors:
+        print(f"devlint: error: {error}", file=sys.stderr)
+    if not args.quiet:
+        print(_summary(diagnostics, fixed, len(files), mode), file=sys.stderr)
+    if errors:
+        return EXIT_ERROR
+    if args.exit_zero:
+        return EXIT_CLEAN
+    if args.diff:
+        return EXIT_REPORTS if diffs else EXIT_CLEAN
+    return EXIT_REPORTS if diagnostics else EXIT_CLEAN
+
+
+def _print_statistics(diagnostics, unsafe_fixes: bool) -> None:  # type: ignore[no-untyped-def]
+    from devlint.diagnostics import Applicability
+    from devlint.rules import get_rule
+
+    counts: dict[str, list[int]] = {}
+    for d in diagnostics:
+        entry = counts.setdefault(d.code, [0, 0])
+        entry[0] += 1
+        if d.fix is not None and (d.fix.applicability is Applicability.SAFE or unsafe_fixes):
+            entry[1] += 1
+    for code in sorted(counts):
+        total, fixable = counts[code]
+        rule = get_rule(code)
+        name = rule.name if rule else "syntax-error"
+        mark = "[*]" if fixable else "   "
+        print(f"{total:>6}  {code}  {mark} {name}")
+
+
+def _summary(diagnostics, fixed: dict[str, int], file_count: int, mode) -> str:  # type: ignore[no-untyped-def]
+    from devlint.diagnostics import Applicability
+
+    n = len(diagnostics)
+    if mode.fix or mode.diff:
+        done = sum(fixed.values())
+        verb = "would be fixed" if mode.diff else "fixed"
+        return f"{done} {verb}, {n} remaining ({file_count} file{'s' if file_count != 1 else ''} checked)."
+    if not n:
+        return f"All checks passed ({file_count} file{'s' if file_count != 1 else ''} checked)."
+    safe = sum(1 for d in diagnostics if d.fix and d.fix.applicability is Applicability.SAFE)
+    unsafe = sum(1 for d in diagnostics if d.fix and d.fix.applicability is Applicability.UNSAFE)
+    parts = [f"Found {n} report{'s' if n != 1 else ''} in {file_count} file{'s' if file_count != 1 else ''}"]
+    if safe or unsafe:
+        parts.append(f"{safe} fixable with --fix, {unsafe} more with --unsafe-fixes")
+    return "; ".join(parts) + "."

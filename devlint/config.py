@@ -1,0 +1,139 @@
+"""`[tool.devlint]` in pyproject.toml or `[devlint]` in setup.cfg, found by walking up."""
+
+from __future__ import annotations
+
+import configparser
+import difflib
+import os
+import sys
+from typing import Any, Optional
+
+from devlint.files import UsageError
+from devlint.settings import SYNTAX_ERROR_CODE, Settings
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude", "unsafe-fixes")
+
+
+class ConfigError(UsageError):
+    pass
+
+
+def find_config(start: str) -> Optional[tuple[str, dict[str, Any]]]:
+    """The nearest config with a devlint section, walking up from `start`: (path, raw options)."""
+    directory = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
+    while True:
+        pyproject = os.path.join(directory, "pyproject.toml")
+        if os.path.isfile(pyproject):
+            try:
+                with open(pyproject, "rb") as handle:
+                    data = tomllib.load(handle)
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+                raise ConfigError(f"{pyproject}: not valid TOML: {error}") from None
+            except OSError as error:
+                raise ConfigError(f"{pyproject}: cannot read: {error.strerror}") from None
+            section = data.get("tool", {}).get("devlint")
+            if section is not None:
+                if not isinstance(section, dict):
+                    raise ConfigError(f"{pyproject}: [tool.devlint] must be a table")
+                return pyproject, section
+        setup_cfg = os.path.join(directory, "setup.cfg")
+        if os.path.isfile(setup_cfg):
+            parser = configparser.ConfigParser(interpolation=None)
+            try:
+                parser.read(setup_cfg, encoding="utf-8")
+            except (configparser.Error, UnicodeDecodeError) as error:
+                raise ConfigError(f"{setup_cfg}: cannot parse: {error}") from None
+            if parser.has_section("devlint"):
+                return setup_cfg, _from_ini(dict(parser.items("devlint")))
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def _from_ini(options: dict[str, str]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in options.items():
+        key = key.replace("_", "-")
+        if key == "per-file-ignores":
+            result[key] = value
+        elif key == "unsafe-fixes":
+            result[key] = value.strip().lower()
+        else:
+            result[key] = [item for item in value.replace("\n", ",").split(",") if item.strip()]
+    return result
+
+
+def settings_from(raw: dict[str, Any], source: str, root: str, known_codes: tuple[str, ...]) -> Settings:
+    for key in raw:
+        normal = key.replace("_", "-")
+        if normal not in KEYS:
+            hint = difflib.get_close_matches(normal, KEYS, n=1)
+            suggestion = f" (did you mean '{hint[0]}'?)" if hint else ""
+            raise ConfigError(f"{source}: unknown key '{key}' in devlint configuration{suggestion};"
+                              f" valid keys: {', '.join(KEYS)}")
+    options = {key.replace("_", "-"): value for key, value in raw.items()}
+    kwargs: dict[str, Any] = {"root": root}
+    for key in ("select", "ignore", "extend-select"):
+        if key in options:
+            kwargs[key.replace("-", "_")] = validate_codes(_string_list(options[key], key, source), known_codes,
+                                                           f"{source}: '{key}'")
+    for key in ("exclude", "extend-exclude"):
+        if key in options:
+            kwargs[key.replace("-", "_")] = tuple(_string_list(options[key], key, source))
+    if "per-file-ignores" in options:
+        kwargs["per_file_ignores"] = parse_per_file_ignores(options["per-file-ignores"], source, known_codes)
+    if "unsafe-fixes" in options:
+        value = options["unsafe-fixes"]
+        if isinstance(value, str) and value in ("true", "false", "1", "0", "yes", "no"):
+            value = value in ("true", "1", "yes")
+        if not isinstance(value, bool):
+            raise ConfigError(f"{source}: 'unsafe-fixes' must be true or false, not {value!r}")
+        kwargs["unsafe_fixes"] = value
+    return Settings(**kwargs)
+
+
+def _string_list(value: Any, key: str, source: str) -> list[str]:
+    if isinstance(value, str):
+        value = [item for item in value.replace("\n", ",").split(",")]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{source}: '{key}' must be a list of strings, not {value!r}")
+    return [item.strip() for item in value if item.strip()]
+
+
+def validate_codes(codes: list[str], known_codes: tuple[str, ...], where: str) -> tuple[str, ...]:
+    """Each entry must be a code or a prefix of one (`DEV`, `DEV0`, `DEV001`), or `ALL`."""
+    valid = (*known_codes, SYNTAX_ERROR_CODE)
+    result = []
+    for code in codes:
+        upper = code.strip().upper()
+        if upper != "ALL" and not any(known.startswith(upper) for known in valid):
+            raise ConfigError(f"{where}: unknown code or prefix '{code}'; valid codes: {', '.join(valid)}")
+        result.append(upper)
+    return tuple(result)
+
+
+def parse_per_file_ignores(value: Any, source: str, known_codes: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """TOML: {"tests/*" = ["DEV003"]}; setup.cfg / CLI: "tests/*:DEV003,DEV004" lines."""
+    pairs: list[tuple[str, list[str]]] = []
+    if isinstance(value, dict):
+        for pattern, codes in value.items():
+            pairs.append((pattern, _string_list(codes, "per-file-ignores", source)))
+    elif isinstance(value, str):
+        for line in value.replace(";", "\n").splitlines():
+            line = line.strip()
+            if not line:
+                continue
+            pattern, sep, codes = line.rpartition(":")
+            if not sep or not pattern.strip():
+                raise ConfigError(f"{source}: 'per-file-ignores' entry {line!r} must look like 'pattern:CODE,...'")
+            pairs.append((pattern.strip(), [c for c in codes.replace(" ", ",").split(",") if c.strip()]))
+    else:
+        raise ConfigError(f"{source}: 'per-file-ignores' must be a table of pattern = [codes]")
+    return tuple((pattern, validate_codes(codes, known_codes, f"{source}: 'per-file-ignores'"))
+                 for pattern, codes in pairs)

@@ -1,0 +1,252 @@
+"""One parse per file, every enabled rule in one batched traversal, noqa, positions, fixes.
+
+The pipeline for one module's text:
+1. the text prefilter drops rules whose tokens are absent (no parse at all if none is left);
+2. LibCST parses once; the context visitors and every enabled rule share one traversal;
+3. rules' `finish()` decide what needed the whole file;
+4. positions are resolved only when there is something to report;
+5. `# noqa` lines drop their reports (and are never rewritten).
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from devlint.analysis.context import ContextEnter, ContextExit, FileContext, RawReport
+from devlint.diagnostics import Applicability, Diagnostic, Edit, FixInfo, FixResult
+from devlint.noqa import is_suppressed
+from devlint.rules import RuleEntry, all_rules
+from devlint.rules.base import Fix
+from devlint.settings import DEFAULT_SETTINGS, SYNTAX_ERROR_CODE, Settings
+
+MAX_FIX_PASSES = 10
+
+
+def enabled_rules(settings: Settings, path: Optional[str]) -> list[RuleEntry]:
+    return [entry for entry in all_rules() if settings.enabled(entry.rule.code, path)]
+
+
+def prefilter(source: str, rules: Sequence[RuleEntry]) -> list[RuleEntry]:
+    """Rules that could report on `source`: each needs all of its tokens somewhere in the text.
+
+    Conservative by construction: every rule's report needs a torch name written out and
+    its own keyword (`cuda`, `load`, `forward`) in the code, so in the text."""
+    return [entry for entry in rules if all(token in source for token in entry.rule.tokens)]
+
+
+@dataclass
+class Analysis:
+    """Everything one lint pass learned about one module's text."""
+
+    source: str
+    module: Optional[cst.Module] = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    fixes: list[tuple[Diagnostic, Fix, tuple[int, int]]] = field(default_factory=list)  # with char ranges
+
+
+class _Lines:
+    """Line/column <-> offset conversions for one text."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.starts = [0]
+        for i, char in enumerate(source):
+            if char == "\n":
+                self.starts.append(i + 1)
+        self.lines = source.splitlines()
+
+    def offset(self, line: int, column: int) -> int:
+        """1-based line, 0-based column -> offset."""
+        return self.starts[min(line, len(self.starts)) - 1] + column
+
+    def line_text(self, line: int) -> str:
+        return self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """offset -> 1-based line, 1-based column."""
+        index = bisect.bisect_right(self.starts, offset) - 1
+        return index + 1, offset - self.starts[index] + 1
+
+
+def _syntax_error(path: str, source: str, error: Exception) -> Diagnostic:
+    line, col = 1, 1
+    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    if isinstance(error, cst.ParserSyntaxError):
+        line, col = error.raw_line, error.raw_column + 1
+        message = error.message
+    elif isinstance(error, RecursionError):
+        message = "too deeply nested to analyse (recursion limit)"
+    return Diagnostic(path, line, col, SYNTAX_ERROR_CODE, f"syntax error: {message}", line, col)
+
+
+def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = None,
+            *, with_fixes: bool = False, ignore_noqa: bool = False) -> Analysis:
+    """Lint `source`. `with_fixes` computes each fix's text edits (for output formats);
+    `ignore_noqa` keeps suppressed reports (flake8 applies `# noqa` itself)."""
+    settings = settings or DEFAULT_SETTINGS
+    rules = prefilter(source, enabled_rules(settings, path))
+    result = Analysis(source)
+    if not rules:
+        return result
+    try:
+        module = cst.parse_module(source)
+    except (cst.ParserSyntaxError, RecursionError, MemoryError, ValueError) as error:
+        if settings.enabled(SYNTAX_ERROR_CODE, path):
+            result.diagnostics.append(_syntax_error(path, source, error))
+        return result
+    result.module = module
+    ctx = FileContext(module, path)
+    rule_visitors = [entry.visitor(ctx) for entry in rules]
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    try:
+        wrapper.visit_batched([ContextEnter(ctx), *rule_visitors, ContextExit(ctx)])
+        for visitor in rule_visitors:
+            visitor.finish()
+    except RecursionError as error:
+        result.diagnostics.append(_syntax_error(path, source, error))
+        return result
+    raw = [r for r in ctx.reports if ctx.torch.imports_torch or not _needs_torch_import(r, rules)]
+    if not raw:
+        return result
+    _resolve(result, wrapper, raw, path, with_fixes, ignore_noqa)
+    return result
+
+
+def _needs_torch_import(report: RawReport, rules: Sequence[RuleEntry]) -> bool:
+    for entry in rules:
+        if entry.rule is report.rule:
+            return entry.visitor.needs_torch_import
+    return True
+
+
+def _resolve(result: Analysis, wrapper: MetadataWrapper, raw: list[RawReport], path: str, with_fixes: bool,
+             ignore_noqa: bool) -> None:
+    positions = wrapper.resolve(PositionProvider)
+    lines = _Lines(result.source)
+    seen: set[tuple[int, int, str]] = set()
+    for report in raw:
+        where = positions[report.node]
+        line, col = where.start.line, where.start.column + 1
+        key = (line, col, report.rule.code)
+        if key in seen:
+            continue  # one report per code and position, however many routes led there
+        seen.add(key)
+        if not ignore_noqa and is_suppressed(report.rule.code, lines.line_text(line)):
+            continue
+        fix_info = None
+        if report.fix is not None:
+            edits: tuple[Edit, ...] = ()
+            if with_fixes:
+                edits = _edits_for(result, report.fix, lines)
+            fix_info = FixInfo(report.fix.applicability, report.fix.description, edits)
+        diagnostic = Diagnostic(
+            path, line, col, report.rule.code, report.message, where.end.line, where.end.column + 1, fix_info,
+            statement=lines.line_text(line).strip(),
+        )
+        result.diagnostics.append(diagnostic)
+        if report.fix is not None:
+            spans = [positions[node] for node in report.fix.replacements]
+            start = min(lines.offset(s.start.line, s.start.column) for s in spans)
+            end = max(lines.offset(s.end.line, s.end.column) for s in spans)
+            result.fixes.append((diagnostic, report.fix, (start, end)))
+    result.diagnostics.sort(key=lambda d: d.sort_key)
+
+
+def _edits_for(result: Analysis, fix: Fix, lines: _Lines) -> tuple[Edit, ...]:
+    """The fix as one text edit: the smallest span where the fixed text differs."""
+    assert result.module is not None
+    new = apply_fixes(result.module, [fix])
+    old = result.source
+    start = 0
+    limit = min(len(old), len(new))
+    while start < limit and old[start] == new[start]:
+        start += 1
+    end_old, end_new = len(old), len(new)
+    while end_old > start and end_new > start and old[end_old - 1] == new[end_new - 1]:
+        end_old -= 1
+        end_new -= 1
+    (sl, sc), (el, ec) = lines.position(start), lines.position(end_old)
+    return (Edit(start, end_old, new[start:end_new], sl, sc, el, ec),)
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, replacements: dict[int, cst.CSTNode]) -> None:
+        super().__init__()
+        self.replacements = replacements
+
+    def on_leave(self, original_node, updated_node):  # type: ignore[no-untyped-def,override]
+        return self.replacements.get(id(original_node), updated_node)
+
+
+def apply_fixes(module: cst.Module, fixes: Sequence[Fix]) -> str:
+    """The module's text with `fixes` (non-overlapping) applied."""
+    replacements: dict[int, cst.CSTNode] = {}
+    for fix in fixes:
+        for node, new in fix.replacements.items():
+            replacements[id(node)] = new
+    new_module = module.visit(_Replace(replacements))
+    if any(fix.needs_torch_import for fix in fixes):
+        new_module = _add_torch_import(new_module)
+    return new_module.code
+
+
+def _add_torch_import(module: cst.Module) -> cst.Module:
+    """Insert `import torch` after the last top-level import (after the docstring otherwise)."""
+    body = list(module.body)
+    index = 0
+    for i, statement in enumerate(body):
+        if isinstance(statement, cst.SimpleStatementLine) and any(
+            isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body
+        ):
+            index = i + 1
+        elif index == 0 and i == 0 and isinstance(statement, cst.SimpleStatementLine) and isinstance(
+            statement.body[0], cst.Expr
+        ) and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+            index = 1  # after the module docstring
+    line = cst.SimpleStatementLine([cst.Import([cst.ImportAlias(cst.Name("torch"))])])
+    body.insert(index, line)
+    return module.with_changes(body=body)
+
+
+def lint_text(source: str, path: str = "<string>", settings: Optional[Settings] = None) -> list[Diagnostic]:
+    return analyze(source, path, settings).diagnostics
+
+
+def fix_text(source: str, path: str = "<string>", settings: Optional[Settings] = None, *,
+             unsafe: bool = False) -> FixResult:
+    """Apply fixes until none applies (bounded); return the text and what is left."""
+    settings = settings or DEFAULT_SETTINGS
+    allowed = {Applicability.SAFE, Applicability.UNSAFE} if (unsafe or settings.unsafe_fixes) else {Applicability.SAFE}
+    fixed: dict[str, int] = {}
+    current = source
+    for _ in range(MAX_FIX_PASSES):
+        analysis = analyze(current, path, settings)
+        chosen: list[Fix] = []
+        taken: list[tuple[int, int]] = []
+        codes: list[str] = []
+        for diagnostic, fix, (start, end) in sorted(analysis.fixes, key=lambda item: item[2]):
+            if fix.applicability not in allowed:
+                continue
+            if any(start < t_end and t_start < end for t_start, t_end in taken):
+                continue  # overlaps a fix taken this pass: next pass
+            chosen.append(fix)
+            taken.append((start, end))
+            codes.append(diagnostic.code)
+        if not chosen or analysis.module is None:
+            return FixResult(current, fixed, analysis.diagnostics)
+        new = apply_fixes(analysis.module, chosen)
+        try:
+            cst.parse_module(new)
+        except Exception:  # a fix that breaks the parse is dropped, never written
+            return FixResult(current, fixed, analysis.diagnostics)
+        if new == current:
+            return FixResult(current, fixed, analysis.diagnostics)
+        for code in codes:
+            fixed[code] = fixed.get(code, 0) + 1
+        current = new
+    return FixResult(current, fixed, analyze(current, path, settings).diagnostics)

@@ -1,0 +1,46 @@
+"""The flake8 plugin (`flake8 --select DEV`): a thin adapter over the engine.
+
+flake8 runs every installed plugin on every file whatever `--select` says, so the plugin
+returns at once for files without the rules' tokens, before any LibCST work. flake8 does
+its own `# noqa` and selection; the plugin reports everything the engine finds.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, Sequence
+
+from devlint import __version__
+
+_ALL_SETTINGS = None
+
+
+def _settings():  # type: ignore[no-untyped-def]
+    global _ALL_SETTINGS
+    if _ALL_SETTINGS is None:
+        from devlint.settings import Settings
+
+        _ALL_SETTINGS = Settings(select=("DEV",))
+    return _ALL_SETTINGS
+
+
+class Plugin:
+    name = "devlint"
+    version = __version__
+
+    def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str = "<stdin>") -> None:
+        self.lines = lines
+        self.filename = filename
+
+    def run(self) -> Iterator[tuple[int, int, str, type]]:
+        source = "".join(self.lines)
+        if "torch" not in source and "cuda" not in source:
+            return  # nearly free for the files no rule can fire on
+        from devlint.engine import analyze
+
+        for d in analyze(source, self.filename, _settings(), ignore_noqa=True).diagnostics:
+            if d.code == "DEV999":
+                continue  # flake8 reports syntax errors itself (E999)
+            yield d.line, d.col - 1, f"{d.code} {d.message}", type(self)
+
+

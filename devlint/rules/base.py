@@ -1,0 +1,92 @@
+"""What a rule is: metadata (one source for `devlint rule`, the README table, SARIF) and a visitor."""
+
+from __future__ import annotations
+
+import enum
+import textwrap
+from dataclasses import dataclass, field
+from typing import ClassVar, Optional
+
+import libcst as cst
+
+from devlint.analysis.context import FileContext, RawReport
+from devlint.diagnostics import Applicability
+
+
+class FixSafety(str, enum.Enum):
+    """What a rule's fix can be, as its page states it."""
+
+    NONE = "none"  # no automatic fix
+    SAFE = "safe"  # always safe
+    UNSAFE = "unsafe"  # always unsafe (applied only with --unsafe-fixes)
+    SOMETIMES = "sometimes"  # safe in the cases the page names, unsafe otherwise
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    summary: str  # one line: what is wrong
+    why: str  # Why is this bad? -- two or three concrete sentences
+    example: str  # flagged code
+    instead: str  # what to write
+    fix_safety: FixSafety
+    fix: str  # what the fix does and why it has the safety it has
+    tokens: tuple[str, ...] = ("torch",)  # a file without one of each group cannot be reported
+    # A report needs *every* entry of `tokens` present in the text (conservative prefilter).
+
+    def page(self) -> str:
+        """The rule's documentation page, with ruff's headings."""
+        safety = {
+            FixSafety.NONE: "No automatic fix.",
+            FixSafety.SAFE: "Fix is safe.",
+            FixSafety.UNSAFE: "Fix is unsafe (applied with `--unsafe-fixes`).",
+            FixSafety.SOMETIMES: "Fix is safe in some cases and unsafe in others (see below).",
+        }[self.fix_safety]
+        return (
+            f"# {self.code} ({self.name})\n\n"
+            f"{self.summary}\n\n"
+            f"## What it does\n\n{_para(self.summary)}\n\n"
+            f"## Why is this bad?\n\n{_para(self.why)}\n\n"
+            f"## Example\n\n```python\n{textwrap.dedent(self.example).strip()}\n```\n\n"
+            f"## Use instead\n\n```python\n{textwrap.dedent(self.instead).strip()}\n```\n\n"
+            f"## Fix safety\n\n{safety} {_para(self.fix)}\n"
+        )
+
+
+def _para(text: str) -> str:
+    return " ".join(textwrap.dedent(text).split())
+
+
+@dataclass
+class Fix:
+    """A rewrite of the tree: each original node (by identity) replaced by a new node."""
+
+    applicability: Applicability
+    description: str
+    replacements: dict[cst.CSTNode, cst.CSTNode] = field(default_factory=dict)
+    # `import torch` is added when the rewrite names torch and the file has no module alias.
+    needs_torch_import: bool = False
+
+
+class RuleVisitor(cst.BatchableCSTVisitor):
+    """Base of every rule's visitor. Subclasses set `rule` and implement `visit_*` methods;
+    decisions that need the whole file go in `finish()`."""
+
+    rule: ClassVar[Rule]
+    # Does the rule apply to files that never import torch? (DESIGN: only DEV003 and DEV004.)
+    needs_torch_import: ClassVar[bool] = True
+
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+
+    @property
+    def torch(self):  # type: ignore[no-untyped-def]
+        return self.ctx.torch
+
+    def report(self, node: cst.CSTNode, message: str, fix: Optional[Fix] = None) -> None:
+        self.ctx.add_report(RawReport(self.rule, node, message, fix))
+
+    def finish(self) -> None:
+        """Called once after the traversal, for decisions that need the whole file."""

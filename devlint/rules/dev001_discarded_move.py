@@ -1,0 +1,106 @@
+"""DEV001 — result of a tensor move discarded."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from devlint.analysis.names import dotted_name
+from devlint.analysis.types import Kind
+from devlint.diagnostics import Applicability
+from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
+
+RULE = Rule(
+    code="DEV001",
+    name="discarded-tensor-move",
+    summary="The result of `tensor.to(...)` / `.cuda()` / `.cpu()` / `.pin_memory()` is thrown away",
+    why="""
+        Tensor moves are not in place: `x.to(device)` returns a new tensor and leaves `x` where it was.
+        The statement does nothing but copy data, and the code after it still runs on the old device,
+        failing later with "Expected all tensors to be on the same device" or silently running on the CPU.
+        `nn.Module.to()` *is* in place, which is why the mistake is easy to make.
+    """,
+    example="""
+        for images, labels in loader:
+            images.to(device)
+            labels.to(device)
+    """,
+    instead="""
+        for images, labels in loader:
+            images = images.to(device)
+            labels = labels.to(device)
+    """,
+    fix_safety=FixSafety.SAFE,
+    fix="""
+        Assigns the result back: `x = x.to(device)`, for a name, an attribute or a subscript. Safe: the
+        statement had no effect, and the value now has the device the code asked for. No fix is offered
+        for other receivers, nor for attributes bound to `nn.Parameter` (a plain tensor cannot replace a
+        parameter).
+    """,
+    tokens=("torch",),
+)
+
+_MOVES = ("to", "cuda", "cpu", "pin_memory")
+
+
+class DiscardedTensorMove(RuleVisitor):
+    rule = RULE
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        self.candidates: list[tuple[cst.Expr, cst.Call, list[cst.FunctionDef], Optional[cst.ClassDef]]] = []
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        call = node.value
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
+            return
+        if call.func.attr.value not in _MOVES:
+            return
+        self.candidates.append((node, call, self.ctx.enclosing_functions(), self.ctx.current_class()))
+
+    def finish(self) -> None:
+        for statement, call, functions, cls in self.candidates:
+            receiver = call.func.value  # type: ignore[union-attr]
+            if self.ctx.types.kind_of(receiver, functions, cls) is not Kind.TENSOR:
+                continue
+            method = call.func.attr.value  # type: ignore[union-attr]
+            text = _short(self.ctx.module.code_for_node(receiver))
+            message = (
+                f"`{text}.{method}(...)` result is discarded; tensors are not moved in place"
+                f" — assign it: `{text} = {text}.{method}(...)`"
+            )
+            self.report(call, message, self._fix(statement, receiver, cls))
+
+    def _fix(self, statement: cst.Expr, receiver: cst.BaseExpression, cls: Optional[cst.ClassDef]) -> Optional[Fix]:
+        if not isinstance(receiver, (cst.Name, cst.Attribute, cst.Subscript)):
+            return None
+        if isinstance(receiver, cst.Attribute) and cls is not None and _is_parameter_attr(self, receiver, cls):
+            return None
+        assign = cst.Assign(
+            targets=[cst.AssignTarget(receiver)], value=statement.value, semicolon=statement.semicolon
+        )
+        return Fix(Applicability.SAFE, "Assign the moved tensor back", {statement: assign})
+
+
+def _is_parameter_attr(visitor: RuleVisitor, receiver: cst.Attribute, cls: cst.ClassDef) -> bool:
+    if dotted_name(receiver.value) != "self":
+        return False
+    index = visitor.ctx.types.class_index(cls)
+    for how, node, _method in index.bindings.get(receiver.attr.value, []):
+        if how == "buffer" and isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if node.func.attr.value == "register_parameter":
+                return True
+        if how == "value" and isinstance(node, cst.Call):
+            full = visitor.torch.qualify(node.func) or ""
+            if full.endswith("Parameter"):
+                return True
+    return False
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+__all__ = ["RULE", "DiscardedTensorMove"]

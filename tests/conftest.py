@@ -1,0 +1,37 @@
+"""Shared helpers for the test suite."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+RULE_DIRS = sorted(p for p in FIXTURES.iterdir() if p.is_dir() and p.name.startswith("DEV"))
+
+
+def lint(code: str, path: str = "example.py", **settings) -> list[tuple[int, int, str]]:
+    """(line, col, code) of every report on `code` (dedented)."""
+    from devlint import lint_source
+    from devlint.settings import Settings
+
+    diagnostics = lint_source(textwrap.dedent(code), path, Settings(**settings) if settings else None)
+    return [(d.line, d.col, d.code) for d in diagnostics]
+
+
+def run_devlint(*args: str, cwd: os.PathLike | str | None = None, input: str | None = None):
+    """Run the real `devlint` command in a subprocess."""
+    return subprocess.run(
+        [sys.executable, "-m", "devlint", *args], cwd=cwd, capture_output=True, text=True, input=input,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
+@pytest.fixture
+def rule_dirs() -> list[Path]:
+    return RULE_DIRS

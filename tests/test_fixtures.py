@@ -1,0 +1,65 @@
+"""The fixtures are the shared specification: linted, fixed and (in the runtime tests) executed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import RULE_DIRS, ROOT
+from devlint import fix_source, lint_source
+
+
+def _code(rule_dir) -> str:
+    return rule_dir.name.split("-", 1)[0]
+
+
+@pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)
+def test_bad_is_reported_with_several_variants(rule_dir):
+    reports = [d for d in lint_source((rule_dir / "bad.py").read_text(), "bad.py") if d.code == _code(rule_dir)]
+    assert len(reports) >= 3
+
+
+@pytest.mark.parametrize("name", ["good.py", "fixed.py"])
+@pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)
+def test_good_and_fixed_are_clean(rule_dir, name):
+    assert lint_source((rule_dir / name).read_text(), name) == []
+
+
+@pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)
+def test_fix_of_bad_is_exactly_fixed(rule_dir):
+    result = fix_source((rule_dir / "bad.py").read_text(), "bad.py", unsafe=True)
+    assert result.source == (rule_dir / "fixed.py").read_text()
+    assert result.remaining == []
+
+
+@pytest.mark.parametrize("name", ["good.py", "fixed.py"])
+@pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)
+def test_fix_changes_nothing_on_clean_files(rule_dir, name):
+    text = (rule_dir / name).read_text()
+    assert fix_source(text, name, unsafe=True).source == text
+
+
+def test_every_rule_has_a_fixture_directory():
+    from devlint.rules import all_rules
+
+    assert sorted(_code(d) for d in RULE_DIRS) == [e.rule.code for e in all_rules()]
+    for entry in all_rules():
+        assert (ROOT / "fixtures" / f"{entry.rule.code}-{entry.rule.name}").is_dir()
+
+
+def test_flake8_and_devlint_agree_on_every_fixture():
+    files = sorted(str(p) for d in RULE_DIRS for p in d.glob("*.py"))
+    flake8 = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select", "DEV", "--format", "%(path)s:%(row)d:%(col)d: %(code)s",
+         *files], capture_output=True, text=True, cwd=ROOT,
+    )
+    assert flake8.returncode in (0, 1), flake8.stderr
+    flake8_reports = sorted(flake8.stdout.splitlines())
+    ours = sorted(
+        f"{path}:{d.line}:{d.col}: {d.code}"
+        for path in files
+        for d in lint_source(open(path).read(), path)
+    )
+    assert ours and flake8_reports == ours
