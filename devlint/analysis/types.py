@@ -131,6 +131,7 @@ class TypeOracle:
         self._scope_cache: dict[int, ScopeIndex] = {}
         self._class_cache: dict[int, ClassIndex] = {}
         self._resolving: set[tuple[int, str]] = set()
+        self._attr_cache: dict[tuple[int, str], Kind] = {}
 
     # -- indexes --------------------------------------------------------------------
     def scope_index(self, scope: cst.Module | cst.FunctionDef) -> ScopeIndex:
@@ -427,6 +428,21 @@ class TypeOracle:
         return Kind.UNKNOWN
 
     def _self_attr_kind(self, attr: str, cls: cst.ClassDef) -> Kind:
+        key = (id(cls), f"self.{attr}")
+        if key in self._resolving:
+            return Kind.UNKNOWN  # `self.x = self.x.to(d)`: the other bindings decide
+        cached = self._attr_cache.get(key)
+        if cached is not None:
+            return cached
+        self._resolving.add(key)
+        try:
+            result = self._self_attr_evidence(attr, cls)
+        finally:
+            self._resolving.discard(key)
+        self._attr_cache[key] = result
+        return result
+
+    def _self_attr_evidence(self, attr: str, cls: cst.ClassDef) -> Kind:
         index = self.class_index(cls)
         kinds: set[Kind] = set()
         for how, node, method in index.bindings.get(attr, []):
