@@ -55,10 +55,19 @@ class Diagnostic:
     fix: Optional[FixInfo] = None
     # The text of the reported statement (stripped), used to match baselines.
     statement: str = ""
+    # For notebooks: the 1-based number of the code cell; `line` is then the line within the cell.
+    cell: Optional[int] = None
 
     @property
-    def sort_key(self) -> tuple[str, int, int, str]:
-        return (self.path, self.line, self.col, self.code)
+    def sort_key(self) -> tuple[str, int, int, int, str]:
+        return (self.path, self.cell or 0, self.line, self.col, self.code)
+
+    @property
+    def location(self) -> str:
+        """`path:line:col`, or `path:cell N:line:col` in a notebook."""
+        if self.cell is not None:
+            return f"{self.path}:cell {self.cell}:{self.line}:{self.col}"
+        return f"{self.path}:{self.line}:{self.col}"
 
     @property
     def fixable(self) -> bool:

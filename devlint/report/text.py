@@ -18,5 +18,5 @@ def marker(diagnostic: Diagnostic, unsafe_fixes: bool) -> str:
 
 def render(diagnostics: Sequence[Diagnostic], unsafe_fixes: bool = False) -> str:
     return "".join(
-        f"{d.path}:{d.line}:{d.col}: {d.code} {marker(d, unsafe_fixes)}{d.message}\n" for d in diagnostics
+        f"{d.location}: {d.code} {marker(d, unsafe_fixes)}{d.message}\n" for d in diagnostics
     )
