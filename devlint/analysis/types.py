@@ -88,6 +88,8 @@ class ScopeIndex:
     called: set[str] = field(default_factory=set)
     string_subscripted: set[str] = field(default_factory=set)
     torch_arg: set[str] = field(default_factory=set)  # passed positionally to a torch function
+    # `container[key] = value`: what a container's elements were set to, by container name
+    element_bindings: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
 
     def bind(self, name: str, how: str, node: cst.CSTNode) -> None:
         self.bindings.setdefault(name, []).append((how, node))
@@ -158,6 +160,10 @@ class TypeOracle:
             node = stack.pop()
             if isinstance(node, cst.Assign):
                 for target in node.targets:
+                    if isinstance(target.target, cst.Subscript):
+                        container = dotted_name(target.target.value)
+                        if container is not None:
+                            index.element_bindings.setdefault(container, []).append(node.value)
                     if isinstance(target.target, cst.Name):
                         index.bind(target.target.value, "value", node.value)
                     else:
@@ -350,15 +356,21 @@ class TypeOracle:
         return Kind.UNKNOWN
 
     def _element_kind(self, expr: cst.Subscript, functions: list[cst.FunctionDef], cls: Optional[cst.ClassDef]) -> Kind:
+        container_name = dotted_name(expr.value) or ""
+        if container_name == "self":
+            return Kind.UNKNOWN  # elements of a container class of the file: whatever it holds
         container = self.kind_of(expr.value, functions, cls)
         if container in (Kind.MODULE, Kind.TENSOR):
             return container  # self.layers[i] of a ModuleList; x[0] of a tensor
+        for scope in [*functions, self.module]:
+            for value in self.scope_index(scope).element_bindings.get(container_name, []):
+                if self.value_kind(value, functions, cls) in (Kind.MODULE, Kind.OTHER):
+                    return Kind.UNKNOWN  # `metrics[key] = SomeMetric(...)`: elements are not tensors
         for element in expr.slice:
             if isinstance(element.slice, cst.Index):
                 key = string_value(element.slice.value) or dotted_name(element.slice.value) or ""
                 if key and _MODULE_WORDS.search(key.rsplit(".", 1)[-1]) and not key.endswith(("inputs", "features")):
                     return Kind.UNKNOWN  # hparams["model"]
-        container_name = dotted_name(expr.value) or ""
         if re.search(r"model|module|layer|net|optim|tokenizer|processor", container_name, re.IGNORECASE):
             return Kind.UNKNOWN
         # An element of a batch, a tuple of outputs, a dict of inputs: a tensor by every convention.

@@ -41,6 +41,25 @@ RULE = Rule(
 )
 
 _DEVICE_NAME = re.compile(r"device", re.IGNORECASE)
+# `device_type = "cuda"` names a kind of device (for autocast, comparisons), not a place for data.
+_NOT_A_DEVICE = re.compile(r"(type|types|kind|name)$", re.IGNORECASE)
+# What Tensor.cuda() and Module.cuda() accept; other `.cuda(...)` methods are someone else's.
+_CUDA_KEYWORDS = {"device", "non_blocking", "memory_format"}
+# Calls whose first argument is a device *type*: "cuda" there needs no CUDA device.
+_DEVICE_TYPE_CALLS = ("get_autocast_dtype", "is_autocast_enabled", "autocast", "amp.autocast",
+                      "set_autocast_enabled", "get_autocast_gpu_dtype", "amp.GradScaler")
+
+
+def _names_a_device(name: str) -> bool:
+    last = name.rsplit(".", 1)[-1]
+    return bool(_DEVICE_NAME.search(last)) and not _NOT_A_DEVICE.search(last)
+
+
+def _is_torch_cuda_call(node: cst.Call) -> bool:
+    """Does this `.cuda(...)` have Tensor.cuda's / Module.cuda's signature?"""
+    args = [a for a in node.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value for a in node.args if a.keyword is not None}
+    return len(args) <= 1 and keywords <= _CUDA_KEYWORDS and not any(a.star for a in node.args)
 
 
 class HardcodedCuda(RuleVisitor):
@@ -94,6 +113,8 @@ class HardcodedCuda(RuleVisitor):
             elif method == "cuda" and self.ctx.torch.imports_torch and not self.ctx.cuda_guarded():
                 if dotted_name(node.func.value) in ("torch", self.torch.torch_module_name()):
                     return  # torch.cuda is a module, not a move
+                if not _is_torch_cuda_call(node):
+                    return  # e.g. a quantizer's own `.cuda(qtensor, meta=...)`
                 self.pending.append((node, "`.cuda()` hard-codes CUDA; move to the chosen device with"
                                      " `.to(device)`", self._cuda_call_fix(node), False))
 
@@ -114,17 +135,55 @@ class HardcodedCuda(RuleVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             name = dotted_name(target.target)
-            if name is not None and _DEVICE_NAME.search(name.rsplit(".", 1)[-1]):
+            if name is not None and _names_a_device(name):
                 self._flag_literal(node.value, f"the assignment to `{name}`", False, True)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         name = dotted_name(node.target)
-        if node.value is not None and name is not None and _DEVICE_NAME.search(name.rsplit(".", 1)[-1]):
+        if node.value is not None and name is not None and _names_a_device(name):
             self._flag_literal(node.value, f"the assignment to `{name}`", False, True)
 
     def visit_Param(self, node: cst.Param) -> None:
-        if node.default is not None and _DEVICE_NAME.search(node.name.value):
-            self._flag_literal(node.default, f"the default of `{node.name.value}`", False, True)
+        if node.default is None or not _names_a_device(node.name.value) or not is_cuda_string(node.default):
+            return
+        function = self.ctx.current_function()
+        if function is not None and self._used_only_as_device_type(function, node.name.value):
+            return  # `def get_autocast_dtype(device="cuda")`: a device type, which needs no CUDA
+        self._flag_literal(node.default, f"the default of `{node.name.value}`", False, True)
+
+    def _used_only_as_device_type(self, function: cst.FunctionDef, name: str) -> bool:
+        """Every use of `name` in `function` is a device type (autocast and friends, `device_type=`)."""
+        uses = 0
+        type_uses = 0
+        stack: list[cst.CSTNode] = [function.body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Call):
+                full = self.torch.qualify(node.func) or ""
+                type_call = full.startswith("torch.") and full[6:] in _DEVICE_TYPE_CALLS
+                for arg in node.args:
+                    if isinstance(arg.value, cst.Name) and arg.value.value == name:
+                        uses += 1
+                        keyword_name = arg.keyword.value if arg.keyword else None
+                        if keyword_name == "device_type" or (type_call and keyword_name in (None, "device")):
+                            type_uses += 1
+                stack.extend(a.value for a in node.args if not isinstance(a.value, cst.Name))
+                stack.append(node.func)
+                continue
+            if isinstance(node, cst.Comparison):
+                # `device == "cpu"`: comparing places no data
+                operands = [node.left, *(c.comparator for c in node.comparisons)]
+                for operand in operands:
+                    if isinstance(operand, cst.Name) and operand.value == name:
+                        uses += 1
+                        type_uses += 1
+                    else:
+                        stack.append(operand)
+                continue
+            if isinstance(node, cst.Name) and node.value == name:
+                uses += 1
+            stack.extend(node.children)
+        return uses > 0 and uses == type_uses
 
     def finish(self) -> None:
         for node, message, fix, plain_torch in self.pending:

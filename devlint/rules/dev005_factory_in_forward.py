@@ -7,7 +7,9 @@ from typing import Optional
 import libcst as cst
 
 from devlint.analysis.edits import append_keyword
-from devlint.analysis.factories import LIKE_FACTORIES, factory_name, move_target, places_tensor, strip_casts
+from devlint.analysis.factories import (
+    LIKE_FACTORIES, factory_name, is_dtype_only_move, move_target, places_tensor, strip_casts,
+)
 from devlint.analysis.names import positional
 from devlint.diagnostics import Applicability
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
@@ -54,10 +56,24 @@ class FactoryInForward(RuleVisitor):
         self.placed: set[int] = set()  # factories moved or used on the host in the same expression
         self.pending: list[tuple[cst.Call, str, Optional[Fix]]] = []
 
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        # `if torch.rand(1) < self.p:`: the comparison makes a Python bool on the host.
+        for operand in (node.left, *(c.comparator for c in node.comparisons)):
+            self.placed.add(id(operand))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        # `mask = torch.ones(n)` ... `mask = mask.to(x.device)`: moved later in the function.
+        function = self.ctx.current_function()
+        if function is None or len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+            return
+        if _moved_later(function, node.targets[0].target.value, self.torch):
+            self.placed.add(id(node.value))
+
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Attribute):
             method = node.func.attr.value
-            if method in _HOST_USES or move_target(node, self.torch) is not None or method in ("to", "cpu"):
+            device_move = method == "to" and not is_dtype_only_move(node, self.torch)  # incl. `.to("cpu")`
+            if method in _HOST_USES or method in ("cpu", "cuda") or device_move:
                 self.placed.add(id(strip_casts(node.func.value)))
         name = factory_name(node, self.torch)
         if name is None or name in LIKE_FACTORIES or id(node) in self.placed:
@@ -98,18 +114,33 @@ class FactoryInForward(RuleVisitor):
 
 
 def _is_scalar_tensor(call: cst.Call, name: str) -> bool:
-    """`torch.tensor(0.5)`: a 0-dim CPU tensor mixes with tensors on any device."""
-    if name not in ("tensor", "as_tensor"):
-        return False
+    """A 0-dim CPU tensor mixes with tensors on any device: `torch.tensor(0.5)`,
+    `torch.tensor(self.config.alpha)` (a hyperparameter), `torch.rand([])` (LayerDrop)."""
     args = positional(call)
     if not args:
         return False
     value = args[0].value
+    if name not in ("tensor", "as_tensor"):
+        # an explicitly empty shape: torch.rand([]), torch.zeros(())
+        return len(args) == 1 and isinstance(value, (cst.List, cst.Tuple)) and not value.elements
     if isinstance(value, cst.UnaryOperation):
         value = value.expression
-    return isinstance(value, (cst.Integer, cst.Float)) or (
+    return isinstance(value, (cst.Integer, cst.Float, cst.Attribute)) or (
         isinstance(value, cst.Name) and value.value in ("True", "False")
     )
+
+
+def _moved_later(function: cst.FunctionDef, name: str, torch) -> bool:  # type: ignore[no-untyped-def]
+    """Does `function` move `name` to a device somewhere (`name.to(dev)`, `name.cuda()`)?"""
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            receiver = node.func.value
+            if isinstance(receiver, cst.Name) and receiver.value == name and move_target(node, torch) is not None:
+                return True
+        stack.extend(node.children)
+    return False
 
 
 def _first_tensor_argument(forward: cst.FunctionDef) -> Optional[str]:
