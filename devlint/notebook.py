@@ -395,16 +395,20 @@ def to_cell(notebook: Notebook, diagnostic: Diagnostic) -> Diagnostic:
 
 def _cell_edits(notebook: Notebook, cell: CodeCell, edits: tuple[Edit, ...]) -> tuple[Edit, ...]:
     """Edits re-addressed to the cell's source: offsets into it, lines within it. None when an edit
-    leaves the cell (an inserted `import torch` in an earlier cell): a fix of several cells."""
-    first = sum(len(line) for line in split_lines(notebook.module)[: cell.first_line - 1])
+    leaves the cell (an `import torch` added to an earlier cell): that fix spans cells."""
+    starts = [0]
+    for line in split_lines(cell.source):
+        starts.append(starts[-1] + len(line))
     mapped = []
     for edit in edits:
         start_cell, start_line = notebook.where(edit.start_line)
         end_cell, end_line = notebook.where(edit.end_line)
         if start_cell is not cell or end_cell is not cell:
             return ()
-        mapped.append(replace(edit, start=edit.start - first, end=edit.end - first,
-                              start_line=start_line, end_line=end_line))
+        mapped.append(replace(
+            edit, start=starts[start_line - 1] + edit.start_col - 1, end=starts[end_line - 1] + edit.end_col - 1,
+            start_line=start_line, end_line=end_line,
+        ))
     return tuple(mapped)
 
 
@@ -544,7 +548,7 @@ def process(path: str, settings: Settings, mode: Mode) -> FileOutcome:
             outcome.fixed = result.fixed
             if mode.diff:
                 outcome.diff = "".join(difflib.unified_diff(
-                    notebook.text.splitlines(keepends=True), new_text.splitlines(keepends=True),
+                    split_lines(notebook.text), split_lines(new_text),
                     fromfile=f"a/{path}", tofile=f"b/{path}",
                 ))
             else:
