@@ -394,8 +394,8 @@ def to_cell(notebook: Notebook, diagnostic: Diagnostic) -> Diagnostic:
 
 
 def _cell_edits(notebook: Notebook, cell: CodeCell, edits: tuple[Edit, ...]) -> tuple[Edit, ...]:
-    """Edits re-addressed to the cell's source: offsets into it, lines within it. None when an edit
-    leaves the cell (an `import torch` added to an earlier cell): that fix spans cells."""
+    """Edits re-addressed to the cell's source: offsets into it, lines within it. No edits at all
+    when one leaves the cell (an `import torch` added to an earlier cell): that fix spans cells."""
     starts = [0]
     for line in split_lines(cell.source):
         starts.append(starts[-1] + len(line))
