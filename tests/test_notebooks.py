@@ -355,3 +355,11 @@ def test_the_fixture_notebooks_are_what_nbformat_itself_writes():
         notebook = nbformat.read(str(path), as_version=4)
         nbformat.validate(notebook)
         assert nbformat.writes(notebook) + "\n" == path.read_text(encoding="utf-8")
+
+
+def test_an_added_import_goes_into_the_cell_of_the_last_import():
+    text = notebook_text(markdown("# Setup"), code("import numpy as np"), code('dev = torch.device("cuda")\n'))
+    new, result = fix_notebook(parse_notebook("nb.ipynb", text), Settings(), unsafe=True)
+    assert result.fixed == {"DEV003": 1}
+    assert new == notebook_text(markdown("# Setup"), code("import numpy as np\nimport torch"),
+                                code('dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'))
