@@ -55,8 +55,12 @@ class Diagnostic:
     fix: Optional[FixInfo] = None
     # The text of the reported statement (stripped), used to match baselines.
     statement: str = ""
-    # For notebooks: the 1-based number of the code cell; `line` is then the line within the cell.
+    # For notebooks: the cell's 1-based position in the notebook, counting every cell (markdown too),
+    # as a reader counts them; `line`/`col`/`end_line`/`end_col` are then within that cell's source.
     cell: Optional[int] = None
+    # For notebooks: the 1-based line of the .ipynb (JSON) file that holds the reported source line,
+    # for formats that must point into the file itself (SARIF regions, GitHub annotations).
+    notebook_line: Optional[int] = None
 
     @property
     def sort_key(self) -> tuple[str, int, int, int, str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -218,8 +218,11 @@ def lint_text(source: str, path: str = "<string>", settings: Optional[Settings] 
 
 
 def fix_text(source: str, path: str = "<string>", settings: Optional[Settings] = None, *,
-             unsafe: bool = False) -> FixResult:
-    """Apply fixes until none applies (bounded); return the text and what is left."""
+             unsafe: bool = False, keep: Optional[Callable[[str, int, int], bool]] = None) -> FixResult:
+    """Apply fixes until none applies (bounded); return the text and what is left.
+
+    `keep(text, start, end)` may veto a fix by the span it replaces (a notebook vetoes fixes that
+    would cross cells or touch masked IPython lines); a vetoed fix's report stays in `remaining`."""
     settings = settings or DEFAULT_SETTINGS
     allowed = {Applicability.SAFE, Applicability.UNSAFE} if (unsafe or settings.unsafe_fixes) else {Applicability.SAFE}
     fixed: dict[str, int] = {}
@@ -230,7 +233,7 @@ def fix_text(source: str, path: str = "<string>", settings: Optional[Settings] =
         taken: list[tuple[int, int]] = []
         codes: list[str] = []
         for diagnostic, fix, (start, end) in sorted(analysis.fixes, key=lambda item: item[2]):
-            if fix.applicability not in allowed:
+            if fix.applicability not in allowed or (keep is not None and not keep(current, start, end)):
                 continue
             if any(start < t_end and t_start < end for t_start, t_end in taken):
                 continue  # overlaps a fix taken this pass: next pass

@@ -13,6 +13,8 @@ from typing import Iterable, Iterator
 from devlint.settings import Settings
 
 PYTHON_SUFFIXES = (".py", ".pyi")
+NOTEBOOK_SUFFIX = ".ipynb"  # Jupyter notebooks: linted cell by cell (devlint/notebook.py)
+SOURCE_SUFFIXES = (*PYTHON_SUFFIXES, NOTEBOOK_SUFFIX)
 
 
 class SourceError(Exception):
@@ -53,7 +55,7 @@ def _walk(root: str, settings: Settings) -> Iterator[str]:
     for directory, dirnames, filenames in os.walk(root, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if not settings.is_excluded(os.path.join(directory, d)))
         for name in filenames:
-            if name.endswith(PYTHON_SUFFIXES):
+            if name.endswith(SOURCE_SUFFIXES):
                 path = os.path.join(directory, name)
                 if not settings.is_excluded(path):
                     found.append(path)
@@ -62,11 +64,16 @@ def _walk(root: str, settings: Settings) -> Iterator[str]:
 
 def read_source(path: str) -> SourceFile:
     """Read and decode a file as Python does (BOM, PEP 263 coding cookie); newlines kept as-is."""
+    return decode_source(path, read_bytes(path))
+
+
+def read_bytes(path: str) -> bytes:
+    """A file's bytes; SourceError (with the reason) when it cannot be read."""
     try:
         if os.path.isdir(path):
             raise SourceError(path, "is a directory, not a Python file")
         with open(path, "rb") as handle:
-            raw = handle.read()
+            return handle.read()
     except SourceError:
         raise
     except FileNotFoundError:
@@ -75,7 +82,6 @@ def read_source(path: str) -> SourceFile:
         raise SourceError(path, "cannot read file: permission denied") from None
     except OSError as error:
         raise SourceError(path, f"cannot read file: {error.strerror or error}") from None
-    return decode_source(path, raw)
 
 
 def decode_source(path: str, raw: bytes) -> SourceFile:

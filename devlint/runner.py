@@ -8,7 +8,7 @@ from typing import Iterable, Iterator, Optional
 
 from devlint.diagnostics import Diagnostic
 from devlint.engine import analyze, fix_text
-from devlint.files import SourceError, read_source, write_source
+from devlint.files import NOTEBOOK_SUFFIX, SourceError, read_source, write_source
 from devlint.settings import Settings
 
 
@@ -30,6 +30,10 @@ class Mode:
 
 
 def process(path: str, settings: Settings, mode: Mode) -> FileOutcome:
+    if path.endswith(NOTEBOOK_SUFFIX):
+        from devlint import notebook  # imported on first use: most runs see no notebooks
+
+        return notebook.process(path, settings, mode)
     outcome = FileOutcome(path)
     try:
         source = read_source(path)
