@@ -186,7 +186,10 @@ def _check(args: argparse.Namespace) -> int:
     for error in errors:
         print(f"devlint: error: {error}", file=sys.stderr)
     if not args.quiet:
-        print(_summary(diagnostics, fixed, len(files), mode), file=sys.stderr)
+        summary = _summary(diagnostics, fixed, len(files), mode)
+        if errors:
+            summary += f" {len(errors)} file{'s' if len(errors) != 1 else ''} could not be checked."
+        print(summary, file=sys.stderr)
     if errors:
         return EXIT_ERROR
     if args.exit_zero:
@@ -223,7 +226,7 @@ def _summary(diagnostics, fixed: dict[str, int], file_count: int, mode) -> str: 
         verb = "would be fixed" if mode.diff else "fixed"
         return f"{done} {verb}, {n} remaining ({file_count} file{'s' if file_count != 1 else ''} checked)."
     if not n:
-        return f"All checks passed ({file_count} file{'s' if file_count != 1 else ''} checked)."
+        return f"No reports ({file_count} file{'s' if file_count != 1 else ''} checked)."
     safe = sum(1 for d in diagnostics if d.fix and d.fix.applicability is Applicability.SAFE)
     unsafe = sum(1 for d in diagnostics if d.fix and d.fix.applicability is Applicability.UNSAFE)
     parts = [f"Found {n} report{'s' if n != 1 else ''} in {file_count} file{'s' if file_count != 1 else ''}"]
