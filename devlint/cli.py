@@ -187,7 +187,9 @@ def _check(args: argparse.Namespace) -> int:
         print(f"devlint: error: {error}", file=sys.stderr)
     if not args.quiet:
         summary = _summary(diagnostics, fixed, len(files), mode)
-        if errors:
+        if not errors:
+            summary = summary.replace("No reports", "All checks passed", 1)
+        else:
             summary += f" {len(errors)} file{'s' if len(errors) != 1 else ''} could not be checked."
         print(summary, file=sys.stderr)
     if errors:
