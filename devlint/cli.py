@@ -186,12 +186,7 @@ def _check(args: argparse.Namespace) -> int:
     for error in errors:
         print(f"devlint: error: {error}", file=sys.stderr)
     if not args.quiet:
-        summary = _summary(diagnostics, fixed, len(files), mode)
-        if not errors:
-            summary = summary.replace("No reports", "All checks passed", 1)
-        else:
-            summary += f" {len(errors)} file{'s' if len(errors) != 1 else ''} could not be checked."
-        print(summary, file=sys.stderr)
+        print(_summary(diagnostics, fixed, len(files), mode, len(errors)), file=sys.stderr)
     if errors:
         return EXIT_ERROR
     if args.exit_zero:
@@ -219,16 +214,23 @@ def _print_statistics(diagnostics, unsafe_fixes: bool) -> None:  # type: ignore[
         print(f"{total:>6}  {code}  {mark} {name}")
 
 
-def _summary(diagnostics, fixed: dict[str, int], file_count: int, mode) -> str:  # type: ignore[no-untyped-def]
+def _summary(diagnostics, fixed: dict[str, int], file_count: int, mode, error_count: int = 0) -> str:  # type: ignore[no-untyped-def]
     from devlint.diagnostics import Applicability
 
+    text = _counts(diagnostics, fixed, file_count, mode, Applicability)
+    if error_count:
+        text += f" {error_count} file{'s' if error_count != 1 else ''} could not be checked."
+    return text
+
+
+def _counts(diagnostics, fixed, file_count, mode, Applicability) -> str:  # type: ignore[no-untyped-def]
     n = len(diagnostics)
     if mode.fix or mode.diff:
         done = sum(fixed.values())
         verb = "would be fixed" if mode.diff else "fixed"
         return f"{done} {verb}, {n} remaining ({file_count} file{'s' if file_count != 1 else ''} checked)."
     if not n:
-        return f"No reports ({file_count} file{'s' if file_count != 1 else ''} checked)."
+        return f"All checks passed ({file_count} file{'s' if file_count != 1 else ''} checked)."
     safe = sum(1 for d in diagnostics if d.fix and d.fix.applicability is Applicability.SAFE)
     unsafe = sum(1 for d in diagnostics if d.fix and d.fix.applicability is Applicability.UNSAFE)
     parts = [f"Found {n} report{'s' if n != 1 else ''} in {file_count} file{'s' if file_count != 1 else ''}"]
