@@ -218,6 +218,8 @@ def _summary(diagnostics, fixed: dict[str, int], file_count: int, mode, error_co
     from devlint.diagnostics import Applicability
 
     text = _counts(diagnostics, fixed, file_count, mode, Applicability)
+    if error_count and text.startswith("All checks passed"):
+        text = "No reports" + text[len("All checks passed"):]
     if error_count:
         text += f" {error_count} file{'s' if error_count != 1 else ''} could not be checked."
     return text
