@@ -217,22 +217,20 @@ def _print_statistics(diagnostics, unsafe_fixes: bool) -> None:  # type: ignore[
 def _summary(diagnostics, fixed: dict[str, int], file_count: int, mode, error_count: int = 0) -> str:  # type: ignore[no-untyped-def]
     from devlint.diagnostics import Applicability
 
-    text = _counts(diagnostics, fixed, file_count, mode, Applicability)
-    if error_count and text.startswith("All checks passed"):
-        text = "No reports" + text[len("All checks passed"):]
+    text = _counts(diagnostics, fixed, file_count, mode, Applicability, error_count)
     if error_count:
         text += f" {error_count} file{'s' if error_count != 1 else ''} could not be checked."
     return text
 
 
-def _counts(diagnostics, fixed, file_count, mode, Applicability) -> str:  # type: ignore[no-untyped-def]
+def _counts(diagnostics, fixed, file_count, mode, Applicability, error_count) -> str:  # type: ignore[no-untyped-def]
     n = len(diagnostics)
     if mode.fix or mode.diff:
         done = sum(fixed.values())
         verb = "would be fixed" if mode.diff else "fixed"
         return f"{done} {verb}, {n} remaining ({file_count} file{'s' if file_count != 1 else ''} checked)."
     if not n:
-        return f"All checks passed ({file_count} file{'s' if file_count != 1 else ''} checked)."
+        return f"{'No reports' if error_count else 'All checks passed'} ({file_count} file{'s' if file_count != 1 else ''} checked)."
     safe = sum(1 for d in diagnostics if d.fix and d.fix.applicability is Applicability.SAFE)
     unsafe = sum(1 for d in diagnostics if d.fix and d.fix.applicability is Applicability.UNSAFE)
     parts = [f"Found {n} report{'s' if n != 1 else ''} in {file_count} file{'s' if file_count != 1 else ''}"]
