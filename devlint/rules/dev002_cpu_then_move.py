@@ -22,7 +22,10 @@ RULE = Rule(
         `torch.zeros(n).to(device)` allocates and fills the tensor in host memory, then copies it to the
         device: an extra allocation and a host-to-device transfer (about 0.16 ms for 4 MB over PCIe 4.0)
         that `torch.zeros(n, device=device)` never does. In a training loop this adds up and
-        synchronises with the GPU.
+        synchronises with the GPU. Not reported: `zeros_like(x)` and the other `*_like` factories
+        (they follow `x`'s device), `torch.from_numpy(a)` (the data is on the host anyway), moves to
+        `"cpu"` or to a dtype only, code under `with torch.device(...)` or after
+        `torch.set_default_device(...)`.
     """,
     example="""
         mask = torch.ones(batch_size, seq_len).to(device)

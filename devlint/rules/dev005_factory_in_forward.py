@@ -22,7 +22,11 @@ RULE = Rule(
         Inside `forward` the inputs are wherever the model runs. A tensor made with `torch.zeros(n)`
         (or `arange`, `ones`, `tensor`, ...) is always created on the default device, the CPU, and the
         first operation that mixes it with a CUDA input fails with "Expected all tensors to be on the
-        same device". `dtype=` alone does not place a tensor.
+        same device". `dtype=` alone does not place a tensor. Not reported: `*_like` factories and
+        `x.new_*` (they follow `x`), 0-dim scalars (`torch.tensor(0.5)`, `torch.tensor(self.config.eps)`,
+        LayerDrop's `torch.rand([])`), which mix with tensors on any device, factories used on the host
+        at once (`.item()`, `.tolist()`, `.numpy()`, a comparison), tensors moved later in the same
+        function, buffers made in `__init__`, and code under `with torch.device(...)`.
     """,
     example="""
         class Encoder(nn.Module):
