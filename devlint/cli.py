@@ -219,7 +219,7 @@ def _check(args: argparse.Namespace) -> int:
 
 def _print_statistics(diagnostics, unsafe_fixes: bool, out) -> None:  # type: ignore[no-untyped-def]
     from devlint.diagnostics import Applicability
-    from devlint.rules import get_rule
+    from devlint.report.meta import rule_name
 
     counts: dict[str, list[int]] = {}
     for d in diagnostics:
@@ -229,10 +229,8 @@ def _print_statistics(diagnostics, unsafe_fixes: bool, out) -> None:  # type: ig
             entry[1] += 1
     for code in sorted(counts):
         total, fixable = counts[code]
-        rule = get_rule(code)
-        name = rule.name if rule else "syntax-error"
         mark = "[*]" if fixable else "   "
-        print(f"{total:>6}  {code}  {mark} {name}", file=out)
+        print(f"{total:>6}  {code}  {mark} {rule_name(code)}", file=out)
 
 
 def _summary(diagnostics, fixed: dict[str, int], file_count: int, mode) -> str:  # type: ignore[no-untyped-def]

@@ -8,13 +8,13 @@ import re
 import shlex
 import subprocess
 import sys
-import tomllib
 
 import pytest
 import yaml
 
 from conftest import ROOT
 from devlint import DOCS_URL, PROJECT_URL, __version__
+from devlint.config import tomllib
 from devlint.report.docs import readme_with_table, rule_pages, rules_table
 from devlint.rules import all_rules
 
@@ -43,7 +43,8 @@ def test_readme_rules_table_is_generated_from_the_metadata():
     table = rules_table()
     for entry in all_rules():
         rule = entry.rule
-        assert f"| [{rule.code}](docs/rules/{rule.code}.md) | {rule.name} | {rule.summary} | {rule.fix_safety.value} |" in table
+        link = f"[{rule.code}](docs/rules/{rule.code}.md)"
+        assert f"| {link} | {rule.name} | {rule.summary} | {rule.fix_safety.value} |" in table
 
 
 def test_rule_urls_point_at_the_committed_pages():
@@ -103,7 +104,8 @@ def test_workflow_uses_this_action_with_its_real_inputs():
     ours = [step for step in workflow_steps() if step.get("uses", "").startswith(f"{slug}@")]
     assert ours and all(step["uses"] == f"{slug}@v{__version__}" for step in ours)
     assert all(set(step.get("with", {})) <= action_inputs for step in ours)
-    uploads = [step for step in workflow_steps() if step.get("uses", "").startswith("github/codeql-action/upload-sarif@")]
+    uploads = [step for step in workflow_steps()
+               if step.get("uses", "").startswith("github/codeql-action/upload-sarif@")]
     assert uploads, "the README shows uploading SARIF"
 
 

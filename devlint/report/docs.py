@@ -26,7 +26,8 @@ def rules_table() -> str:
     rows = ["| code | name | what | fix |", "|---|---|---|---|"]
     for entry in all_rules():
         rule = entry.rule
-        rows.append(f"| [{rule.code}](docs/rules/{rule.code}.md) | {rule.name} | {rule.summary} | {rule.fix_safety.value} |")
+        link = f"[{rule.code}](docs/rules/{rule.code}.md)"
+        rows.append(f"| {link} | {rule.name} | {rule.summary} | {rule.fix_safety.value} |")
     return "\n".join(rows) + "\n"
 
 
