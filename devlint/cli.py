@@ -195,8 +195,10 @@ def _check(args: argparse.Namespace) -> int:
             print(f"Wrote {count} baseline entr{'y' if count == 1 else 'ies'} ({len(diagnostics)} reports)"
                   f" to {args.write_baseline}.", file=sys.stderr)
         return EXIT_ERROR if errors else EXIT_CLEAN
+    baselined = 0
     if baseline is not None:
-        diagnostics = baseline.new(diagnostics)
+        new = baseline.new(diagnostics)
+        baselined, diagnostics = len(diagnostics) - len(new), new
     out = sys.stdout
     if args.diff:
         out.write("".join(diffs))
@@ -207,7 +209,10 @@ def _check(args: argparse.Namespace) -> int:
     for error in errors:
         print(f"devlint: error: {error}", file=sys.stderr)
     if not args.quiet:
-        print(_summary(diagnostics, fixed, len(files), mode), file=sys.stderr)
+        summary = _summary(diagnostics, fixed, len(files), mode)
+        if baselined:
+            summary = f"{summary[:-1]}; {baselined} more in the baseline."
+        print(summary, file=sys.stderr)
     if errors:
         return EXIT_ERROR
     if args.exit_zero:

@@ -45,6 +45,11 @@ def test_recorded_reports_are_suppressed(project, capsys):
     assert new_reports(capsys) == (0, [])
 
 
+def test_summary_counts_what_the_baseline_held(project, capsys):
+    main(["--baseline", "devlint-baseline.json", "model.py"])
+    assert capsys.readouterr().err == "All checks passed (1 file checked); 2 more in the baseline.\n"
+
+
 def test_entries_survive_lines_inserted_above(project, capsys):
     (project / "model.py").write_text("import os\n\n\n" + SOURCE)
     assert new_reports(capsys) == (0, [])
