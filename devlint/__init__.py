@@ -14,6 +14,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
+# Where the project and its rule pages live: the one place the URLs are spelled.
+PROJECT_URL = "https://github.com/devlint/devlint"
+DOCS_URL = f"{PROJECT_URL}/blob/main/docs/rules"
 
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.diagnostics import Diagnostic, FixResult

@@ -51,10 +51,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--extend-exclude", type=_codes, help="glob patterns to skip, added to the defaults")
     parser.add_argument("--config", metavar="FILE", help="use this pyproject.toml or setup.cfg")
     parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
-    parser.add_argument("--output-format", default="text", help="text (default)")
+    parser.add_argument("--output-format", default="text",
+                        help="text (default), json, json-lines, sarif or github (workflow annotations)")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are reports")
     parser.add_argument("--quiet", "-q", action="store_true", help="print reports only, no summary")
     parser.add_argument("--statistics", action="store_true", help="print counts per code")
+    parser.add_argument("--baseline", metavar="FILE", help="report only what is not recorded in this baseline")
+    parser.add_argument("--write-baseline", metavar="FILE",
+                        help="record the current reports in FILE (JSON) and exit 0")
+    parser.add_argument("--no-default-path", action="store_true",
+                        help="with no PATH, check nothing instead of '.' (for hooks that pass file names)")
     return parser
 
 
@@ -154,15 +160,20 @@ def load_settings(args: argparse.Namespace, paths: list[str]):  # type: ignore[n
 
 def _check(args: argparse.Namespace) -> int:
     from devlint.files import UsageError, discover
-    from devlint.report import FORMATS
+    from devlint.baseline import Baseline, write_baseline
+    from devlint.report import EDIT_FORMATS, FORMATS
     from devlint.runner import Mode, run
 
-    paths = args.paths or ["."]
+    paths = args.paths or ([] if args.no_default_path else ["."])
     if args.output_format not in FORMATS:
         raise UsageError(f"unknown output format '{args.output_format}'; choose from {', '.join(FORMATS)}")
-    settings = load_settings(args, paths)
+    if args.write_baseline and (args.fix or args.diff or args.baseline):
+        raise UsageError("--write-baseline records reports; it cannot be combined with --fix, --diff or --baseline")
+    baseline = Baseline(args.baseline) if args.baseline else None  # a bad file fails before the run
+    settings = load_settings(args, paths or ["."])
     files = list(discover(paths, settings))
-    mode = Mode(fix=args.fix and not args.diff, diff=args.diff, unsafe_fixes=settings.unsafe_fixes)
+    mode = Mode(fix=args.fix and not args.diff, diff=args.diff, unsafe_fixes=settings.unsafe_fixes,
+                with_edits=args.output_format in EDIT_FORMATS)
     diagnostics = []
     errors: list[str] = []
     fixed: dict[str, int] = {}
@@ -176,17 +187,29 @@ def _check(args: argparse.Namespace) -> int:
         if outcome.diff:
             diffs.append(outcome.diff)
     diagnostics.sort(key=lambda d: d.sort_key)
+    if args.write_baseline:
+        count = write_baseline(args.write_baseline, diagnostics)
+        for error in errors:
+            print(f"devlint: error: {error}", file=sys.stderr)
+        if not args.quiet:
+            print(f"Wrote {count} baseline entr{'y' if count == 1 else 'ies'} ({len(diagnostics)} reports)"
+                  f" to {args.write_baseline}.", file=sys.stderr)
+        return EXIT_ERROR if errors else EXIT_CLEAN
+    baselined = 0
+    if baseline is not None:
+        new = baseline.new(diagnostics)
+        baselined, diagnostics = len(diagnostics) - len(new), new
     out = sys.stdout
     if args.diff:
         out.write("".join(diffs))
     else:
         out.write(FORMATS[args.output_format](diagnostics, settings.unsafe_fixes))
-    if args.statistics:
-        _print_statistics(diagnostics, settings.unsafe_fixes)
+    if args.statistics:  # after text reports; on stderr when stdout must stay machine-readable
+        _print_statistics(diagnostics, settings.unsafe_fixes, out if args.output_format == "text" else sys.stderr)
     for error in errors:
         print(f"devlint: error: {error}", file=sys.stderr)
     if not args.quiet:
-        print(_summary(diagnostics, fixed, len(files), mode, len(errors)), file=sys.stderr)
+        print(_summary(diagnostics, fixed, len(files), mode, len(errors), baselined), file=sys.stderr)
     if errors:
         return EXIT_ERROR
     if args.exit_zero:
@@ -196,9 +219,9 @@ def _check(args: argparse.Namespace) -> int:
     return EXIT_REPORTS if diagnostics else EXIT_CLEAN
 
 
-def _print_statistics(diagnostics, unsafe_fixes: bool) -> None:  # type: ignore[no-untyped-def]
+def _print_statistics(diagnostics, unsafe_fixes: bool, out) -> None:  # type: ignore[no-untyped-def]
     from devlint.diagnostics import Applicability
-    from devlint.rules import get_rule
+    from devlint.report.meta import rule_name
 
     counts: dict[str, list[int]] = {}
     for d in diagnostics:
@@ -208,16 +231,17 @@ def _print_statistics(diagnostics, unsafe_fixes: bool) -> None:  # type: ignore[
             entry[1] += 1
     for code in sorted(counts):
         total, fixable = counts[code]
-        rule = get_rule(code)
-        name = rule.name if rule else "syntax-error"
         mark = "[*]" if fixable else "   "
-        print(f"{total:>6}  {code}  {mark} {name}")
+        print(f"{total:>6}  {code}  {mark} {rule_name(code)}", file=out)
 
 
-def _summary(diagnostics, fixed: dict[str, int], file_count: int, mode, error_count: int = 0) -> str:  # type: ignore[no-untyped-def]
+def _summary(diagnostics, fixed: dict[str, int], file_count: int, mode, error_count: int = 0,  # type: ignore[no-untyped-def]
+             baselined: int = 0) -> str:
     from devlint.diagnostics import Applicability
 
     text = _counts(diagnostics, fixed, file_count, mode, Applicability, error_count)
+    if baselined:
+        text = f"{text[:-1]}; {baselined} more in the baseline."
     if error_count:
         text += f" {error_count} file{'s' if error_count != 1 else ''} could not be checked."
     return text

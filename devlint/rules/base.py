@@ -35,6 +35,13 @@ class Rule:
     tokens: tuple[str, ...] = ("torch",)  # a file without one of each group cannot be reported
     # A report needs *every* entry of `tokens` present in the text (conservative prefilter).
 
+    @property
+    def url(self) -> str:
+        """The rule's page online (docs/rules/CODE.md, generated from `page()`)."""
+        from devlint import DOCS_URL
+
+        return f"{DOCS_URL}/{self.code}.md"
+
     def page(self) -> str:
         """The rule's documentation page, with ruff's headings."""
         safety = {

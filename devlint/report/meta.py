@@ -1,0 +1,21 @@
+"""What the formats say about a code besides the report itself: its rule's name and page."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from devlint.rules import get_rule
+from devlint.settings import SYNTAX_ERROR_CODE
+
+SYNTAX_ERROR_NAME = "syntax-error"
+
+
+def rule_name(code: str) -> str:
+    rule = get_rule(code)
+    return rule.name if rule is not None else SYNTAX_ERROR_NAME
+
+
+def rule_url(code: str) -> Optional[str]:
+    """The rule's page; None for DEV999 (a syntax error has no rule page)."""
+    rule = get_rule(code) if code != SYNTAX_ERROR_CODE else None
+    return rule.url if rule is not None else None
