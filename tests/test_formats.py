@@ -18,7 +18,9 @@ from devlint.report.sarif import FINGERPRINT_KEY, sarif_log
 from devlint.rules import all_rules
 
 BAD_DEV004 = FIXTURES / "DEV004-load-without-map-location" / "bad.py"
-REPORT_KEYS = ["code", "name", "message", "path", "line", "column", "end_line", "end_column", "cell", "fix", "url"]
+REPORT_KEYS = [
+    "code", "name", "message", "path", "line", "column", "end_line", "end_column", "cell", "notebook_line", "fix", "url",
+]
 FIX_KEYS = ["applicability", "description", "edits"]
 EDIT_KEYS = ["content", "location", "end_location"]
 
@@ -238,6 +240,20 @@ def test_github_escapes_properties_and_message():
 def test_github_notebook_report_names_the_cell_instead_of_a_line():
     d = Diagnostic("nb.ipynb", 2, 1, "DEV004", "msg", 2, 10, cell=3)
     assert annotation(d) == "::error file=nb.ipynb,title=DEV004::DEV004 cell 3, line 2: msg\n"
+
+
+def test_github_notebook_report_annotates_the_json_line_of_the_source():
+    d = Diagnostic("nb.ipynb", 2, 1, "DEV004", "msg", 2, 10, cell=3, notebook_line=41)
+    assert annotation(d) == "::error file=nb.ipynb,line=41,title=DEV004::DEV004 cell 3, line 2: msg\n"
+
+
+def test_sarif_notebook_result_points_at_the_json_line():
+    from devlint.report.sarif import result_object
+
+    d = Diagnostic("nb.ipynb", 2, 1, "DEV004", "msg", 2, 10, cell=3, notebook_line=41)
+    location = result_object(d, 0, 0)["locations"][0]["physicalLocation"]
+    assert location["region"] == {"startLine": 41}
+    assert result_object(d, 0, 0)["message"]["text"] == "cell 3, line 2: msg"
 
 
 def test_every_format_is_listed_in_the_docs_and_the_help():

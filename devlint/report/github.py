@@ -25,7 +25,9 @@ def annotation(d: Diagnostic) -> str:
         properties += [("line", d.line), ("col", d.col)]
         if d.end_line:
             properties += [("endLine", d.end_line), ("endColumn", d.end_col)]
-    else:  # a line inside a notebook cell is no line of the file: say where in the message
+    else:  # a cell's line is no line of the file: annotate the JSON line of the source, say the cell
+        if d.notebook_line:
+            properties.append(("line", d.notebook_line))
         message = f"cell {d.cell}, line {d.line}: {message}"
     properties.append(("title", d.code))
     props = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties)

@@ -1,7 +1,7 @@
 """`--output-format json` / `json-lines`: the stable, documented schema (docs/output-formats.md).
 
 One object per report; keys never change meaning within a major version. `fix` is null when the
-rule offers no fix for this report; `cell` is null unless the file is a notebook."""
+rule offers no fix for this report; `cell` and `notebook_line` are null unless the file is a notebook."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ def report_object(diagnostic: Diagnostic) -> dict[str, Any]:
         "end_line": d.end_line or d.line,
         "end_column": d.end_col or d.col,
         "cell": d.cell,
+        "notebook_line": d.notebook_line,
         "fix": _fix_object(d.fix),
         "url": rule_url(d.code),
     }

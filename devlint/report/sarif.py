@@ -66,8 +66,10 @@ def _fingerprint(d: Diagnostic, occurrence: int) -> str:
 
 
 def _region(d: Diagnostic) -> Optional[dict[str, int]]:
-    if d.cell is not None:  # a notebook's cell line is no line of the .ipynb file
-        return None
+    if d.cell is not None:
+        # A cell's line is no line of the .ipynb file: point at the JSON line holding the source
+        # line (its column differs, JSON indentation and escapes), and say the cell in the message.
+        return {"startLine": d.notebook_line} if d.notebook_line else None
     region = {"startLine": d.line, "startColumn": d.col}
     if d.end_line:
         region.update(endLine=d.end_line, endColumn=max(d.end_col, 1))
