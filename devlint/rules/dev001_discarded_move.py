@@ -66,10 +66,11 @@ class DiscardedTensorMove(RuleVisitor):
                 continue
             method = call.func.attr.value  # type: ignore[union-attr]
             text = _short(self.ctx.module.code_for_node(receiver))
-            message = (
-                f"`{text}.{method}(...)` result is discarded; tensors are not moved in place"
-                f" — assign it: `{text} = {text}.{method}(...)`"
-            )
+            if isinstance(receiver, (cst.Name, cst.Attribute, cst.Subscript)):
+                advice = f"assign it: `{text} = {text}.{method}(...)`"
+            else:
+                advice = "use the tensor it returns"
+            message = f"`{text}.{method}(...)` result is discarded; tensors are not moved in place — {advice}"
             self.report(call, message, self._fix(statement, receiver, cls))
 
     def _fix(self, statement: cst.Expr, receiver: cst.BaseExpression, cls: Optional[cst.ClassDef]) -> Optional[Fix]:
