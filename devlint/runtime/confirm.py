@@ -116,7 +116,7 @@ def run_snippet(snippet: Snippet, timeout: float) -> ChildResult:
 
 
 def execute(plans: list[Plan], timeout: float, jobs: int, progress: Callable[[str], None],
-            runner: Runner = run_snippet) -> dict[Snippet, ChildResult]:
+            runner: Optional[Runner] = None) -> dict[Snippet, ChildResult]:
     """Run every snippet. CUDA snippets run one at a time, in plan order (timings, a checkpoint made
     by an earlier snippet); the others run `jobs` at a time."""
     ordered = [s for plan in plans for _, s in plan.snippets]
@@ -125,8 +125,10 @@ def execute(plans: list[Plan], timeout: float, jobs: int, progress: Callable[[st
     done = [0]
     lock = threading.Lock()
 
+    run = runner or run_snippet
+
     def one(snippet: Snippet) -> ChildResult:
-        result = runner(snippet, timeout)
+        result = run(snippet, timeout)
         shown = result.evidence.get("outcome", "") if result.status == OK else f"{result.status}: {result.reason}"
         with lock:
             done[0] += 1
@@ -173,7 +175,7 @@ def judge(plan: Plan, results: dict[Snippet, ChildResult]) -> RuleVerdict:
 
 
 def confirm(codes: list[str], devices: list[str], fixtures: Path, machine: Machine, timeout: float, jobs: int,
-            progress: Callable[[str], None], runner: Runner = run_snippet) -> list[RuleVerdict]:
+            progress: Callable[[str], None], runner: Optional[Runner] = None) -> list[RuleVerdict]:
     scratch = tempfile.mkdtemp(prefix="devlint-confirm-")
     try:
         plans = [make_plan(code, device, fixtures, machine, scratch) for device in devices for code in codes]

@@ -45,7 +45,19 @@ def run(torch: Any, module: Any, ctx: ProbeContext) -> dict[str, Any]:
     if ctx.device in ("cuda", "mps"):
         extra["timings_ms"] = timings(torch, ctx, dict(cases), ctx.variant == "bad")
         extra["reference_ms"] = REFERENCE_MS
-    return evidence(calls, **extra)
+    return evidence(calls, _summary(calls, extra), **extra)
+
+
+def _summary(calls: list[dict[str, Any]], extra: dict[str, Any]) -> str:
+    copies = sum(1 for c in calls if c["result"] == BUG)
+    host = extra["host_bytes"]
+    line = (f"{copies}/{len(calls)} calls: a cpu factory op, then _to_copy to {extra['target']}" if copies
+            else f"{len(calls)}/{len(calls)} calls: one op on {extra['target']}, no copy")
+    line += "; host bytes " + ", ".join(f"{v:,}" for v in host.values())
+    timing = extra.get("timings_ms", {}).get("make_mask(1000, 1000)")
+    if timing:
+        line += f"; make_mask {timing['median_ms']:.3f} ms median"
+    return line
 
 
 def _traced(torch: Any, name: str, fn: Callable[[], Any], target: Any) -> dict[str, Any]:
