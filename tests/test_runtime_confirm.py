@@ -53,6 +53,14 @@ def test_the_table_and_a_progress_line_per_snippet(cpu_run):
 
 
 @needs_torch
+def test_on_linux_without_cuda_snippets_are_forked_from_one_torch_import(cpu_run):
+    _, data = cpu_run
+    launchers = {s["launcher"] for r in data["results"] for s in r["snippets"]}
+    expected = {"fork"} if engine.fork_possible() and not data["machine"]["cuda"] else {"spawn"}
+    assert launchers == expected
+
+
+@needs_torch
 def test_absent_devices_are_skipped_with_their_reason(cpu_run):
     _, data = cpu_run
     if data["machine"]["cuda"] or data["machine"]["mps"]:
@@ -127,14 +135,15 @@ def test_without_torch_the_message_gives_the_install_hint(monkeypatch, capsys):
     assert "pip install 'devlint[runtime]'" in capsys.readouterr().err
 
 
-def _fake_machine(timeout=None):
-    return engine.Machine({"torch": "2.13.0+cpu", "import_seconds": 1.0, "cuda": [], "mps": False})
+def _fake_start(timeout, spawn):
+    """A CPU-only machine, and no fork server: every snippet goes to `engine.run_snippet`."""
+    return engine.Machine({"torch": "2.13.0+cpu", "import_seconds": 1.0, "cuda": [], "mps": False}), None
 
 
 @pytest.mark.parametrize("fixed_outcome, status", [(CLEAN, 0), (BUG, 1)])
 def test_exit_code_is_1_when_evidence_contradicts_a_rule(fixed_outcome, status, monkeypatch, capsys):
     outcome = {"bad": BUG, "fixed": fixed_outcome}
-    monkeypatch.setattr(engine, "detect_machine", _fake_machine)
+    monkeypatch.setattr(engine, "start", _fake_start)
     monkeypatch.setattr(engine, "run_snippet", lambda snippet, timeout: ChildResult(
         OK, evidence={"outcome": outcome[snippet.variant], "summary": outcome[snippet.variant]}))
     assert devlint_main(["confirm", "--device", "cpu", "--rule", "DEV003"]) == status
@@ -147,8 +156,60 @@ def test_a_fix_output_that_differs_from_fixed_py_is_run_on_its_own(tmp_path, mon
     fixed = fixtures / "DEV004-load-without-map-location" / "fixed.py"
     fixed.write_text(fixed.read_text() + "\n# edited by hand\n")
     seen = []
-    monkeypatch.setattr(engine, "detect_machine", _fake_machine)
+    monkeypatch.setattr(engine, "start", _fake_start)
     monkeypatch.setattr(engine, "run_snippet", lambda snippet, timeout: seen.append(snippet.variant) or ChildResult(
         OK, evidence={"outcome": BUG if snippet.variant == "bad" else CLEAN, "summary": ""}))
     assert devlint_main(["confirm", "--device", "cpu", "--rule", "DEV004", "--fixtures", str(fixtures)]) == 0
     assert sorted(seen) == ["autofix", "bad", "fixed"]
+
+
+class _DyingServer:
+    def __init__(self) -> None:
+        self.runs = 0
+        self.closed = False
+
+    def run(self, spec, timeout):
+        self.runs += 1
+        from devlint.runtime.forkserver import ServerGone
+        raise ServerGone("the fork server exited")
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_when_the_fork_server_dies_snippets_are_spawned_from_then_on(monkeypatch):
+    spawned = []
+    monkeypatch.setattr(engine, "run_snippet", lambda snippet, timeout: spawned.append(snippet) or ChildResult(OK))
+    server = _DyingServer()
+    runner = engine.ForkingRunner([server])
+    snippet = engine.Snippet(code="DEV001", variant="bad", device="cpu", path="bad.py")
+    runner(snippet, 60)
+    runner(snippet, 60)
+    assert (server.runs, server.closed, len(spawned)) == (1, True, 2)
+
+
+def test_cuda_snippets_are_never_forked(monkeypatch):
+    spawned = []
+    monkeypatch.setattr(engine, "run_snippet", lambda snippet, timeout: spawned.append(snippet) or ChildResult(OK))
+    server = _DyingServer()
+    runner = engine.ForkingRunner([server])
+    runner(engine.Snippet(code="DEV001", variant="bad", device="cuda", path="bad.py"), 60)
+    runner(engine.Snippet(code="DEV003", variant="bad", device="cpu", path="bad.py", hide_cuda=True), 60)
+    assert (server.runs, len(spawned)) == (0, 2)
+
+
+def test_a_machine_with_cuda_gets_no_fork_server(monkeypatch):
+    closed = []
+
+    class CudaServer:
+        machine = {"torch": "2.13.0+cu128", "cuda": [{"index": 0, "name": "H100"}], "mps": False}
+
+        def __init__(self, start_timeout):
+            pass
+
+        def close(self):
+            closed.append(True)
+    monkeypatch.setattr(engine, "ForkServer", CudaServer)
+    monkeypatch.setattr(engine, "fork_possible", lambda: True)
+    machine, runner = engine.start(None, spawn=False)
+    assert (machine.devices, runner, closed) == (["cpu", "cuda"], None, [True])

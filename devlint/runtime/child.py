@@ -46,6 +46,8 @@ def _run(spec: dict[str, Any]) -> dict[str, Any]:
         missing = device_available(torch, ctx.device)
         if missing:
             return {"status": SKIPPED, "reason": missing}
+    if hasattr(torch, "set_default_device"):  # a fresh state per child, forked or spawned
+        torch.set_default_device(None)
     torch.manual_seed(0)
     try:
         module = _load(spec["path"], ctx.variant)

@@ -42,6 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--fixtures", metavar="DIR", help="the fixtures directory (default: the project's fixtures/)")
     parser.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1), metavar="N",
                         help="snippets run at once on CPU and mps (CUDA snippets always run one at a time)")
+    parser.add_argument("--spawn", action="store_true",
+                        help="spawn a fresh interpreter per snippet instead of forking from a server that imported"
+                        " torch once (forking is only ever used on Linux without CUDA)")
     parser.add_argument("--details", action="store_true", help="print every call's evidence under the table")
     return parser
 
@@ -66,19 +69,24 @@ def main(args: Sequence[str]) -> int:
         print(line, file=sys.stderr, flush=True)
 
     started = time.monotonic()
+    forking = None
     try:
         progress("devlint confirm: importing torch in a child to see the devices...")
         try:
-            machine = engine.detect_machine(options.timeout)
+            machine, forking = engine.start(options.timeout, options.spawn)
         except engine.TorchUnavailable as error:
             raise UsageError(f"`devlint confirm` cannot import torch ({error}): {INSTALL_HINT}") from None
         timeout = options.timeout or machine.default_timeout()
+        how = "forked from a process that imported torch once" if forking else "each in a fresh interpreter"
         progress(f"torch {machine.info.get('torch')}, devices: {', '.join(machine.devices)};"
-                 f" {timeout:g} s per snippet")
-        verdicts = engine.confirm(codes, devices, fixtures, machine, timeout, options.jobs, progress)
+                 f" snippets run {how}, {timeout:g} s each at most")
+        verdicts = engine.confirm(codes, devices, fixtures, machine, timeout, options.jobs, progress, forking)
     except KeyboardInterrupt:
         kill_all()
         raise
+    finally:
+        if forking is not None:
+            forking.close()
     sys.stdout.write(report.table(verdicts))
     if options.details:
         sys.stdout.write("\n" + report.details(verdicts))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from devlint.runtime.forkserver import ForkServer, ServerGone
 from devlint.runtime.probes import probe_for
 from devlint.runtime.probes.common import Step
 from devlint.runtime.records import (
@@ -109,10 +111,76 @@ def autofix_source(bad: Path) -> str:
     return fix_source(bad.read_text(encoding="utf-8"), str(bad), unsafe=True).source
 
 
-def run_snippet(snippet: Snippet, timeout: float) -> ChildResult:
-    spec = {"probe": snippet.code, "path": snippet.path, "device": snippet.device, "variant": snippet.variant,
+def snippet_spec(snippet: Snippet) -> dict[str, Any]:
+    return {"probe": snippet.code, "path": snippet.path, "device": snippet.device, "variant": snippet.variant,
             "workdir": snippet.workdir, "hide_cuda": snippet.hide_cuda, "require_device": snippet.require_device}
-    return run_process(child_command(spec), timeout, child_env(hide_cuda=snippet.hide_cuda))
+
+
+def run_snippet(snippet: Snippet, timeout: float) -> ChildResult:
+    """Spawn a fresh interpreter for the snippet."""
+    return run_process(child_command(snippet_spec(snippet)), timeout, child_env(hide_cuda=snippet.hide_cuda))
+
+
+def fork_possible() -> bool:
+    """Fork servers only on Linux (macOS frameworks do not survive a fork of a threaded process)."""
+    return sys.platform.startswith("linux") and hasattr(os, "fork")
+
+
+def start(timeout: Optional[float], spawn: bool) -> "tuple[Machine, Optional[ForkingRunner]]":
+    """See the machine, and keep a warm fork server when snippets may be forked (no CUDA here)."""
+    if spawn or not fork_possible():
+        return detect_machine(timeout), None
+    try:
+        server = ForkServer(start_timeout=timeout or DETECT_TIMEOUT)
+    except (ServerGone, OSError):
+        return detect_machine(timeout), None  # says why torch cannot be used, or spawns from now on
+    machine = Machine(server.machine)
+    if machine.info.get("cuda"):  # never fork where CUDA exists
+        server.close()
+        return machine, None
+    return machine, ForkingRunner([server])
+
+
+class ForkingRunner:
+    """Runs snippets forked from one warm fork server, one at a time (a fork takes milliseconds, so
+    one server keeps up with any number of workers). CUDA snippets, snippets with CUDA hidden, and
+    everything after the server fails are spawned instead."""
+
+    def __init__(self, servers: Optional[list[ForkServer]] = None) -> None:
+        self._servers = list(servers or [])
+        self._lock = threading.Lock()  # one request at a time per server
+        self._broken = False
+
+    def __call__(self, snippet: Snippet, timeout: float) -> ChildResult:
+        if snippet.device == "cuda" or snippet.hide_cuda:
+            return run_snippet(snippet, timeout)
+        with self._lock:
+            server = self._server(timeout)
+            if server is not None:
+                try:
+                    return server.run(snippet_spec(snippet), timeout)
+                except ServerGone:
+                    server.close()
+                    self._servers.remove(server)
+                    self._broken = True
+        return run_snippet(snippet, timeout)
+
+    def _server(self, timeout: float) -> Optional[ForkServer]:
+        if self._broken:
+            return None
+        if not self._servers:
+            try:
+                self._servers.append(ForkServer(start_timeout=timeout))
+            except (ServerGone, OSError):
+                self._broken = True
+                return None
+        return self._servers[0]
+
+    def close(self) -> None:
+        with self._lock:
+            servers, self._servers = self._servers, []
+        for server in servers:
+            server.close()
 
 
 def execute(plans: list[Plan], timeout: float, jobs: int, progress: Callable[[str], None],
@@ -132,7 +200,7 @@ def execute(plans: list[Plan], timeout: float, jobs: int, progress: Callable[[st
         shown = result.evidence.get("outcome", "") if result.status == OK else f"{result.status}: {result.reason}"
         with lock:
             done[0] += 1
-            progress(f"[{done[0]}/{total}] {snippet.name}: {shown} ({result.seconds:.1f} s)")
+            progress(f"[{done[0]}/{total}] {snippet.name}: {shown} ({result.seconds:.1f} s, {result.launcher})")
         return result
 
     serial = [s for s in ordered if s.device == "cuda"]
@@ -176,6 +244,8 @@ def judge(plan: Plan, results: dict[Snippet, ChildResult]) -> RuleVerdict:
 
 def confirm(codes: list[str], devices: list[str], fixtures: Path, machine: Machine, timeout: float, jobs: int,
             progress: Callable[[str], None], runner: Optional[Runner] = None) -> list[RuleVerdict]:
+    """Every rule on every device: the verdicts, in (device, rule) order. Spawns a child per snippet
+    unless given another runner (a `ForkingRunner`, or a fake in tests)."""
     scratch = tempfile.mkdtemp(prefix="devlint-confirm-")
     try:
         plans = [make_plan(code, device, fixtures, machine, scratch) for device in devices for code in codes]

@@ -44,11 +44,12 @@ class ChildResult:
     seconds: float = 0.0
     returncode: Optional[int] = None
     stderr_tail: str = ""
+    launcher: str = "spawn"  # "spawn" (a fresh interpreter) or "fork" (from a server that imported torch)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "status": self.status, "reason": self.reason, "seconds": round(self.seconds, 3),
-            "returncode": self.returncode, "evidence": self.evidence, "stderr_tail": self.stderr_tail,
+            "returncode": self.returncode, "launcher": self.launcher, "evidence": self.evidence, "stderr_tail": self.stderr_tail,
         }
 
 

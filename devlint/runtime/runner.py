@@ -22,7 +22,7 @@ from devlint.runtime.records import CRASH, ERROR, OK, SIGNAL, SKIPPED, TIMEOUT, 
 RESULT_ENV = "DEVLINT_CONFIRM_RESULT"
 STDERR_TAIL = 2000  # characters of a child's output kept for the report
 _GRACE_SECONDS = 5.0  # after SIGKILL, how long to wait for the kernel to reap the group
-_live: set[int] = set()  # process groups of children still running (killed on interrupt)
+LIVE_GROUPS: set[int] = set()  # process groups of children still running (killed on interrupt)
 
 
 def child_command(spec: Mapping[str, object]) -> list[str]:
@@ -59,7 +59,7 @@ def run_process(argv: Sequence[str], timeout: float, env: Optional[Mapping[str, 
                 )
             except OSError as error:
                 return ChildResult(ERROR, f"could not start the child: {error}")
-            _live.add(proc.pid)
+            LIVE_GROUPS.add(proc.pid)
             try:
                 returncode: Optional[int] = proc.wait(timeout=timeout)
                 timed_out = False
@@ -68,17 +68,17 @@ def run_process(argv: Sequence[str], timeout: float, env: Optional[Mapping[str, 
                 returncode = None
             finally:
                 _kill_group(proc)  # also reaps grandchildren a finished child left behind
-                _live.discard(proc.pid)
+                LIVE_GROUPS.discard(proc.pid)
         seconds = time.monotonic() - start
-        tail = _tail(log_path)
+        tail = read_tail(log_path)
         if timed_out:
             return ChildResult(TIMEOUT, f"timed out after {timeout:g} s", seconds=seconds, stderr_tail=tail)
-        return _result(result_path, returncode, seconds, tail)
+        return read_result(result_path, returncode, seconds, tail)
 
 
 def kill_all() -> None:
     """Kill every child still running (the user pressed Ctrl-C; children are in their own sessions)."""
-    for pgid in list(_live):
+    for pgid in list(LIVE_GROUPS):
         try:
             os.killpg(pgid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -96,7 +96,7 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
-def _result(result_path: str, returncode: Optional[int], seconds: float, tail: str) -> ChildResult:
+def read_result(result_path: str, returncode: Optional[int], seconds: float, tail: str) -> ChildResult:
     if returncode is not None and returncode < 0:
         name = _signal_name(-returncode)
         return ChildResult(SIGNAL, f"killed by {name}", seconds=seconds, returncode=returncode, stderr_tail=tail)
@@ -126,7 +126,7 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def _tail(path: str) -> str:
+def read_tail(path: str) -> str:
     try:
         with open(path, "rb") as handle:
             handle.seek(0, os.SEEK_END)

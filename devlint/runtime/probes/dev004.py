@@ -36,12 +36,14 @@ def notes(device: str) -> list[str]:
 
 
 def run(torch: Any, module: Any, ctx: ProbeContext) -> dict[str, Any]:
-    path = os.path.join(ctx.workdir, CHECKPOINT)
-    if ctx.device == "cuda":
-        made = _real_checkpoint(torch, ctx.workdir, create=not ctx.hide_cuda)
-    else:
-        made = _synthesized_checkpoint(torch, ctx.workdir)
-    reference = torch.load(os.path.join(ctx.workdir, REFERENCE), map_location="cpu", weights_only=True)
+    if ctx.device == "cuda":  # shared with the other snippets: the first one, with the GPU, saved it
+        workdir = ctx.workdir
+        made = _real_checkpoint(torch, workdir, create=not ctx.hide_cuda)
+    else:  # each child makes its own, in its own directory
+        workdir = os.getcwd()
+        made = _synthesized_checkpoint(torch, workdir)
+    path = os.path.join(workdir, CHECKPOINT)
+    reference = torch.load(os.path.join(workdir, REFERENCE), map_location="cpu", weights_only=True)
 
     def loaded(name: str, pick: Any) -> Any:
         def judge(value: Any) -> dict[str, Any]:
