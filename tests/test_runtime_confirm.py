@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shutil
 
 import pytest
@@ -157,10 +158,12 @@ def test_a_fix_output_that_differs_from_fixed_py_is_run_on_its_own(tmp_path, mon
     fixed.write_text(fixed.read_text() + "\n# edited by hand\n")
     seen = []
     monkeypatch.setattr(engine, "start", _fake_start)
-    monkeypatch.setattr(engine, "run_snippet", lambda snippet, timeout: seen.append(snippet.variant) or ChildResult(
+    monkeypatch.setattr(engine, "run_snippet", lambda snippet, timeout: seen.append(snippet) or ChildResult(
         OK, evidence={"outcome": BUG if snippet.variant == "bad" else CLEAN, "summary": ""}))
-    assert devlint_main(["confirm", "--device", "cpu", "--rule", "DEV004", "--fixtures", str(fixtures)]) == 0
-    assert sorted(seen) == ["autofix", "bad", "fixed"]
+    monkeypatch.chdir(tmp_path)
+    assert devlint_main(["confirm", "--device", "cpu", "--rule", "DEV004", "--fixtures", "fixtures"]) == 0
+    assert sorted(s.variant for s in seen) == ["autofix", "bad", "fixed"]
+    assert all(os.path.isabs(s.path) for s in seen)  # children run elsewhere: a relative path would not resolve
 
 
 class _DyingServer:

@@ -145,6 +145,17 @@ def test_cuda_timings_cover_both_sizes_pageable_and_pinned_for_bad_only():
                                                                                  "make_mask(1000, 1000)"]
 
 
+def test_copy_timings_are_shown_beside_the_pcie_reference_for_their_size():
+    lines = dev002.timing_facts({
+        "make_mask(1000, 1000)": {"median_ms": 0.05, "min_ms": 0.04, "runs": 30},
+        "copy 37 MB pinned": {"median_ms": 1.62, "min_ms": 1.6, "runs": 30},
+    })
+    assert lines == [
+        "make_mask(1000, 1000): 0.050 ms median, 0.040 ms min over 30 runs",
+        "copy 37 MB pinned: 1.620 ms median, 1.600 ms min over 30 runs (reference ~1.5 ms over PCIe 4.0)",
+    ]
+
+
 def test_mps_timings_use_mps_events_and_skip_pinned_copies():
     fake_torch = SimpleNamespace(mps=SimpleNamespace(Event=FakeEvent, synchronize=lambda: None), ones=FakeHost)
     out = dev002.timings(fake_torch, ProbeContext("mps", "bad", "/tmp"), {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import sys
@@ -45,7 +46,7 @@ class Machine:
 
     def default_timeout(self) -> float:
         """Generous: three times what importing torch took here, plus 10 s, and never under a minute."""
-        return max(MIN_TIMEOUT, 3 * float(self.info.get("import_seconds", 0.0)) + 10.0)
+        return float(max(MIN_TIMEOUT, math.ceil(3 * float(self.info.get("import_seconds", 0.0)) + 10.0)))
 
 
 class TorchUnavailable(Exception):
@@ -82,7 +83,7 @@ def make_plan(code: str, device: str, fixtures: Path, machine: Machine, scratch:
     if device not in machine.devices:
         plan.skip_reason = f"no {'CUDA' if device == 'cuda' else device} device"
         return plan
-    directory = fixture_dir(fixtures, code)
+    directory = fixture_dir(fixtures.resolve(), code)  # absolute: children run in their own directories
     assert directory is not None  # the CLI checked
     probe = probe_for(code)
     plan.notes.extend(probe.notes(device))

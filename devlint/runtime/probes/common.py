@@ -62,8 +62,12 @@ def expecting_error(name: str, fn: Callable[[], Any], patterns: Iterable[str],
     except Exception as error:
         message = f"{type(error).__name__}: {error}".strip()
         first_line = message.splitlines()[0] if message else type(error).__name__
-        if any(re.search(pattern, message, re.IGNORECASE) for pattern in patterns):
-            return record(name, BUG, f"raises {first_line}", error=message)
+        text = str(error)
+        for pattern in patterns:
+            found = re.search(pattern, text, re.IGNORECASE)
+            if found:  # the detail quotes the message up to the end of what matched; `error` has all of it
+                quoted = text[: found.end()] + ("…" if text[found.end():].strip() else "")
+                return record(name, BUG, f"raises: {quoted}", error=message)
         return record(name, UNEXPECTED, f"raises {first_line}", error=message,
                       traceback=traceback.format_exc(limit=-3))
     return on_success(value)

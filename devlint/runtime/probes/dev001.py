@@ -44,7 +44,8 @@ def run(torch: Any, module: Any, ctx: ProbeContext) -> dict[str, Any]:
                          lambda out: placed("move_inputs", out["pixels"])(out)))
     calls.append(_pin(torch, module))
     contrast = calling("prepare_model", lambda: module.prepare_model(ctx.target), lambda m: _moved_in_place(m, target))
-    return evidence(calls, contrast=contrast, target=str(target))
+    facts = [f"contrast: {contrast['call']}: {contrast['detail']}"]
+    return evidence(calls, contrast=contrast, target=str(target), facts=facts)
 
 
 def _pin(torch: Any, module: Any) -> dict[str, Any]:

@@ -42,10 +42,25 @@ def run(torch: Any, module: Any, ctx: ProbeContext) -> dict[str, Any]:
     extra: dict[str, Any] = {"target": str(target), "host_bytes": {
         name: host_bytes(torch, fn) for name, fn in cases if name in ("make_mask(1000, 1000)", "make_image_batch()")
     }}
+    extra["facts"] = [f"host bytes allocated by {name}: {value:,} (torch.profiler, profile_memory)"
+                      for name, value in extra["host_bytes"].items()]
     if ctx.device in ("cuda", "mps"):
         extra["timings_ms"] = timings(torch, ctx, dict(cases), ctx.variant == "bad")
         extra["reference_ms"] = REFERENCE_MS
+        extra["facts"] += timing_facts(extra["timings_ms"])
     return evidence(calls, _summary(calls, extra), **extra)
+
+
+def timing_facts(measured: dict[str, Any]) -> list[str]:
+    """One line per timing, copies beside the published PCIe 4.0 reference for their size."""
+    lines = []
+    for name, stats in measured.items():
+        line = f"{name}: {stats['median_ms']:.3f} ms median, {stats['min_ms']:.3f} ms min over {stats['runs']} runs"
+        size = next((s for s in REFERENCE_MS if name.startswith(f"copy {s}")), None)
+        if size:
+            line += f" (reference ~{REFERENCE_MS[size]} ms over PCIe 4.0)"
+        lines.append(line)
+    return lines
 
 
 def _summary(calls: list[dict[str, Any]], extra: dict[str, Any]) -> str:
@@ -53,7 +68,7 @@ def _summary(calls: list[dict[str, Any]], extra: dict[str, Any]) -> str:
     host = extra["host_bytes"]
     line = (f"{copies}/{len(calls)} calls: a cpu factory op, then _to_copy to {extra['target']}" if copies
             else f"{len(calls)}/{len(calls)} calls: one op on {extra['target']}, no copy")
-    line += "; host bytes " + ", ".join(f"{v:,}" for v in host.values())
+    line += "; host bytes " + " and ".join(f"{v:,}" for v in host.values())
     timing = extra.get("timings_ms", {}).get("make_mask(1000, 1000)")
     if timing:
         line += f"; make_mask {timing['median_ms']:.3f} ms median"

@@ -62,7 +62,9 @@ def run(torch: Any, module: Any, ctx: ProbeContext) -> dict[str, Any]:
         expecting_error("load_stats", lambda: module.load_stats(path), CUDA_CHECKPOINT,
                         loaded("load_stats", lambda state: state)),
     ]
-    return evidence(calls, checkpoint=made, storage_locations=storage_locations(torch, path))
+    locations = storage_locations(torch, path)
+    facts = [f"checkpoint ({made['kind']}): {made['how']}; storage locations in the file: {', '.join(locations)}"]
+    return evidence(calls, checkpoint=made, storage_locations=locations, facts=facts)
 
 
 def storage_locations(torch: Any, path: str) -> list[str]:
