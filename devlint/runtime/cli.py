@@ -7,14 +7,17 @@ failed (crash, timeout, unexpected error: never counted as confirmation); 2 usag
 from __future__ import annotations
 
 import argparse
+import datetime
 import importlib.util
 import json
 import os
+import platform
 import sys
 import time
 from pathlib import Path
 from typing import Optional, Sequence
 
+from devlint import __version__
 from devlint.files import UsageError
 from devlint.runtime.records import CONFIRMED, NOT_RUN
 
@@ -87,16 +90,23 @@ def main(args: Sequence[str]) -> int:
     finally:
         if forking is not None:
             forking.close()
-    sys.stdout.write(report.table(verdicts))
+    human = sys.stderr if options.json == "-" else sys.stdout  # keep stdout pure JSON with `--json -`
+    human.write(report.table(verdicts))
     if options.details:
-        sys.stdout.write("\n" + report.details(verdicts))
+        human.write("\n" + report.details(verdicts))
     print(report.summary(verdicts), file=sys.stderr)
     status = 0 if all(v.verdict in (CONFIRMED, NOT_RUN) for v in verdicts) else 1
     if options.json:
-        meta = {"devlint_confirm": 1, "devices_requested": devices, "rules": codes, "timeout_s": timeout,
-                "seconds": round(time.monotonic() - started, 1), "exit_code": status}
+        meta = {"devlint_confirm": 1, "devlint": __version__, "date": _now(), "platform": platform.platform(),
+                "processor": platform.machine(), "cpu_count": os.cpu_count(), "devices_requested": devices,
+                "rules": codes, "timeout_s": timeout, "seconds": round(time.monotonic() - started, 1),
+                "exit_code": status}
         _write_json(options.json, report.to_json(verdicts, machine.info, meta))
     return status
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _codes(requested: list[str]) -> list[str]:
