@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
@@ -130,3 +129,19 @@ def test_a_module_in_the_users_directory_cannot_shadow_one_the_child_imports(tmp
         json.dump({{"status": "ok", "evidence": {{}}}}, open(os.environ["{RESULT_ENV}"], "w"))
     """), timeout=30)
     assert result.status == OK
+
+
+def test_the_parent_side_of_confirm_never_imports_torch():
+    code = (
+        "import sys\n"
+        "import devlint.cli, devlint.runtime.cli, devlint.runtime.confirm, devlint.runtime.report\n"
+        "import devlint.runtime.forkserver, devlint.runtime.child\n"
+        "from devlint.runtime.probes import probe_for\n"
+        "for code in ('DEV001', 'DEV002', 'DEV003', 'DEV004', 'DEV005'):\n"
+        "    probe_for(code).steps('cuda'); probe_for(code).notes('cpu')\n"
+        "print('torch' in sys.modules)\n"
+    )
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())
+    assert out.stdout.strip() == "False", out.stderr

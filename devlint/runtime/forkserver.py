@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping
 
 from devlint.runtime.records import TIMEOUT, ChildResult
 from devlint.runtime.runner import LIVE_GROUPS, RESULT_ENV, child_env, read_result, read_tail
@@ -104,21 +104,27 @@ class ForkServer:
         """The next reply line; TimeoutError at `deadline`, ServerGone when the server exits."""
         assert self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
-        while b"\n" not in self._buffer:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            readable, _, _ = select.select([fd], [], [], left)
-            if not readable:
+        while True:
+            while b"\n" not in self._buffer:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError
+                readable, _, _ = select.select([fd], [], [], left)
+                if not readable:
+                    continue
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    self._log.flush()
+                    last = read_tail(self._log.name).strip().splitlines()[-1:] or ["no output"]
+                    raise ServerGone(f"the fork server exited ({last[0]})")
+                self._buffer += chunk
+            line, self._buffer = self._buffer.split(b"\n", 1)
+            try:
+                message = json.loads(line)
+            except ValueError:  # something printed before the server took over its stdout
                 continue
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                self._log.flush()
-                last = read_tail(self._log.name).strip().splitlines()[-1:] or ["no output"]
-                raise ServerGone(f"the fork server exited ({last[0]})")
-            self._buffer += chunk
-        line, self._buffer = self._buffer.split(b"\n", 1)
-        return json.loads(line)
+            if isinstance(message, dict):
+                return message
 
 
 def _kill(pid: int) -> None:
@@ -133,7 +139,10 @@ def _kill(pid: int) -> None:
 
 
 def serve() -> int:
-    out = sys.stdout
+    # The protocol gets its own copy of stdout; fd 1 then points at stderr, so nothing torch or a
+    # snippet prints can break a reply line.
+    out = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
 
     def reply(message: Mapping[str, Any]) -> None:
         out.write(json.dumps(message) + "\n")
@@ -158,17 +167,18 @@ def serve() -> int:
         request = json.loads(line)
         pid = os.fork()
         if pid == 0:
-            _child(child, request)  # never returns
+            _child(child, request, out.fileno())  # never returns
         reply({"pid": pid})
         _, status = os.waitpid(pid, 0)
         reply({"pid": pid, "returncode": os.waitstatus_to_exitcode(status)})
     return 0
 
 
-def _child(child: Any, request: Mapping[str, Any]) -> None:
+def _child(child: Any, request: Mapping[str, Any], protocol_fd: int) -> None:
     code = 1
     try:
         os.setsid()
+        os.close(protocol_fd)  # the server's reply pipe is not the snippet's to write
         os.chdir(request["cwd"])
         log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         devnull = os.open(os.devnull, os.O_RDONLY)

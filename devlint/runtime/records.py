@@ -49,7 +49,8 @@ class ChildResult:
     def to_json(self) -> dict[str, Any]:
         return {
             "status": self.status, "reason": self.reason, "seconds": round(self.seconds, 3),
-            "returncode": self.returncode, "launcher": self.launcher, "evidence": self.evidence, "stderr_tail": self.stderr_tail,
+            "returncode": self.returncode, "launcher": self.launcher, "evidence": self.evidence,
+            "stderr_tail": self.stderr_tail,
         }
 
 

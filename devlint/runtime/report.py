@@ -61,7 +61,8 @@ def summary(verdicts: list[RuleVerdict]) -> str:
     for v in verdicts:
         counts[v.verdict] = counts.get(v.verdict, 0) + 1
     order = sorted(counts, key=lambda k: (k != CONFIRMED, k))
-    return ", ".join(f"{counts[k]} {k}" for k in order) + f" ({len(verdicts)} rule/device pair{'s' if len(verdicts) != 1 else ''})."
+    pairs = f"{len(verdicts)} rule/device pair{'s' if len(verdicts) != 1 else ''}"
+    return ", ".join(f"{counts[k]} {k}" for k in order) + f" ({pairs})."
 
 
 def _shown_path(path: str) -> str:

@@ -148,7 +148,8 @@ def timings(torch: Any, ctx: ProbeContext, cases: dict[str, Callable[[], Any]], 
     """The variant's own calls timed on the device; for bad.py also the bare host-to-device copies."""
     backend = getattr(torch, ctx.device)
     time_once = event_timer(backend)
-    out: dict[str, Any] = {name: measure(time_once, cases[name]) for name in ("make_mask(1000, 1000)", "make_image_batch()")}
+    timed = ("make_mask(1000, 1000)", "make_image_batch()")
+    out: dict[str, Any] = {name: measure(time_once, cases[name]) for name in timed}
     if with_copies:
         for size, shape in SHAPES.items():
             host = torch.ones(shape)

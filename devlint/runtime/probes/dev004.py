@@ -105,4 +105,5 @@ def _real_checkpoint(torch: Any, workdir: str, create: bool) -> dict[str, Any]:
         torch.save({k: v.cpu() for k, v in model.state_dict().items()}, os.path.join(workdir, REFERENCE))
     if not os.path.exists(path):
         raise RuntimeError(f"no checkpoint in {workdir}: the run with the GPU did not make one")
-    return {"kind": "real", "how": f"saved from CUDA tensors on {torch.cuda.get_device_name(0) if create else 'the GPU'}"}
+    gpu = torch.cuda.get_device_name(0) if create else "the GPU"
+    return {"kind": "real", "how": f"saved from CUDA tensors on {gpu}"}
