@@ -20,7 +20,7 @@ from devlint.runtime.records import (
     BUG, CONFIRMED, CONTRADICTED, FAILED, NOT_RUN, OK, SKIPPED, UNEXPECTED, ChildResult, RuleVerdict, Snippet,
     SnippetResult,
 )
-from devlint.runtime.runner import child_command, child_env, run_process
+from devlint.runtime.runner import child_command, child_env, kill_all, run_process
 
 DEVICES = ("cpu", "cuda", "mps")
 MIN_TIMEOUT = 60.0  # seconds; a loaded machine imports torch slowly
@@ -206,11 +206,17 @@ def execute(plans: list[Plan], timeout: float, jobs: int, progress: Callable[[st
 
     serial = [s for s in ordered if s.device == "cuda"]
     parallel = [s for s in ordered if s.device != "cuda"]
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
         for snippet, result in zip(parallel, pool.map(one, parallel)):
             results[snippet] = result
-    for snippet in serial:
-        results[snippet] = one(snippet)
+        for snippet in serial:
+            results[snippet] = one(snippet)
+    except KeyboardInterrupt:  # kill the children now rather than wait for the workers' timeouts
+        kill_all()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     return results
 
 

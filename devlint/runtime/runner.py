@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
@@ -23,6 +24,7 @@ RESULT_ENV = "DEVLINT_CONFIRM_RESULT"
 STDERR_TAIL = 2000  # characters of a child's output kept for the report
 _GRACE_SECONDS = 5.0  # after SIGKILL, how long to wait for the kernel to reap the group
 LIVE_GROUPS: set[int] = set()  # process groups of children still running (killed on interrupt)
+STOPPED = threading.Event()  # set on interrupt: no new child starts
 
 
 def child_command(spec: Mapping[str, object]) -> list[str]:
@@ -45,6 +47,8 @@ def child_env(hide_cuda: bool = False, extra: Optional[Mapping[str, str]] = None
 
 def run_process(argv: Sequence[str], timeout: float, env: Optional[Mapping[str, str]] = None) -> ChildResult:
     """Run `argv` in a fresh temporary directory and its own session; collect its JSON result."""
+    if STOPPED.is_set():
+        return ChildResult(ERROR, "interrupted")
     with tempfile.TemporaryDirectory(prefix="devlint-confirm-") as tmp:
         result_path = os.path.join(tmp, "result.json")
         log_path = os.path.join(tmp, "output.log")
@@ -78,6 +82,7 @@ def run_process(argv: Sequence[str], timeout: float, env: Optional[Mapping[str, 
 
 def kill_all() -> None:
     """Kill every child still running (the user pressed Ctrl-C; children are in their own sessions)."""
+    STOPPED.set()
     for pgid in list(LIVE_GROUPS):
         try:
             os.killpg(pgid, signal.SIGKILL)
