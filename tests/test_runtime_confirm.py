@@ -11,8 +11,8 @@ import pytest
 
 from conftest import FIXTURES, run_devlint
 from devlint.cli import main as devlint_main
-from devlint.runtime import confirm as engine
-from devlint.runtime.records import BUG, CLEAN, OK, ChildResult
+from devlint.runtime import launch
+from devlint.runtime.records import BUG, CLEAN, OK, ChildResult, Snippet
 
 needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
                                  reason="torch is not installed (pip install 'devlint[runtime]')")
@@ -57,7 +57,7 @@ def test_the_table_and_a_progress_line_per_snippet(cpu_run):
 def test_on_linux_without_cuda_snippets_are_forked_from_one_torch_import(cpu_run):
     _, data = cpu_run
     launchers = {s["launcher"] for r in data["results"] for s in r["snippets"]}
-    expected = {"fork"} if engine.fork_possible() and not data["machine"]["cuda"] else {"spawn"}
+    expected = {"fork"} if launch.fork_possible() and not data["machine"]["cuda"] else {"spawn"}
     assert launchers == expected
 
 
@@ -137,15 +137,15 @@ def test_without_torch_the_message_gives_the_install_hint(monkeypatch, capsys):
 
 
 def _fake_start(timeout, spawn):
-    """A CPU-only machine, and no fork server: every snippet goes to `engine.run_snippet`."""
-    return engine.Machine({"torch": "2.13.0+cpu", "import_seconds": 1.0, "cuda": [], "mps": False}), None
+    """A CPU-only machine, and no fork server: every snippet goes to `launch.run_snippet`."""
+    return launch.Machine({"torch": "2.13.0+cpu", "import_seconds": 1.0, "cuda": [], "mps": False}), None
 
 
 @pytest.mark.parametrize("fixed_outcome, status", [(CLEAN, 0), (BUG, 1)])
 def test_exit_code_is_1_when_evidence_contradicts_a_rule(fixed_outcome, status, monkeypatch, capsys):
     outcome = {"bad": BUG, "fixed": fixed_outcome}
-    monkeypatch.setattr(engine, "start", _fake_start)
-    monkeypatch.setattr(engine, "run_snippet", lambda snippet, timeout: ChildResult(
+    monkeypatch.setattr(launch, "start", _fake_start)
+    monkeypatch.setattr(launch, "run_snippet", lambda snippet, timeout: ChildResult(
         OK, evidence={"outcome": outcome[snippet.variant], "summary": outcome[snippet.variant]}))
     assert devlint_main(["confirm", "--device", "cpu", "--rule", "DEV003"]) == status
     assert ("contradicted" in capsys.readouterr().out) == (status == 1)
@@ -157,8 +157,8 @@ def test_a_fix_output_that_differs_from_fixed_py_is_run_on_its_own(tmp_path, mon
     fixed = fixtures / "DEV004-load-without-map-location" / "fixed.py"
     fixed.write_text(fixed.read_text() + "\n# edited by hand\n")
     seen = []
-    monkeypatch.setattr(engine, "start", _fake_start)
-    monkeypatch.setattr(engine, "run_snippet", lambda snippet, timeout: seen.append(snippet) or ChildResult(
+    monkeypatch.setattr(launch, "start", _fake_start)
+    monkeypatch.setattr(launch, "run_snippet", lambda snippet, timeout: seen.append(snippet) or ChildResult(
         OK, evidence={"outcome": BUG if snippet.variant == "bad" else CLEAN, "summary": ""}))
     monkeypatch.chdir(tmp_path)
     assert devlint_main(["confirm", "--device", "cpu", "--rule", "DEV004", "--fixtures", "fixtures"]) == 0
@@ -182,10 +182,10 @@ class _DyingServer:
 
 def test_when_the_fork_server_dies_snippets_are_spawned_from_then_on(monkeypatch):
     spawned = []
-    monkeypatch.setattr(engine, "run_snippet", lambda snippet, timeout: spawned.append(snippet) or ChildResult(OK))
+    monkeypatch.setattr(launch, "run_snippet", lambda snippet, timeout: spawned.append(snippet) or ChildResult(OK))
     server = _DyingServer()
-    runner = engine.ForkingRunner([server])
-    snippet = engine.Snippet(code="DEV001", variant="bad", device="cpu", path="bad.py")
+    runner = launch.ForkingRunner([server])
+    snippet = Snippet(code="DEV001", variant="bad", device="cpu", path="bad.py")
     runner(snippet, 60)
     runner(snippet, 60)
     assert (server.runs, server.closed, len(spawned)) == (1, True, 2)
@@ -193,11 +193,11 @@ def test_when_the_fork_server_dies_snippets_are_spawned_from_then_on(monkeypatch
 
 def test_cuda_snippets_are_never_forked(monkeypatch):
     spawned = []
-    monkeypatch.setattr(engine, "run_snippet", lambda snippet, timeout: spawned.append(snippet) or ChildResult(OK))
+    monkeypatch.setattr(launch, "run_snippet", lambda snippet, timeout: spawned.append(snippet) or ChildResult(OK))
     server = _DyingServer()
-    runner = engine.ForkingRunner([server])
-    runner(engine.Snippet(code="DEV001", variant="bad", device="cuda", path="bad.py"), 60)
-    runner(engine.Snippet(code="DEV003", variant="bad", device="cpu", path="bad.py", hide_cuda=True), 60)
+    runner = launch.ForkingRunner([server])
+    runner(Snippet(code="DEV001", variant="bad", device="cuda", path="bad.py"), 60)
+    runner(Snippet(code="DEV003", variant="bad", device="cpu", path="bad.py", hide_cuda=True), 60)
     assert (server.runs, len(spawned)) == (0, 2)
 
 
@@ -212,7 +212,7 @@ def test_a_machine_with_cuda_gets_no_fork_server(monkeypatch):
 
         def close(self):
             closed.append(True)
-    monkeypatch.setattr(engine, "ForkServer", CudaServer)
-    monkeypatch.setattr(engine, "fork_possible", lambda: True)
-    machine, runner = engine.start(None, spawn=False)
+    monkeypatch.setattr(launch, "ForkServer", CudaServer)
+    monkeypatch.setattr(launch, "fork_possible", lambda: True)
+    machine, runner = launch.start(None, spawn=False)
     assert (machine.devices, runner, closed) == (["cpu", "cuda"], None, [True])

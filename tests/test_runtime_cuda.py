@@ -12,7 +12,8 @@ import pytest
 
 from conftest import FIXTURES
 from devlint.runtime.child import detect
-from devlint.runtime.confirm import Machine, confirm, make_plan
+from devlint.runtime.confirm import confirm, make_plan
+from devlint.runtime.launch import Machine
 from devlint.runtime.probes import dev002, dev003, dev004
 from devlint.runtime.probes.common import ProbeContext, device_available
 from devlint.runtime.records import (

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from conftest import FIXTURES
-from devlint.runtime.confirm import run_snippet, snippet_spec
+from devlint.runtime.launch import run_snippet, snippet_spec
 from devlint.runtime.forkserver import ForkServer
 from devlint.runtime.records import OK, SIGNAL, SKIPPED, TIMEOUT, Snippet
 

@@ -54,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(args: Sequence[str]) -> int:
     from devlint.runtime import confirm as engine
+    from devlint.runtime import launch
     from devlint.runtime import report
     from devlint.runtime.runner import kill_all
 
@@ -76,8 +77,8 @@ def main(args: Sequence[str]) -> int:
     try:
         progress("devlint confirm: importing torch in a child to see the devices...")
         try:
-            machine, forking = engine.start(options.timeout, options.spawn)
-        except engine.TorchUnavailable as error:
+            machine, forking = launch.start(options.timeout, options.spawn)
+        except launch.TorchUnavailable as error:
             raise UsageError(f"`devlint confirm` cannot import torch ({error}): {INSTALL_HINT}") from None
         timeout = options.timeout or machine.default_timeout()
         how = "forked from a process that imported torch once" if forking else "each in a fresh interpreter"

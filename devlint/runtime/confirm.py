@@ -2,62 +2,28 @@
 
 from __future__ import annotations
 
-import math
 import os
 import shutil
-import sys
 import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
-from devlint.runtime.forkserver import ForkServer, ServerGone
+from devlint.runtime import launch
+from devlint.runtime.launch import Machine
 from devlint.runtime.probes import probe_for
 from devlint.runtime.probes.common import Step
 from devlint.runtime.records import (
     BUG, CONFIRMED, CONTRADICTED, FAILED, NOT_RUN, OK, SKIPPED, UNEXPECTED, ChildResult, RuleVerdict, Snippet,
     SnippetResult,
 )
-from devlint.runtime.runner import child_command, child_env, kill_all, run_process
+from devlint.runtime.runner import kill_all
 
 DEVICES = ("cpu", "cuda", "mps")
-MIN_TIMEOUT = 60.0  # seconds; a loaded machine imports torch slowly
-DETECT_TIMEOUT = 120.0
 
 Runner = Callable[[Snippet, float], ChildResult]
-
-
-@dataclass
-class Machine:
-    """The machine as the detection child saw it."""
-
-    info: dict[str, Any]
-
-    @property
-    def devices(self) -> list[str]:
-        found = ["cpu"]
-        if self.info.get("cuda"):
-            found.append("cuda")
-        if self.info.get("mps"):
-            found.append("mps")
-        return found
-
-    def default_timeout(self) -> float:
-        """Generous: three times what importing torch took here, plus 10 s, and never under a minute."""
-        return float(max(MIN_TIMEOUT, math.ceil(3 * float(self.info.get("import_seconds", 0.0)) + 10.0)))
-
-
-class TorchUnavailable(Exception):
-    """torch cannot be imported by a child: `devlint confirm` cannot run at all."""
-
-
-def detect_machine(timeout: Optional[float] = None) -> Machine:
-    result = run_process(child_command({"probe": "detect"}), timeout or DETECT_TIMEOUT, child_env())
-    if result.status != OK:
-        raise TorchUnavailable(result.reason or result.status)
-    return Machine(result.evidence)
 
 
 @dataclass
@@ -112,78 +78,6 @@ def autofix_source(bad: Path) -> str:
     return fix_source(bad.read_text(encoding="utf-8"), str(bad), unsafe=True).source
 
 
-def snippet_spec(snippet: Snippet) -> dict[str, Any]:
-    return {"probe": snippet.code, "path": snippet.path, "device": snippet.device, "variant": snippet.variant,
-            "workdir": snippet.workdir, "hide_cuda": snippet.hide_cuda, "require_device": snippet.require_device}
-
-
-def run_snippet(snippet: Snippet, timeout: float) -> ChildResult:
-    """Spawn a fresh interpreter for the snippet."""
-    return run_process(child_command(snippet_spec(snippet)), timeout, child_env(hide_cuda=snippet.hide_cuda))
-
-
-def fork_possible() -> bool:
-    """Fork servers only on Linux (macOS frameworks do not survive a fork of a threaded process)."""
-    return sys.platform.startswith("linux") and hasattr(os, "fork")
-
-
-def start(timeout: Optional[float], spawn: bool) -> "tuple[Machine, Optional[ForkingRunner]]":
-    """See the machine, and keep a warm fork server when snippets may be forked (no CUDA here)."""
-    if spawn or not fork_possible():
-        return detect_machine(timeout), None
-    try:
-        server = ForkServer(start_timeout=timeout or DETECT_TIMEOUT)
-    except (ServerGone, OSError):
-        return detect_machine(timeout), None  # says why torch cannot be used, or spawns from now on
-    machine = Machine(server.machine)
-    if machine.info.get("cuda"):  # never fork where CUDA exists
-        server.close()
-        return machine, None
-    return machine, ForkingRunner([server])
-
-
-class ForkingRunner:
-    """Runs snippets forked from one warm fork server, one at a time (a fork takes milliseconds, so
-    one server keeps up with any number of workers). CUDA snippets, snippets with CUDA hidden, and
-    everything after the server fails are spawned instead."""
-
-    def __init__(self, servers: Optional[list[ForkServer]] = None) -> None:
-        self._servers = list(servers or [])
-        self._lock = threading.Lock()  # one request at a time per server
-        self._broken = False
-
-    def __call__(self, snippet: Snippet, timeout: float) -> ChildResult:
-        if snippet.device == "cuda" or snippet.hide_cuda:
-            return run_snippet(snippet, timeout)
-        with self._lock:
-            server = self._server(timeout)
-            if server is not None:
-                try:
-                    return server.run(snippet_spec(snippet), timeout)
-                except ServerGone:
-                    server.close()
-                    self._servers.remove(server)
-                    self._broken = True
-        return run_snippet(snippet, timeout)
-
-    def _server(self, timeout: float) -> Optional[ForkServer]:
-        if self._broken:
-            return None
-        if not self._servers:
-            try:
-                self._servers.append(ForkServer(start_timeout=timeout))
-            except (ServerGone, OSError):
-                self._broken = True
-                return None
-        return self._servers[0]
-
-    def close(self) -> None:
-        with self._lock:
-            servers, self._servers = self._servers, []
-        for server in servers:
-            server.close()
-
-
 def execute(plans: list[Plan], timeout: float, jobs: int, progress: Callable[[str], None],
             runner: Optional[Runner] = None) -> dict[Snippet, ChildResult]:
     """Run every snippet. CUDA snippets run one at a time, in plan order (timings, a checkpoint made
@@ -194,7 +88,7 @@ def execute(plans: list[Plan], timeout: float, jobs: int, progress: Callable[[st
     done = [0]
     lock = threading.Lock()
 
-    run = runner or run_snippet
+    run = runner or launch.run_snippet
 
     def one(snippet: Snippet) -> ChildResult:
         result = run(snippet, timeout)
@@ -252,7 +146,7 @@ def judge(plan: Plan, results: dict[Snippet, ChildResult]) -> RuleVerdict:
 def confirm(codes: list[str], devices: list[str], fixtures: Path, machine: Machine, timeout: float, jobs: int,
             progress: Callable[[str], None], runner: Optional[Runner] = None) -> list[RuleVerdict]:
     """Every rule on every device: the verdicts, in (device, rule) order. Spawns a child per snippet
-    unless given another runner (a `ForkingRunner`, or a fake in tests)."""
+    unless given another runner (a `launch.ForkingRunner`, or a fake in tests)."""
     scratch = tempfile.mkdtemp(prefix="devlint-confirm-")
     try:
         plans = [make_plan(code, device, fixtures, machine, scratch) for device in devices for code in codes]
