@@ -1,0 +1,51 @@
+"""DEV003: hard-coded CUDA fails where there is none; the guarded device runs everywhere.
+
+On a CPU-only machine the failure is real. On a CUDA machine the bad code runs, and fails in a
+child that cannot see the GPU (`CUDA_VISIBLE_DEVICES=""`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from devlint.runtime.probes.common import ProbeContext, Step, evidence, expecting_error, record
+from devlint.runtime.records import BUG, CLEAN
+
+NO_CUDA = (
+    r"Torch not compiled with CUDA enabled", r"No CUDA GPUs are available", r"Found no NVIDIA driver",
+    r"no CUDA-capable device", r"CUDA driver initialization failed", r"CUDA unknown error",
+)
+
+
+def steps(device: str) -> list[Step]:
+    if device == "cuda":
+        return [
+            Step("bad", None, "with the GPU"),
+            Step("bad", BUG, "CUDA hidden", hide_cuda=True),
+            Step("fixed", CLEAN, "with the GPU"),
+            Step("fixed", CLEAN, "CUDA hidden", hide_cuda=True),
+        ]
+    return [Step("bad", BUG), Step("fixed", CLEAN)]
+
+
+def notes(device: str) -> list[str]:
+    return []
+
+
+def run(torch: Any, module: Any, ctx: ProbeContext) -> dict[str, Any]:
+    where = "cuda" if torch.cuda.is_available() else "cpu"
+
+    def ran(name: str) -> Any:
+        def judge(out: Any) -> dict[str, Any]:
+            return record(name, CLEAN, f"runs (output on {out.device})")
+        return judge
+
+    calls = [
+        expecting_error("build_model", module.build_model, NO_CUDA, ran("build_model")),
+        expecting_error("main", module.main, NO_CUDA, ran("main")),
+        expecting_error(
+            "evaluate", lambda: module.evaluate(torch.nn.Linear(8, 2).to(where), torch.zeros(1, 8)), NO_CUDA,
+            ran("evaluate"),
+        ),
+    ]
+    return evidence(calls, cuda_visible=torch.cuda.is_available())
