@@ -7,7 +7,11 @@ from typing import Optional
 import libcst as cst
 
 from devlint.analysis.edits import append_keyword
-from devlint.analysis.factories import LIKE_FACTORIES, factory_name, move_target, places_tensor, strip_casts
+from devlint.analysis.calls import reached_from_forward
+from devlint.analysis.factories import (
+    LIKE_FACTORIES, factory_name, legacy_constructor_name, move_target, places_tensor, sparse_on_host_name,
+    strip_casts,
+)
 from devlint.analysis.names import positional
 from devlint.diagnostics import Applicability
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
@@ -52,49 +56,59 @@ class FactoryInForward(RuleVisitor):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self.placed: set[int] = set()  # factories moved or used on the host in the same expression
-        self.pending: list[tuple[cst.Call, str, Optional[Fix]]] = []
+        # factory call, its name, the method or module-level function it is in, legacy constructor?
+        self.candidates: list[tuple[cst.Call, str, cst.FunctionDef, bool]] = []
 
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Attribute):
             method = node.func.attr.value
             if method in _HOST_USES or move_target(node, self.torch) is not None or method in ("to", "cpu"):
                 self.placed.add(id(strip_casts(node.func.value)))
+        if id(node) in self.placed or self.ctx.device_placed():
+            return
         name = factory_name(node, self.torch)
-        if name is None or name in LIKE_FACTORIES or id(node) in self.placed:
+        if name is not None and (name in LIKE_FACTORIES or places_tensor(node) or _is_scalar_tensor(node, name)):
             return
-        if places_tensor(node) or self.ctx.device_placed() or _is_scalar_tensor(node, name):
+        legacy = name is None and legacy_constructor_name(node, self.torch) is not None
+        name = name or legacy_constructor_name(node, self.torch) or sparse_on_host_name(node, self.torch)
+        function = self._unit()
+        if name is None or function is None:
             return
-        forward = self._forward()
-        if forward is None:
-            return
-        message = (
-            f"`torch.{name}(...)` inside `forward` is created on the CPU whatever the input's device;"
-            f" pass `device=` (e.g. `device=x.device`)"
-        )
-        fix = None
-        argument = _first_tensor_argument(forward)
-        if argument is not None:
-            device = cst.parse_expression(f"{argument}.device")
-            fix = Fix(Applicability.UNSAFE, f"Create it on `{argument}.device`",
-                      {node: append_keyword(node, "device", device)})
-        self.pending.append((node, message, fix))
+        self.candidates.append((node, name, function, legacy))
 
-    def _forward(self) -> Optional[cst.FunctionDef]:
+    def _unit(self) -> Optional[cst.FunctionDef]:
+        """The method, or module-level function, the traversal is in (nested functions belong to it)."""
         index = self.ctx.method_frame_index()
-        if index is None:
-            return None
-        method = self.ctx.frames[index].node
-        cls = self.ctx.frames[index - 1].node
-        assert isinstance(method, cst.FunctionDef) and isinstance(cls, cst.ClassDef)
-        if method.name.value != "forward" or not self.ctx.types.classes.node_is_module_class(cls):
-            return None
-        return method
+        if index is None and len(self.ctx.frames) > 1 and isinstance(self.ctx.frames[0].node, cst.Module):
+            index = 1
+        node = self.ctx.frames[index].node if index is not None else None
+        return node if isinstance(node, cst.FunctionDef) else None
 
     def finish(self) -> None:
-        if self.ctx.sets_default_device:
+        if self.ctx.sets_default_device or not self.candidates:
             return
-        for node, message, fix in self.pending:
-            self.report(node, message, fix)
+        reached = self.ctx.cache.get("reached_from_forward")
+        if reached is None:
+            reached = self.ctx.cache["reached_from_forward"] = reached_from_forward(
+                self.ctx.module, self.ctx.types.classes)
+        for node, name, function, legacy in self.candidates:
+            origin = reached.get(function)  # type: ignore[union-attr]
+            if origin is None:
+                continue
+            if origin == "forward":
+                where, fix = "inside `forward`", None if legacy else _device_fix(node, function)
+            else:
+                where, fix = f"in `{function.name.value}`, which `{origin}` calls,", None
+            self.report(node, f"`torch.{name}(...)` {where} is created on the CPU whatever the input's device;"
+                              f" pass `device=` (e.g. `device=x.device`)", fix)
+
+
+def _device_fix(node: cst.Call, forward: cst.FunctionDef) -> Optional[Fix]:
+    argument = _first_tensor_argument(forward)
+    if argument is None:
+        return None
+    device = cst.parse_expression(f"{argument}.device")
+    return Fix(Applicability.UNSAFE, f"Create it on `{argument}.device`", {node: append_keyword(node, "device", device)})
 
 
 def _is_scalar_tensor(call: cst.Call, name: str) -> bool:
