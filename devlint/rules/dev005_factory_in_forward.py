@@ -24,7 +24,10 @@ RULE = Rule(
         Inside `forward` the inputs are wherever the model runs. A tensor made with `torch.zeros(n)`
         (or `arange`, `ones`, `tensor`, ...) is always created on the default device, the CPU, and the
         first operation that mixes it with a CUDA input fails with "Expected all tensors to be on the
-        same device". `dtype=` alone does not place a tensor.
+        same device". `dtype=` alone does not place a tensor. The same holds in a method (`self.m(...)`)
+        or module-level function of the file that `forward` calls, for legacy constructors with arguments
+        (`torch.Tensor(n)`, `torch.LongTensor(data)`: CPU from sizes and from data alike), and for
+        `torch.sparse_coo_tensor` built from host data (a literal, NumPy); from tensors it follows them.
     """,
     example="""
         class Encoder(nn.Module):
@@ -41,7 +44,9 @@ RULE = Rule(
     fix_safety=FixSafety.UNSAFE,
     fix="""
         Adds `device=<input>.device`, with the first tensor argument of `forward`. Unsafe: that argument
-        is assumed to be a tensor on the model's device, which only the author knows.
+        is assumed to be a tensor on the model's device, which only the author knows. No fix in helpers
+        (their arguments may be sizes, not tensors) nor for typed legacy constructors (they refuse a CUDA
+        `device=`).
     """,
     tokens=("torch", "forward"),
 )
@@ -69,12 +74,12 @@ class FactoryInForward(RuleVisitor):
         name = factory_name(node, self.torch)
         if name is not None and (name in LIKE_FACTORIES or places_tensor(node) or _is_scalar_tensor(node, name)):
             return
-        legacy = name is None and legacy_constructor_name(node, self.torch) is not None
-        name = name or legacy_constructor_name(node, self.torch) or sparse_on_host_name(node, self.torch)
+        legacy = None if name else legacy_constructor_name(node, self.torch)
+        name = name or legacy or sparse_on_host_name(node, self.torch)
         function = self._unit()
         if name is None or function is None:
             return
-        self.candidates.append((node, name, function, legacy))
+        self.candidates.append((node, name, function, legacy is not None))
 
     def _unit(self) -> Optional[cst.FunctionDef]:
         """The method, or module-level function, the traversal is in (nested functions belong to it)."""
@@ -108,7 +113,8 @@ def _device_fix(node: cst.Call, forward: cst.FunctionDef) -> Optional[Fix]:
     if argument is None:
         return None
     device = cst.parse_expression(f"{argument}.device")
-    return Fix(Applicability.UNSAFE, f"Create it on `{argument}.device`", {node: append_keyword(node, "device", device)})
+    return Fix(Applicability.UNSAFE, f"Create it on `{argument}.device`",
+               {node: append_keyword(node, "device", device)})
 
 
 def _is_scalar_tensor(call: cst.Call, name: str) -> bool:

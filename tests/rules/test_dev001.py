@@ -148,6 +148,17 @@ FLAGGED = [
             x.to(other)
             x.to(other.device)
     """, [(3, 5), (4, 5)]),
+    case("move_to_the_device_of_a_batch_element", """
+        import torch
+        def f(mask: torch.Tensor, x):
+            mask.to(x[0])
+    """, [(3, 5)]),
+    case("dtype_cast_before_the_move", """
+        import torch
+        def f(values, d):
+            t = torch.tensor(values)
+            t.float().cuda()
+    """, [(4, 5)]),
     case("in_a_with_block", """
         import torch
         def f(x: torch.Tensor, d):
@@ -297,6 +308,32 @@ NOT_FLAGGED = [
         def f(loader, d):
             for batch in loader:
                 batch.to(d)
+    """, []),
+    case("pyg_batch_from_a_data_list", """
+        import torch
+        from torch_geometric.data import Batch
+        def f(graphs, d):
+            batch = Batch.from_data_list(graphs)
+            batch.to(d)
+    """, []),
+    case("layer_bound_in_another_method", """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def build(self):
+                self.head = nn.Linear(2, 2)
+            def move(self, d):
+                self.head.to(d)
+    """, []),
+    case("attribute_with_layer_and_tensor_bindings_is_not_reported", """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def __init__(self, pretrained):
+                super().__init__()
+                self.table = torch.zeros(4) if pretrained is None else nn.Embedding(4, 2)
+            def move(self, d):
+                self.table.to(d)
     """, []),
     case("tokenizer_output", """
         import torch
