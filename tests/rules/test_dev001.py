@@ -9,13 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import lint
+from rules.cases import cases_for, reports
 
-
-def case(name: str, code: str, expected: list[tuple[int, int]]):
-    """A snippet (its first line is line 1) and the (line, col) of every expected report."""
-    return pytest.param(code.removeprefix("\n"), [(line, col, "DEV001") for line, col in expected], id=name)
-
+case = cases_for("DEV001")
 
 FLAGGED = [
     case("name_bound_to_a_factory", """
@@ -421,4 +417,4 @@ NOT_FLAGGED = [
 
 @pytest.mark.parametrize("code, expected", FLAGGED + NOT_FLAGGED)
 def test_dev001(code: str, expected: list[tuple[int, int, str]]) -> None:
-    assert [r for r in lint(code) if r[2] == "DEV001"] == expected
+    assert reports("DEV001", code) == expected

@@ -8,13 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import lint
+from rules.cases import cases_for, reports
 
-
-def case(name: str, code: str, expected: list[tuple[int, int]]):
-    """A snippet (its first line is line 1) and the (line, col) of every expected report."""
-    return pytest.param(code.removeprefix("\n"), [(line, col, "DEV003") for line, col in expected], id=name)
-
+case = cases_for("DEV003")
 
 FLAGGED = [
     case("torch_device_cuda", """
@@ -262,4 +258,4 @@ NOT_FLAGGED = [
 
 @pytest.mark.parametrize("code, expected", FLAGGED + NOT_FLAGGED)
 def test_dev003(code: str, expected: list[tuple[int, int, str]]) -> None:
-    assert [r for r in lint(code) if r[2] == "DEV003"] == expected
+    assert reports("DEV003", code) == expected

@@ -8,13 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import lint
+from rules.cases import cases_for, reports
 
-
-def case(name: str, code: str, expected: list[tuple[int, int]]):
-    """A snippet (its first line is line 1) and the (line, col) of every expected report."""
-    return pytest.param(code.removeprefix("\n"), [(line, col, "DEV005") for line, col in expected], id=name)
-
+case = cases_for("DEV005")
 
 FLAGGED = [
     case("arange_in_forward", """
@@ -346,7 +342,7 @@ NOT_FLAGGED = [
 
 @pytest.mark.parametrize("code, expected", FLAGGED + NOT_FLAGGED)
 def test_dev005(code: str, expected: list[tuple[int, int, str]]) -> None:
-    assert [r for r in lint(code) if r[2] == "DEV005"] == expected
+    assert reports("DEV005", code) == expected
 
 
 def test_a_helper_report_names_the_forward_that_calls_it() -> None:
