@@ -63,6 +63,10 @@ FLAGGED = [
         import torch
         state = torch.load(path, weights_only=False, mmap=True)
     """, [(2, 9)]),
+    case("map_location_none_is_the_default_spelled_out", """
+        import torch
+        state = torch.load(path, map_location=None)
+    """, [(2, 9)]),
     case("plain_torch_in_a_file_that_never_imports_it", """
         def restore(torch, path):
             return torch.load(path)
@@ -134,3 +138,10 @@ NOT_FLAGGED = [
 @pytest.mark.parametrize("code, expected", FLAGGED + NOT_FLAGGED)
 def test_dev004(code: str, expected: list[tuple[int, int, str]]) -> None:
     assert reports("DEV004", code) == expected
+
+
+def test_map_location_none_is_replaced_not_repeated() -> None:
+    from devlint import fix_source
+
+    fixed = fix_source("import torch\nstate = torch.load(path, map_location=None)\n", unsafe=True)
+    assert fixed.source.endswith('state = torch.load(path, map_location="cpu")\n')
