@@ -7,9 +7,9 @@ from typing import Optional
 import libcst as cst
 
 from devlint.analysis.edits import append_keyword
-from devlint.analysis.calls import reached_from_forward
+from devlint.analysis.calls import reached_from_forward, returned_sources
 from devlint.analysis.factories import (
-    LIKE_FACTORIES, factory_name, legacy_constructor_name, move_target, places_tensor, sparse_on_host_name,
+    LIKE_FACTORIES, factory_name, is_dtype_only_move, legacy_constructor_name, move_target, places_tensor, sparse_on_host_name,
     strip_casts,
 )
 from devlint.analysis.names import positional
@@ -96,9 +96,16 @@ class FactoryInForward(RuleVisitor):
         if reached is None:
             reached = self.ctx.cache["reached_from_forward"] = reached_from_forward(
                 self.ctx.module, self.ctx.types.classes)
+        in_helpers: dict[cst.FunctionDef, set[cst.Call]] = {}
+        for node, _name, function, _legacy in self.candidates:
+            if reached.get(function) not in (None, "forward"):  # type: ignore[union-attr]
+                in_helpers.setdefault(function, set()).add(node)
+        # In a helper, only a tensor it hands back to `forward` on the CPU is a report: what it
+        # moves, or only uses as an index, is placed already.
+        escaping = set().union(*(returned_sources(f, calls, self._moves) for f, calls in in_helpers.items()))
         for node, name, function, legacy in self.candidates:
             origin = reached.get(function)  # type: ignore[union-attr]
-            if origin is None:
+            if origin is None or (origin != "forward" and node not in escaping):
                 continue
             if origin == "forward":
                 where, fix = "inside `forward`", None if legacy else _device_fix(node, function)
@@ -106,6 +113,14 @@ class FactoryInForward(RuleVisitor):
                 where, fix = f"in `{function.name.value}`, which `{origin}` calls,", None
             self.report(node, f"`torch.{name}(...)` {where} is created on the CPU whatever the input's device;"
                               f" pass `device=` (e.g. `device=x.device`)", fix)
+
+
+    def _moves(self, call: cst.Call) -> bool:
+        """A device move, or a deliberate trip to the host (`.cpu()`, `.to("cpu")`, `.numpy()`)."""
+        if not isinstance(call.func, cst.Attribute):
+            return False
+        method = call.func.attr.value
+        return method in ("cpu", "cuda", *_HOST_USES) or (method == "to" and not is_dtype_only_move(call, self.torch))
 
 
 def _device_fix(node: cst.Call, forward: cst.FunctionDef) -> Optional[Fix]:

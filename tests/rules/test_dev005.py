@@ -162,6 +162,27 @@ FLAGGED = [
             def forward(self, x):
                 return x + self.coords(x.size(1))
     """, [(4, 12)]),
+    case("helper_returning_a_tuple_of_host_tensors", """
+        import torch
+        from torch import nn
+        def patchify(img, n):
+            ys, xs = torch.meshgrid(torch.arange(n), torch.arange(n), indexing="ij")
+            coords = torch.stack([ys.reshape(-1), xs.reshape(-1)], dim=1)
+            valid = torch.ones(n * n, dtype=torch.bool)
+            return img.view(n * n, -1), coords, valid
+        class Patchify(nn.Module):
+            def forward(self, img):
+                return patchify(img, 4)
+    """, [(4, 29), (4, 46), (6, 13)]),
+    case("helper_cast_with_a_dtype_to_is_still_on_the_host", """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def mask(self, n):
+                return torch.ones(n, n).triu().to(torch.bool)
+            def forward(self, x):
+                return x.masked_fill(self.mask(x.size(1)), 0)
+    """, [(5, 16)]),
     case("nested_function_inside_forward", """
         import torch
         from torch import nn
@@ -269,6 +290,40 @@ NOT_FLAGGED = [
                 self.register_buffer("t", table(8))
             def forward(self, x):
                 return x + self.t
+    """, []),
+    case("helper_whose_result_forward_moves", """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def square_mask(self, n):
+                mask = torch.triu(torch.ones(n, n), diagonal=1)
+                return mask.float().masked_fill(mask == 1, float("-inf"))
+            def forward(self, x):
+                return x + self.square_mask(x.size(1)).to(x.device)
+    """, []),
+    case("helper_that_moves_what_it_returns", """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def rel_indices(self, n):
+                table = torch.zeros(1, n, n, 3)
+                offsets = torch.arange(n).view(1, -1) - torch.arange(n).view(-1, 1)
+                table[..., 0] = offsets
+                return table.to(device=self.qk.weight.device)
+            def forward(self, x):
+                return x + self.rel_indices(x.size(1))
+    """, []),
+    case("helper_using_host_tensors_only_as_an_index", """
+        import torch
+        from torch import nn
+        def rel_pos(q, k, table):
+            q_coords = torch.arange(q, dtype=torch.float32)[:, None]
+            k_coords = torch.arange(k, dtype=torch.float32)[None, :]
+            coords = (q_coords - k_coords) + (k - 1)
+            return table[coords.long()]
+        class Attention(nn.Module):
+            def forward(self, x):
+                return x + rel_pos(4, 4, self.rel_pos_h)
     """, []),
     case("method_not_called_from_forward", """
         import torch
