@@ -6,11 +6,11 @@ from typing import Optional
 
 import libcst as cst
 
-from devlint.analysis.edits import append_keyword
 from devlint.analysis.calls import reached_from_forward, returned_sources
+from devlint.analysis.edits import append_keyword
 from devlint.analysis.factories import (
-    LIKE_FACTORIES, factory_name, is_dtype_only_move, legacy_constructor_name, move_target, places_tensor, sparse_on_host_name,
-    strip_casts,
+    LIKE_FACTORIES, factory_name, is_dtype_only_move, legacy_constructor_name, move_target, places_tensor,
+    sparse_on_host_name, strip_casts,
 )
 from devlint.analysis.names import positional
 from devlint.diagnostics import Applicability
@@ -113,7 +113,6 @@ class FactoryInForward(RuleVisitor):
                 where, fix = f"in `{function.name.value}`, which `{origin}` calls,", None
             self.report(node, f"`torch.{name}(...)` {where} is created on the CPU whatever the input's device;"
                               f" pass `device=` (e.g. `device=x.device`)", fix)
-
 
     def _moves(self, call: cst.Call) -> bool:
         """A device move, or a deliberate trip to the host (`.cpu()`, `.to("cpu")`, `.numpy()`)."""
