@@ -19,7 +19,8 @@ RULE = Rule(
     why="""
         Code that names CUDA unconditionally fails on CPU-only machines, in CI, and on Apple silicon
         (`AssertionError: Torch not compiled with CUDA enabled`, or `RuntimeError: No CUDA GPUs are
-        available`). Choose the device once, from what the machine has, and pass it around.
+        available`). Choose the device once, from what the machine has, and pass it around. A literal in
+        a dict of options (`{"device": "cuda"}`) counts when the dict is passed on as `**opts`.
     """,
     example="""
         model = Net().cuda()
