@@ -12,27 +12,51 @@ from typing import Callable, Iterator
 import libcst as cst
 
 from devlint.analysis.classes import ClassTable
+from devlint.analysis.torch_names import TorchNames
 
-_MOVES = ("to", "cuda")
+_MOVES = ("to", "cuda", "type_as")
 
 
 def _walk(function: cst.FunctionDef) -> Iterator[cst.CSTNode]:
+    """Every node of the body, in source order."""
     stack: list[cst.CSTNode] = [function.body]
     while stack:
         node = stack.pop()
         yield node
-        stack.extend(node.children)
+        stack.extend(reversed(node.children))
+
+
+def _is_move(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _MOVES
 
 
 def _calls(function: cst.FunctionDef) -> Iterator[cst.Call]:
-    """The calls in `function` whose result is not moved on the spot (`self.mask(n).to(x.device)`
-    hands its caller a tensor on the device, whatever the callee made)."""
+    """The calls in `function` whose result is not moved by the caller: `self.mask(n).to(x.device)`,
+    or `m = self.mask(n)` ... `m = m.to(x.device)`, hands on a tensor on the device, whatever the callee made."""
     moved = set()
+    assigned: list[tuple[str, cst.BaseExpression]] = []
     for node in _walk(function):
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _MOVES:
-            moved.add(node.func.value)
+        if _is_move(node):
+            moved.add(node.func.value)  # type: ignore[attr-defined]
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            assigned.append((node.targets[0].target.value, node.value))
+    moved_names = {name for name, value in assigned if _is_move(value) and name in _names_in(value)}
+    moved.update(value for name, value in assigned if name in moved_names)
+    for node in _walk(function):
         if isinstance(node, cst.Call) and node not in moved:
             yield node
+
+
+def _names_in(expr: cst.CSTNode) -> set[str]:
+    return {node.value for node in _walk_expr(expr) if isinstance(node, cst.Name)}
+
+
+def _walk_expr(expr: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(node.children)
 
 
 def _functions(body: cst.Module | cst.BaseSuite) -> dict[str, cst.FunctionDef]:
@@ -70,52 +94,58 @@ def reached_from_forward(module: cst.Module, classes: ClassTable) -> dict[cst.Fu
     return reached
 
 
-def returned_sources(function: cst.FunctionDef, sources: set[cst.Call], moves: Callable[[cst.Call], bool]
-                     ) -> set[cst.Call]:
+def returned_sources(function: cst.FunctionDef, sources: set[cst.Call], moves: Callable[[cst.Call], bool],
+                     torch: TorchNames) -> set[cst.Call]:
     """Which of `sources` (calls in `function`) flow, unmoved, into what `function` returns.
 
-    Followed: names assigned from them, arithmetic, calls (receiver and arguments: `t.float()`,
-    `torch.stack([a, b])`), tuples. Not followed: a move (`moves(call)`), and a subscript's
-    index (`weight[idx]` is on `weight`'s device whatever `idx` is)."""
-    assigned: dict[str, list[cst.BaseExpression]] = {}
-    returned: list[cst.BaseExpression] = []
-    for node in _walk(function):
+    Followed: a name to its latest assignment before the point of use, arithmetic, a method's
+    receiver (`t.float()`), the arguments of torch functions (`torch.stack([a, b])`), tuples. Not
+    followed: a move (`moves(call)`), other functions, and a subscript's index (`weight[idx]` is on
+    `weight`'s device whatever `idx` is)."""
+    assignments: dict[str, list[tuple[int, bool, cst.BaseExpression]]] = {}  # name -> (order, augmented, value)
+    work: list[tuple[int, cst.BaseExpression]] = []
+    for order, node in enumerate(_walk(function)):
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 for name in _names(target.target):
-                    assigned.setdefault(name, []).append(node.value)
+                    assignments.setdefault(name, []).append((order, False, node.value))
         elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and node.value is not None:
             for name in _names(node.target):
-                assigned.setdefault(name, []).append(node.value)
+                assignments.setdefault(name, []).append((order, isinstance(node, cst.AugAssign), node.value))
         elif isinstance(node, cst.Return) and node.value is not None:
-            returned.append(node.value)
+            work.append((order, node.value))
     found: set[cst.Call] = set()
-    seen: set[str] = set()
-    work = list(returned)
+    seen: set[tuple[str, int]] = set()
     while work:
-        expr = work.pop()
+        order, expr = work.pop()
         if isinstance(expr, cst.Call) and expr in sources:
             found.add(expr)
         elif isinstance(expr, cst.Name):
-            if expr.value not in seen:
-                seen.add(expr.value)
-                work.extend(assigned.get(expr.value, []))
+            # the latest assignment before `order` (and what `+=` adds to, before it)
+            for at, augmented, value in reversed([a for a in assignments.get(expr.value, []) if a[0] < order]):
+                if (expr.value, at) not in seen:
+                    seen.add((expr.value, at))
+                    work.append((at, value))
+                if not augmented:
+                    break
         elif isinstance(expr, cst.Call):
             if moves(expr):
                 continue
-            if isinstance(expr.func, cst.Attribute):
-                work.append(expr.func.value)  # x.float(): on x's device; torch.stack(...): its arguments'
-            work.extend(arg.value for arg in expr.args)
+            full = torch.qualify(expr.func) or ""
+            if full.startswith("torch.") and not full.startswith("torch.nn."):
+                work.extend((order, arg.value) for arg in expr.args)
+            elif isinstance(expr.func, cst.Attribute) and not full:
+                work.append((order, expr.func.value))  # t.float(), t.masked_fill(...): on t's device
         elif isinstance(expr, cst.Subscript):
-            work.append(expr.value)
+            work.append((order, expr.value))
         elif isinstance(expr, cst.BinaryOperation):
-            work.extend((expr.left, expr.right))
+            work.extend(((order, expr.left), (order, expr.right)))
         elif isinstance(expr, cst.UnaryOperation):
-            work.append(expr.expression)
+            work.append((order, expr.expression))
         elif isinstance(expr, cst.IfExp):
-            work.extend((expr.body, expr.orelse))
+            work.extend(((order, expr.body), (order, expr.orelse)))
         elif isinstance(expr, (cst.Tuple, cst.List)):
-            work.extend(element.value for element in expr.elements)
+            work.extend((order, element.value) for element in expr.elements)
     return found
 
 

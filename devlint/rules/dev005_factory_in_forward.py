@@ -12,7 +12,7 @@ from devlint.analysis.factories import (
     LIKE_FACTORIES, factory_name, is_dtype_only_move, legacy_constructor_name, move_target, places_tensor,
     sparse_on_host_name, strip_casts,
 )
-from devlint.analysis.names import positional
+from devlint.analysis.names import dotted_name, positional
 from devlint.diagnostics import Applicability
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
 
@@ -102,7 +102,9 @@ class FactoryInForward(RuleVisitor):
                 in_helpers.setdefault(function, set()).add(node)
         # In a helper, only a tensor it hands back to `forward` on the CPU is a report: what it
         # moves, or only uses as an index, is placed already.
-        escaping = set().union(*(returned_sources(f, calls, self._moves) for f, calls in in_helpers.items()))
+        escaping: set[cst.Call] = set()
+        for helper, calls in in_helpers.items():
+            escaping |= returned_sources(helper, calls, self._moves, self.torch)
         for node, name, function, legacy in self.candidates:
             origin = reached.get(function)  # type: ignore[union-attr]
             if origin is None or (origin != "forward" and node not in escaping):
@@ -119,7 +121,9 @@ class FactoryInForward(RuleVisitor):
         if not isinstance(call.func, cst.Attribute):
             return False
         method = call.func.attr.value
-        return method in ("cpu", "cuda", *_HOST_USES) or (method == "to" and not is_dtype_only_move(call, self.torch))
+        if method == "to":
+            return not is_dtype_only_move(call, self.torch)
+        return method in ("cpu", "cuda", "type_as", *_HOST_USES)
 
 
 def _device_fix(node: cst.Call, forward: cst.FunctionDef) -> Optional[Fix]:
@@ -138,12 +142,31 @@ def _is_scalar_tensor(call: cst.Call, name: str) -> bool:
     args = positional(call)
     if not args:
         return False
-    value = args[0].value
+    return _is_number(args[0].value)
+
+
+# Calls that give a Python number: `x.size(-1)`, `len(xs)`, `int(v)`, `t.item()`.
+_NUMBER_CALLS = ("size", "dim", "numel", "item", "len", "int", "float", "bool", "round", "abs", "min", "max")
+
+
+def _is_number(value: cst.BaseExpression) -> bool:
+    """A Python number, not a sequence: a literal, `x.size(-1)`, or arithmetic with a number on one
+    side (`(n - 1) / mid`), on both for `*` (`[0] * n` is a list)."""
+    if isinstance(value, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(value, cst.Name):
+        return value.value in ("True", "False")
     if isinstance(value, cst.UnaryOperation):
-        value = value.expression
-    return isinstance(value, (cst.Integer, cst.Float)) or (
-        isinstance(value, cst.Name) and value.value in ("True", "False")
-    )
+        return _is_number(value.expression)
+    if isinstance(value, cst.Call):
+        func = value.func
+        name = dotted_name(func) or ""
+        name = name.rsplit(".", 1)[-1]
+        return name in _NUMBER_CALLS or (isinstance(func, cst.Attribute) and dotted_name(func.value) == "math")
+    if isinstance(value, cst.BinaryOperation):
+        sides = (_is_number(value.left), _is_number(value.right))
+        return all(sides) if isinstance(value.operator, cst.Multiply) else any(sides)
+    return False
 
 
 def _first_tensor_argument(forward: cst.FunctionDef) -> Optional[str]:

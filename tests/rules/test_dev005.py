@@ -230,6 +230,13 @@ NOT_FLAGGED = [
             def forward(self, x):
                 return x.new_zeros(3) + x.new_tensor([1.0])
     """, []),
+    case("tensor_of_a_list_repeated_is_not_a_scalar", """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def forward(self, x, n):
+                return x + torch.tensor([0] * n)
+    """, [(5, 20)]),
     case("zero_dim_scalar_tensor", """
         import torch
         from torch import nn
@@ -324,6 +331,63 @@ NOT_FLAGGED = [
         class Attention(nn.Module):
             def forward(self, x):
                 return x + rel_pos(4, 4, self.rel_pos_h)
+    """, []),
+    case("helper_result_moved_by_the_caller_on_a_later_line", """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def grid(self, n):
+                xs = torch.arange(n, dtype=torch.float32)
+                return torch.stack(torch.meshgrid(xs, xs), dim=-1)
+            def forward(self, x):
+                bias = self.grid(x.size(1))
+                bias = bias.to(x.device)
+                return x + bias
+    """, []),
+    case("helper_early_return_is_not_the_later_assignment", """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def extend(self, x, pe):
+                if pe.size(1) >= x.size(1):
+                    return pe
+                pe = torch.zeros(x.size(1), 4)
+                return pe.to(x.device)
+            def forward(self, x):
+                return x + self.extend(x, self.pe)
+    """, []),
+    case("helper_rebinding_a_factory_with_a_move", """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def positions(self, x, n):
+                ids = torch.arange(n)
+                ids = ids.view(1, -1).expand(3, -1).to(x.device)
+                return ids
+            def forward(self, x):
+                return self.positions(x, x.size(1))
+    """, []),
+    case("helper_passing_a_placeholder_to_another_function", """
+        import torch
+        import torch.nn.functional as F
+        from torch import nn
+        class M(nn.Module):
+            def attend(self, q):
+                out, weights = F.multi_head_attention_forward(q, q, q, 8, 2, torch.empty([0]), None)
+                return out
+            def forward(self, x):
+                return self.attend(x)
+    """, []),
+    case("helper_scalar_tensors_and_type_as", """
+        import torch
+        from torch import nn
+        def buckets(rel, mid, limit):
+            small = torch.tensor(mid - 1).type_as(rel)
+            scale = torch.log(torch.tensor((limit - 1) / mid))
+            return torch.where(rel < mid, small, rel) / scale
+        class M(nn.Module):
+            def forward(self, x, k):
+                return buckets(x, 4, 16) * torch.tensor(k.size(-1), dtype=torch.float)
     """, []),
     case("method_not_called_from_forward", """
         import torch
