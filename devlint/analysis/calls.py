@@ -17,9 +17,9 @@ from devlint.analysis.torch_names import TorchNames
 _MOVES = ("to", "cuda", "type_as")
 
 
-def _walk(function: cst.FunctionDef) -> Iterator[cst.CSTNode]:
-    """Every node of the body, in source order."""
-    stack: list[cst.CSTNode] = [function.body]
+def _walk(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`root` and every node inside it, in source order."""
+    stack: list[cst.CSTNode] = [root]
     while stack:
         node = stack.pop()
         yield node
@@ -35,28 +35,20 @@ def _calls(function: cst.FunctionDef) -> Iterator[cst.Call]:
     or `m = self.mask(n)` ... `m = m.to(x.device)`, hands on a tensor on the device, whatever the callee made."""
     moved = set()
     assigned: list[tuple[str, cst.BaseExpression]] = []
-    for node in _walk(function):
+    for node in _walk(function.body):
         if _is_move(node):
             moved.add(node.func.value)  # type: ignore[attr-defined]
         if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             assigned.append((node.targets[0].target.value, node.value))
     moved_names = {name for name, value in assigned if _is_move(value) and name in _names_in(value)}
     moved.update(value for name, value in assigned if name in moved_names)
-    for node in _walk(function):
+    for node in _walk(function.body):
         if isinstance(node, cst.Call) and node not in moved:
             yield node
 
 
 def _names_in(expr: cst.CSTNode) -> set[str]:
-    return {node.value for node in _walk_expr(expr) if isinstance(node, cst.Name)}
-
-
-def _walk_expr(expr: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(node.children)
+    return {node.value for node in _walk(expr) if isinstance(node, cst.Name)}
 
 
 def _functions(body: cst.Module | cst.BaseSuite) -> dict[str, cst.FunctionDef]:
@@ -104,7 +96,7 @@ def returned_sources(function: cst.FunctionDef, sources: set[cst.Call], moves: C
     `weight`'s device whatever `idx` is)."""
     assignments: dict[str, list[tuple[int, bool, cst.BaseExpression]]] = {}  # name -> (order, augmented, value)
     work: list[tuple[int, cst.BaseExpression]] = []
-    for order, node in enumerate(_walk(function)):
+    for order, node in enumerate(_walk(function.body)):
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 for name in _names(target.target):
