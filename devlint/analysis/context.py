@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Optional, Union
 
 import libcst as cst
 
-from devlint.analysis import guards
+from devlint.analysis import guards, narrowing
 from devlint.analysis.torch_names import TorchNames
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -30,6 +30,8 @@ class Frame:
     node: ScopeNode
     cuda_only: bool = False  # decorated/named for CUDA, or after an early exit on a CUDA test
     bound: set[str] = field(default_factory=set)  # names assigned by statements already left
+    # `if not isinstance(x, T): return` earlier in this function: `x` is a T from here on
+    narrowed: narrowing.Narrowing = field(default_factory=dict)
 
 
 @dataclass
@@ -51,6 +53,7 @@ class FileContext:
     guard_depth: int = 0  # inside `if <cuda test>` / `<x> if <cuda test> else <y>`
     device_context_depth: int = 0  # inside `with torch.device(...)`
     sets_default_device: bool = False  # torch.set_default_device(...) somewhere in the file
+    narrowings: list[narrowing.Narrowing] = field(default_factory=list)  # one per enclosing `if` body
     reports: list[RawReport] = field(default_factory=list)
     # Filled lazily by analysis.types; kept here so every rule shares one copy per file.
     cache: dict[object, object] = field(default_factory=dict)
@@ -94,6 +97,15 @@ class FileContext:
     def device_placed(self) -> bool:
         """Factories here already land on a chosen device (`with torch.device(...)`)."""
         return self.device_context_depth > 0
+
+    def narrowed(self) -> narrowing.Narrowing:
+        """Names whose type an enclosing `isinstance` test decides here, with the tested type."""
+        result: narrowing.Narrowing = {}
+        for frame in self.frames:
+            result.update(frame.narrowed)
+        for known in self.narrowings:
+            result.update(known)
+        return result
 
     def add_report(self, report: RawReport) -> None:
         self.reports.append(report)
@@ -145,6 +157,7 @@ class ContextEnter(cst.BatchableCSTVisitor):
     def visit_If_body(self, node: cst.If) -> None:
         if guards.mentions_cuda(node.test):
             self.ctx.guard_depth += 1
+        self.ctx.narrowings.append(narrowing.holds_when_true(node.test))
 
     def visit_If_orelse(self, node: cst.If) -> None:
         if guards.mentions_cuda(node.test):
@@ -195,6 +208,7 @@ class ContextExit(cst.BatchableCSTVisitor):
     def leave_If_body(self, original_node: cst.If) -> None:
         if guards.mentions_cuda(original_node.test):
             self.ctx.guard_depth -= 1
+        self.ctx.narrowings.pop()
 
     def leave_If_orelse(self, original_node: cst.If) -> None:
         if guards.mentions_cuda(original_node.test):
@@ -204,6 +218,9 @@ class ContextExit(cst.BatchableCSTVisitor):
         # `if not torch.cuda.is_available(): return` -- what follows in this function needs CUDA.
         if guards.is_early_exit_guard(original_node) and self.ctx.frames:
             self.ctx.frames[-1].cuda_only = True
+        # `if not isinstance(x, torch.Tensor): return x` -- `x` is a tensor below.
+        if original_node.orelse is None and guards.ends_with_exit(original_node.body) and self.ctx.frames:
+            self.ctx.frames[-1].narrowed.update(narrowing.holds_when_false(original_node.test))
 
     def leave_IfExp_body(self, original_node: cst.IfExp) -> None:
         if guards.mentions_cuda(original_node.test):

@@ -14,6 +14,14 @@ FACTORIES = frozenset({
     "linspace", "logspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
     "randn_like", "randint_like", "range", "empty_strided", "tril_indices", "triu_indices",
 })
+# Legacy constructors: `torch.Tensor(3)`, `torch.FloatTensor([1.0])`. Each builds a CPU tensor, from
+# sizes or from data alike, and the typed ones refuse a CUDA `device=`.
+LEGACY_CONSTRUCTORS = frozenset({
+    "Tensor", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
+    "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
+})
+# Sparse constructors take their device from their indices and values unless given `device=`.
+SPARSE_FACTORIES = frozenset({"sparse_coo_tensor", "sparse_csr_tensor"})
 LIKE_FACTORIES = frozenset(name for name in FACTORIES if name.endswith("_like"))
 # Factories whose values come from the random number generator of the device they run on:
 # creating them on another device gives other numbers.
@@ -39,6 +47,34 @@ def factory_name(node: cst.BaseExpression, torch: TorchNames) -> Optional[str]:
         return None
     name = full[6:]
     return name if name in FACTORIES else None
+
+
+def legacy_constructor_name(node: cst.BaseExpression, torch: TorchNames) -> Optional[str]:
+    """"LongTensor" for `torch.LongTensor(...)` with arguments (any alias), else None. Without
+    arguments (`torch.Tensor()`) it is an empty placeholder, usually replaced before use."""
+    if not isinstance(node, cst.Call) or not node.args:
+        return None
+    full = torch.qualify(node.func)
+    if full is None or not full.startswith("torch."):
+        return None
+    return full[6:] if full[6:] in LEGACY_CONSTRUCTORS else None
+
+
+def sparse_on_host_name(node: cst.BaseExpression, torch: TorchNames) -> Optional[str]:
+    """"sparse_coo_tensor" when a sparse constructor without `device=` gets its indices or values
+    from host data (a literal, NumPy): the result is on the CPU. From tensors, it follows them."""
+    if not isinstance(node, cst.Call) or places_tensor(node):
+        return None
+    full = torch.qualify(node.func)
+    if full is None or full[6:] not in SPARSE_FACTORIES or not full.startswith("torch."):
+        return None
+    for arg in positional(node)[:2]:
+        value = arg.value
+        if isinstance(value, (cst.List, cst.Tuple, cst.ListComp)):
+            return full[6:]
+        if isinstance(value, cst.Call) and (dotted_name(value.func) or "").split(".")[0] in ("np", "numpy"):
+            return full[6:]
+    return None
 
 
 def places_tensor(call: cst.Call) -> bool:

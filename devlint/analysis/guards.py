@@ -27,7 +27,7 @@ def name_mentions_cuda(name: str) -> bool:
     return bool(_CUDA_WORD.search(name))
 
 
-def _ends_with_exit(body: cst.BaseSuite) -> bool:
+def ends_with_exit(body: cst.BaseSuite) -> bool:
     if isinstance(body, cst.SimpleStatementSuite):
         statements: list[cst.CSTNode] = list(body.body)
     else:
@@ -49,7 +49,7 @@ def _ends_with_exit(body: cst.BaseSuite) -> bool:
 
 def is_early_exit_guard(node: cst.If) -> bool:
     """`if not torch.cuda.is_available(): return` (or raise / skip): the rest needs CUDA."""
-    return node.orelse is None and mentions_cuda(node.test) and _ends_with_exit(node.body)
+    return node.orelse is None and mentions_cuda(node.test) and ends_with_exit(node.body)
 
 
 def decorator_requires_cuda(decorator: cst.Decorator) -> bool:

@@ -265,8 +265,10 @@ class TypeOracle:
         narrowed: Optional[dict[str, Kind]] = None,
     ) -> Kind:
         """The kind of `expr` evaluated inside `functions` (innermost first) of class `cls`."""
-        if narrowed and isinstance(expr, cst.Name) and expr.value in narrowed:
-            return narrowed[expr.value]
+        if narrowed:
+            name = dotted_name(expr)
+            if name in narrowed:
+                return narrowed[name]
         if isinstance(expr, cst.Name):
             if expr.value == "self" and cls is not None:
                 return Kind.MODULE if self.classes.node_is_module_class(cls) else Kind.OTHER
@@ -301,6 +303,17 @@ class TypeOracle:
             kinds = {self.kind_of(expr.body, functions, cls), self.kind_of(expr.orelse, functions, cls)}
             return kinds.pop() if len(kinds) == 1 else Kind.UNKNOWN
         return Kind.UNKNOWN
+
+    def narrowed_kinds(self, narrowing: dict[str, cst.BaseExpression]) -> dict[str, Kind]:
+        """`{"x": <torch.Tensor>}` from `isinstance(x, torch.Tensor)` -> `{"x": Kind.TENSOR}`."""
+        kinds = {}
+        for name, tested in narrowing.items():
+            if isinstance(tested, cst.Tuple):  # isinstance(x, (A, B)): only when A and B agree
+                found = {self.annotation_kind(element.value) for element in tested.elements}
+                kinds[name] = found.pop() if len(found) == 1 else Kind.UNKNOWN
+            else:
+                kinds[name] = self.annotation_kind(tested)
+        return kinds
 
     def annotation_kind(self, annotation: cst.BaseExpression) -> Kind:
         full = self.torch.qualify(annotation)

@@ -7,6 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from devlint.analysis.names import dotted_name
+from devlint.analysis.narrowing import Narrowing
 from devlint.analysis.types import Kind
 from devlint.diagnostics import Applicability
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
@@ -49,7 +50,8 @@ class DiscardedTensorMove(RuleVisitor):
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
-        self.candidates: list[tuple[cst.Expr, cst.Call, list[cst.FunctionDef], Optional[cst.ClassDef]]] = []
+        self.candidates: list[tuple[cst.Expr, cst.Call, list[cst.FunctionDef], Optional[cst.ClassDef],
+                                    Narrowing]] = []
 
     def visit_Expr(self, node: cst.Expr) -> None:
         call = node.value
@@ -57,12 +59,14 @@ class DiscardedTensorMove(RuleVisitor):
             return
         if call.func.attr.value not in _MOVES:
             return
-        self.candidates.append((node, call, self.ctx.enclosing_functions(), self.ctx.current_class()))
+        self.candidates.append(
+            (node, call, self.ctx.enclosing_functions(), self.ctx.current_class(), self.ctx.narrowed()))
 
     def finish(self) -> None:
-        for statement, call, functions, cls in self.candidates:
+        for statement, call, functions, cls, narrowing in self.candidates:
             receiver = call.func.value  # type: ignore[union-attr]
-            if self.ctx.types.kind_of(receiver, functions, cls) is not Kind.TENSOR:
+            narrowed = self.ctx.types.narrowed_kinds(narrowing)
+            if self.ctx.types.kind_of(receiver, functions, cls, narrowed) is not Kind.TENSOR:
                 continue
             method = call.func.attr.value  # type: ignore[union-attr]
             text = _short(self.ctx.module.code_for_node(receiver))

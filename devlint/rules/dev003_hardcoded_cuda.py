@@ -8,7 +8,7 @@ from typing import Optional
 import libcst as cst
 
 from devlint.analysis.devices import device_variable
-from devlint.analysis.names import dotted_name, is_cuda_string, keyword, positional
+from devlint.analysis.names import dotted_name, is_cuda_string, keyword, positional, string_value
 from devlint.diagnostics import Applicability
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
 
@@ -19,7 +19,8 @@ RULE = Rule(
     why="""
         Code that names CUDA unconditionally fails on CPU-only machines, in CI, and on Apple silicon
         (`AssertionError: Torch not compiled with CUDA enabled`, or `RuntimeError: No CUDA GPUs are
-        available`). Choose the device once, from what the machine has, and pass it around.
+        available`). Choose the device once, from what the machine has, and pass it around. A literal in
+        a dict of options (`{"device": "cuda"}`) counts when the dict is passed on as `**opts`.
     """,
     example="""
         model = Net().cuda()
@@ -69,6 +70,9 @@ class HardcodedCuda(RuleVisitor):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self.pending: list[tuple[cst.CSTNode, str, Optional[Fix], bool]] = []  # node, message, fix, plain torch
+        # `opts = {"device": "cuda"}`: reported only if `**opts` is later passed to a call
+        self.option_dicts: dict[str, list[cst.BaseExpression]] = {}
+        self.spread: set[str] = set()  # names passed as `**name`
 
     def _flag_literal(self, literal: cst.BaseExpression, where: str, plain_torch: bool,
                       defines_device: bool = False) -> None:
@@ -104,6 +108,13 @@ class HardcodedCuda(RuleVisitor):
             arg = keyword(node, name)
             if arg is not None:
                 self._flag_literal(arg.value, f"`{name}=`", plain_torch)
+        for arg in node.args:
+            if arg.star == "**":
+                if isinstance(arg.value, cst.Dict):
+                    for literal in _device_options(arg.value):
+                        self._flag_literal(literal, "device options passed as `**`", False)
+                elif dotted_name(arg.value) is not None:
+                    self.spread.add(dotted_name(arg.value))  # type: ignore[arg-type]
         if isinstance(node.func, cst.Attribute):
             method = node.func.attr.value
             if method == "to":
@@ -133,6 +144,10 @@ class HardcodedCuda(RuleVisitor):
                    needs_torch_import=variable is None and self.torch.torch_module_name() is None)
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        if isinstance(node.value, cst.Dict) and len(node.targets) == 1 and not self.ctx.cuda_guarded():
+            name = dotted_name(node.targets[0].target)
+            if name is not None:
+                self.option_dicts.setdefault(name, []).extend(_device_options(node.value))
         for target in node.targets:
             name = dotted_name(target.target)
             if name is not None and _names_a_device(name):
@@ -186,6 +201,21 @@ class HardcodedCuda(RuleVisitor):
         return uses > 0 and uses == type_uses
 
     def finish(self) -> None:
+        for name, literals in self.option_dicts.items():
+            if name in self.spread:
+                for literal in literals:
+                    message = (f"hard-coded CUDA device in the options `{name}` passed as `**{name}`;"
+                               " choose the device from what the machine has")
+                    self.pending.append((literal, message, self._literal_fix(literal, False), False))
         for node, message, fix, plain_torch in self.pending:
             if self.ctx.torch.imports_torch or plain_torch:
                 self.report(node, message, fix)
+
+
+def _device_options(options: cst.Dict) -> list[cst.BaseExpression]:
+    """The `"cuda"` values of `"device"` / `"map_location"` keys of a dict literal."""
+    return [
+        element.value for element in options.elements
+        if isinstance(element, cst.DictElement) and string_value(element.key) in ("device", "map_location")
+        and is_cuda_string(element.value)
+    ]

@@ -54,7 +54,10 @@ class LoadWithoutMapLocation(RuleVisitor):
             self.into_load_state_dict.add(id(node.args[0].value))
         if not self.torch.is_call_to(node, *_LOADS):
             return
-        if keyword(node, "map_location") is not None or has_star_kwargs(node) or len(positional(node)) >= 2:
+        given = keyword(node, "map_location")
+        if given is not None and not _is_none(given.value):
+            return
+        if has_star_kwargs(node) or len(positional(node)) >= 2:
             return
         if not node.args:
             return
@@ -64,7 +67,7 @@ class LoadWithoutMapLocation(RuleVisitor):
         fix = Fix(
             Applicability.SAFE if safe else Applicability.UNSAFE,
             f"Add `map_location={variable or 'cpu'}`",
-            {node: append_keyword(node, "map_location", value)},
+            {given.value: value} if given is not None else {node: append_keyword(node, "map_location", value)},
         )
         name = self.ctx.module.code_for_node(node.func)
         self.report(
@@ -73,3 +76,8 @@ class LoadWithoutMapLocation(RuleVisitor):
             f" pass `map_location=` (e.g. `\"cpu\"` or your device)",
             fix,
         )
+
+
+def _is_none(expr: cst.BaseExpression) -> bool:
+    """`map_location=None` is the default spelled out: it maps nothing."""
+    return isinstance(expr, cst.Name) and expr.value == "None"

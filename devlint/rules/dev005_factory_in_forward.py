@@ -6,11 +6,13 @@ from typing import Optional
 
 import libcst as cst
 
+from devlint.analysis.calls import reached_from_forward, returned_sources
 from devlint.analysis.edits import append_keyword
 from devlint.analysis.factories import (
-    LIKE_FACTORIES, factory_name, is_dtype_only_move, move_target, places_tensor, strip_casts,
+    LIKE_FACTORIES, factory_name, is_dtype_only_move, legacy_constructor_name, move_target, places_tensor,
+    sparse_on_host_name, strip_casts,
 )
-from devlint.analysis.names import positional
+from devlint.analysis.names import dotted_name, positional
 from devlint.diagnostics import Applicability
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
 
@@ -22,11 +24,15 @@ RULE = Rule(
         Inside `forward` the inputs are wherever the model runs. A tensor made with `torch.zeros(n)`
         (or `arange`, `ones`, `tensor`, ...) is always created on the default device, the CPU, and the
         first operation that mixes it with a CUDA input fails with "Expected all tensors to be on the
-        same device". `dtype=` alone does not place a tensor. Not reported: `*_like` factories and
-        `x.new_*` (they follow `x`), 0-dim scalars (`torch.tensor(0.5)`, `torch.tensor(self.config.eps)`,
-        LayerDrop's `torch.rand([])`), which mix with tensors on any device, factories used on the host
-        at once (`.item()`, `.tolist()`, `.numpy()`, a comparison), tensors moved later in the same
-        function, buffers made in `__init__`, and code under `with torch.device(...)`.
+        same device". `dtype=` alone does not place a tensor. The same holds in a method (`self.m(...)`)
+        or module-level function of the file that `forward` calls, for legacy constructors with arguments
+        (`torch.Tensor(n)`, `torch.LongTensor(data)`: CPU from sizes and from data alike), and for
+        `torch.sparse_coo_tensor` built from host data (a literal, NumPy); from tensors it follows them.
+        Not reported: `*_like` factories and `x.new_*` (they follow `x`), 0-dim scalars
+        (`torch.tensor(0.5)`, `torch.tensor(x.size(-1))`, `torch.tensor(self.config.eps)`, LayerDrop's
+        `torch.rand([])`), which mix with tensors on any device, factories used on the host at once
+        (`.item()`, `.tolist()`, `.numpy()`, a comparison), tensors moved later in the same function,
+        buffers made in `__init__`, and code under `with torch.device(...)`.
     """,
     example="""
         class Encoder(nn.Module):
@@ -43,7 +49,9 @@ RULE = Rule(
     fix_safety=FixSafety.UNSAFE,
     fix="""
         Adds `device=<input>.device`, with the first tensor argument of `forward`. Unsafe: that argument
-        is assumed to be a tensor on the model's device, which only the author knows.
+        is assumed to be a tensor on the model's device, which only the author knows. No fix in helpers
+        (their arguments may be sizes, not tensors) nor for typed legacy constructors (they refuse a CUDA
+        `device=`).
     """,
     tokens=("torch", "forward"),
 )
@@ -58,7 +66,8 @@ class FactoryInForward(RuleVisitor):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self.placed: set[int] = set()  # factories moved or used on the host in the same expression
-        self.pending: list[tuple[cst.Call, str, Optional[Fix]]] = []
+        # factory call, its name, the method or module-level function it is in, legacy constructor?
+        self.candidates: list[tuple[cst.Call, str, cst.FunctionDef, bool]] = []
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         # `if torch.rand(1) < self.p:`: the comparison makes a Python bool on the host.
@@ -81,42 +90,70 @@ class FactoryInForward(RuleVisitor):
             device_move = method == "to" and not is_dtype_only_move(node, self.torch)  # incl. `.to("cpu")`
             if method in _HOST_USES or method in ("cpu", "cuda") or device_move:
                 self.placed.add(id(strip_casts(node.func.value)))
+        if id(node) in self.placed or self.ctx.device_placed():
+            return
         name = factory_name(node, self.torch)
-        if name is None or name in LIKE_FACTORIES or id(node) in self.placed:
+        if name is not None and (name in LIKE_FACTORIES or places_tensor(node) or _is_scalar_tensor(node, name)):
             return
-        if places_tensor(node) or self.ctx.device_placed() or _is_scalar_tensor(node, name):
+        legacy = None if name else legacy_constructor_name(node, self.torch)
+        name = name or legacy or sparse_on_host_name(node, self.torch)
+        function = self._unit()
+        if name is None or function is None:
             return
-        forward = self._forward()
-        if forward is None:
-            return
-        message = (
-            f"`torch.{name}(...)` inside `forward` is created on the CPU whatever the input's device;"
-            f" pass `device=` (e.g. `device=x.device`)"
-        )
-        fix = None
-        argument = _first_tensor_argument(forward)
-        if argument is not None:
-            device = cst.parse_expression(f"{argument}.device")
-            fix = Fix(Applicability.UNSAFE, f"Create it on `{argument}.device`",
-                      {node: append_keyword(node, "device", device)})
-        self.pending.append((node, message, fix))
+        self.candidates.append((node, name, function, legacy is not None))
 
-    def _forward(self) -> Optional[cst.FunctionDef]:
+    def _unit(self) -> Optional[cst.FunctionDef]:
+        """The method, or module-level function, the traversal is in (nested functions belong to it)."""
         index = self.ctx.method_frame_index()
-        if index is None:
-            return None
-        method = self.ctx.frames[index].node
-        cls = self.ctx.frames[index - 1].node
-        assert isinstance(method, cst.FunctionDef) and isinstance(cls, cst.ClassDef)
-        if method.name.value != "forward" or not self.ctx.types.classes.node_is_module_class(cls):
-            return None
-        return method
+        if index is None and len(self.ctx.frames) > 1 and isinstance(self.ctx.frames[0].node, cst.Module):
+            index = 1
+        node = self.ctx.frames[index].node if index is not None else None
+        return node if isinstance(node, cst.FunctionDef) else None
 
     def finish(self) -> None:
-        if self.ctx.sets_default_device:
+        if self.ctx.sets_default_device or not self.candidates:
             return
-        for node, message, fix in self.pending:
-            self.report(node, message, fix)
+        reached = self.ctx.cache.get("reached_from_forward")
+        if reached is None:
+            reached = self.ctx.cache["reached_from_forward"] = reached_from_forward(
+                self.ctx.module, self.ctx.types.classes)
+        in_helpers: dict[cst.FunctionDef, set[cst.Call]] = {}
+        for node, _name, function, _legacy in self.candidates:
+            if reached.get(function) not in (None, "forward"):  # type: ignore[union-attr]
+                in_helpers.setdefault(function, set()).add(node)
+        # In a helper, only a tensor it hands back to `forward` on the CPU is a report: what it
+        # moves, or only uses as an index, is placed already.
+        escaping: set[cst.Call] = set()
+        for helper, calls in in_helpers.items():
+            escaping |= returned_sources(helper, calls, self._moves, self.torch)
+        for node, name, function, legacy in self.candidates:
+            origin = reached.get(function)  # type: ignore[union-attr]
+            if origin is None or (origin != "forward" and node not in escaping):
+                continue
+            if origin == "forward":
+                where, fix = "inside `forward`", None if legacy else _device_fix(node, function)
+            else:
+                where, fix = f"in `{function.name.value}`, which `{origin}` calls,", None
+            self.report(node, f"`torch.{name}(...)` {where} is created on the CPU whatever the input's device;"
+                              f" pass `device=` (e.g. `device=x.device`)", fix)
+
+    def _moves(self, call: cst.Call) -> bool:
+        """A device move, or a deliberate trip to the host (`.cpu()`, `.to("cpu")`, `.numpy()`)."""
+        if not isinstance(call.func, cst.Attribute):
+            return False
+        method = call.func.attr.value
+        if method == "to":
+            return not is_dtype_only_move(call, self.torch)
+        return method in ("cpu", "cuda", "type_as", *_HOST_USES)
+
+
+def _device_fix(node: cst.Call, forward: cst.FunctionDef) -> Optional[Fix]:
+    argument = _first_tensor_argument(forward)
+    if argument is None:
+        return None
+    device = cst.parse_expression(f"{argument}.device")
+    return Fix(Applicability.UNSAFE, f"Create it on `{argument}.device`",
+               {node: append_keyword(node, "device", device)})
 
 
 def _is_scalar_tensor(call: cst.Call, name: str) -> bool:
@@ -129,11 +166,32 @@ def _is_scalar_tensor(call: cst.Call, name: str) -> bool:
     if name not in ("tensor", "as_tensor"):
         # an explicitly empty shape: torch.rand([]), torch.zeros(())
         return len(args) == 1 and isinstance(value, (cst.List, cst.Tuple)) and not value.elements
+    # a number, or an attribute such as `self.config.eps` (a hyperparameter, by convention a number)
+    return _is_number(value) or isinstance(value, cst.Attribute)
+
+
+# Calls that give a Python number: `x.size(-1)`, `len(xs)`, `int(v)`, `t.item()`.
+_NUMBER_CALLS = ("size", "dim", "numel", "item", "len", "int", "float", "bool", "round", "abs", "min", "max")
+
+
+def _is_number(value: cst.BaseExpression) -> bool:
+    """A Python number, not a sequence: a literal, `x.size(-1)`, or arithmetic with a number on one
+    side (`(n - 1) / mid`), on both for `*` (`[0] * n` is a list)."""
+    if isinstance(value, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(value, cst.Name):
+        return value.value in ("True", "False")
     if isinstance(value, cst.UnaryOperation):
-        value = value.expression
-    return isinstance(value, (cst.Integer, cst.Float, cst.Attribute)) or (
-        isinstance(value, cst.Name) and value.value in ("True", "False")
-    )
+        return _is_number(value.expression)
+    if isinstance(value, cst.Call):
+        func = value.func
+        name = dotted_name(func) or ""
+        name = name.rsplit(".", 1)[-1]
+        return name in _NUMBER_CALLS or (isinstance(func, cst.Attribute) and dotted_name(func.value) == "math")
+    if isinstance(value, cst.BinaryOperation):
+        sides = (_is_number(value.left), _is_number(value.right))
+        return all(sides) if isinstance(value.operator, cst.Multiply) else any(sides)
+    return False
 
 
 def _moved_later(function: cst.FunctionDef, name: str, torch) -> bool:  # type: ignore[no-untyped-def]

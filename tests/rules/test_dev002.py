@@ -1,0 +1,191 @@
+"""DEV002 — a tensor created on the CPU and then moved, instead of created on the device.
+
+Each case is a snippet and the exact `(line, col, code)` reports DEV002 gives on it; the
+report points at the factory call.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.cases import cases_for, reports
+
+case = cases_for("DEV002")
+
+FLAGGED = [
+    case("zeros_then_to_device", """
+        import torch
+        x = torch.zeros(3).to(device)
+    """, [(2, 5)]),
+    case("device_keyword_of_the_move", """
+        import torch
+        x = torch.ones(3).to(device=device)
+    """, [(2, 5)]),
+    case("cuda_call", """
+        import torch
+        x = torch.randn(3).cuda()
+    """, [(2, 5)]),
+    case("every_listed_factory", """
+        import torch
+        a = torch.tensor([1]).to(d)
+        b = torch.as_tensor([1]).to(d)
+        c = torch.empty(2).to(d)
+        e = torch.full((2,), 1.0).to(d)
+        f = torch.rand(2).to(d)
+        g = torch.randint(0, 5, (2,)).to(d)
+        h = torch.randperm(4).to(d)
+        i = torch.arange(4).to(d)
+        j = torch.linspace(0, 1, 5).to(d)
+        k = torch.logspace(0, 1, 5).to(d)
+        m = torch.eye(3).to(d)
+    """, [(2, 5), (3, 5), (4, 5), (5, 5), (6, 5), (7, 5), (8, 5), (9, 5), (10, 5), (11, 5), (12, 5)]),
+    case("like_factory", """
+        import torch
+        def f(x, d):
+            return torch.zeros_like(x).to(d)
+    """, [(3, 12)]),
+    case("torch_imported_as_th", """
+        import torch as th
+        x = th.arange(5).to(dev)
+    """, [(2, 5)]),
+    case("factory_imported_from_torch", """
+        from torch import zeros, load
+        x = zeros(5).cuda()
+    """, [(2, 5)]),
+    case("dtype_casts_between_factory_and_move", """
+        import torch
+        x = torch.tensor(values).float().cuda()
+        y = torch.arange(4).long().contiguous().to(device)
+    """, [(2, 5), (3, 5)]),
+    case("dtype_only_to_between_factory_and_move", """
+        import torch
+        x = torch.tensor(v).to(torch.float32).to(device)
+    """, [(2, 5)]),
+    case("dtype_keyword_without_device", """
+        import torch
+        x = torch.zeros(3, dtype=torch.long).to(device)
+    """, [(2, 5)]),
+    case("move_to_another_tensor", """
+        import torch
+        def f(x):
+            mask = torch.ones(3).to(x)
+            first = torch.zeros(3).to(x[0])
+            return mask, first
+    """, [(3, 12), (4, 13)]),
+    case("move_to_another_tensors_device", """
+        import torch
+        def f(x):
+            return torch.ones(3).to(x.device)
+    """, [(3, 12)]),
+    case("multi_line_factory", """
+        import torch
+        x = torch.zeros(
+            3,
+            4,
+        ).to(device)
+    """, [(2, 5)]),
+    case("nested_in_another_call", """
+        import torch
+        y = f(g(torch.zeros(3).to(device)))
+    """, [(2, 9)]),
+    case("split_over_two_statements", """
+        import torch
+        def f(n, dev):
+            t = torch.zeros(n)
+            t = t.to(dev)
+            return t
+    """, [(3, 9)]),
+    case("split_with_unrelated_lines_between", """
+        import torch
+        def f(n, dev):
+            t = torch.zeros(n)
+            k = n + 1
+            t = t.cuda()
+            return t, k
+    """, [(3, 9)]),
+    case("move_with_non_blocking", """
+        import torch
+        x = torch.ones(2).to(device, non_blocking=True)
+    """, [(2, 5)]),
+    case("string_cuda_target", """
+        import torch
+        x = torch.ones(2).to("cuda:1")
+    """, [(2, 5)]),
+]
+
+NOT_FLAGGED = [
+    case("factory_with_device", """
+        import torch
+        x = torch.zeros(3, device=device).to(torch.float16)
+    """, []),
+    case("dtype_only_move", """
+        import torch
+        x = torch.zeros(3).to(torch.float16)
+        y = torch.zeros(3).to(dtype=torch.float16)
+    """, []),
+    case("move_to_cpu", """
+        import torch
+        x = torch.zeros(3).to("cpu")
+        y = torch.zeros(3).to(torch.device("cpu"))
+    """, []),
+    case("from_numpy_is_on_the_host_anyway", """
+        import torch
+        x = torch.from_numpy(a).to(device)
+    """, []),
+    case("under_with_torch_device", """
+        import torch
+        with torch.device(device):
+            x = torch.zeros(3).to(device)
+    """, []),
+    case("after_set_default_device", """
+        import torch
+        torch.set_default_device("cuda")
+        x = torch.zeros(3).to(device)
+    """, []),
+    case("factory_with_star_kwargs", """
+        import torch
+        x = torch.zeros(3, **factory_kwargs).to(device)
+    """, []),
+    case("not_a_factory", """
+        import torch
+        x = torch.cat([a, b]).to(device)
+    """, []),
+    case("split_with_a_use_in_between", """
+        import torch
+        def f(n, dev):
+            t = torch.zeros(n)
+            t[0] = 1
+            t = t.to(dev)
+            return t
+    """, []),
+    case("split_move_of_another_name", """
+        import torch
+        def f(n, dev, u):
+            t = torch.zeros(n)
+            u = u.to(dev)
+            return t, u
+    """, []),
+    case("factory_of_another_library", """
+        import torch
+        import numpy as np
+        x = np.zeros(3).to(device)
+    """, []),
+    case("file_without_torch_import", """
+        def f(torch_like):
+            return zeros(3).to(device)
+    """, []),
+    case("noqa_on_the_line", """
+        import torch
+        x = torch.zeros(3).to(device)  # noqa: DEV002
+    """, []),
+    case("tensor_method_new_zeros", """
+        import torch
+        def f(x, d):
+            return x.new_zeros(3).to(d)
+    """, []),
+]
+
+
+@pytest.mark.parametrize("code, expected", FLAGGED + NOT_FLAGGED)
+def test_dev002(code: str, expected: list[tuple[int, int, str]]) -> None:
+    assert reports("DEV002", code) == expected
