@@ -76,8 +76,8 @@ class FactoryInForward(RuleVisitor):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         # `mask = torch.ones(n)` ... `mask = mask.to(x.device)`: moved later in the function.
-        if factory_name(node.value, self.torch) is None or self._forward() is None:
-            return  # the scan below is only worth it for a factory assigned inside forward
+        if factory_name(node.value, self.torch) is None or self._unit() is None:
+            return  # the scan below is only worth it for a factory assigned in a function
         function = self.ctx.current_function()
         if function is None or len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return
