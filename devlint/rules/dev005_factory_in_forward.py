@@ -70,9 +70,13 @@ class FactoryInForward(RuleVisitor):
         self.candidates: list[tuple[cst.Call, str, cst.FunctionDef, bool]] = []
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
-        # `if torch.rand(1) < self.p:`: the comparison makes a Python bool on the host.
-        for operand in (node.left, *(c.comparator for c in node.comparisons)):
-            self.placed.add(id(operand))
+        # `if torch.rand(1) < self.p:` compares with a number: a bool on the host, no device mixing.
+        # `torch.arange(n) < lengths` compares with a tensor, maybe a CUDA one: that stays a report.
+        operands = [node.left, *(c.comparator for c in node.comparisons)]
+        if len(operands) == 2:
+            for operand, other in (operands, operands[::-1]):
+                if _is_number(other) or isinstance(other, cst.Attribute):
+                    self.placed.add(id(operand))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         # `mask = torch.ones(n)` ... `mask = mask.to(x.device)`: moved later in the function.

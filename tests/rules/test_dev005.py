@@ -13,6 +13,15 @@ from rules.cases import cases_for, reports
 case = cases_for("DEV005")
 
 FLAGGED = [
+    # torchmetrics nisqa: a CPU arange compared with a (CUDA) tensor fails
+    case("factory_compared_with_a_tensor", """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def forward(self, src, n_wins):
+                mask = torch.arange(src.shape[0]) < n_wins
+                return src * mask
+    """, [(5, 16)]),
     case("arange_in_forward", """
         import torch
         from torch import nn
@@ -195,6 +204,29 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    # augmentation idiom: a comparison with a number gives a host bool
+    case("factory_compared_with_a_number", """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def forward(self, x):
+                if torch.rand(1) < self.p:
+                    return x.flip(-1)
+                if torch.rand(1) > 0.5:
+                    return -x
+                return x
+    """, []),
+    # LayerDrop (transformers): a 0-dim CPU scalar
+    case("layerdrop_scalar", """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def forward(self, x):
+                dropout_probability = torch.rand([])
+                if dropout_probability < self.layerdrop:
+                    return x
+                return x * 2
+    """, []),
     case("device_given", """
         import torch
         from torch import nn
