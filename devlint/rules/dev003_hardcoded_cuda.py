@@ -7,7 +7,7 @@ from typing import Optional
 
 import libcst as cst
 
-from devlint.analysis.devices import device_variable
+from devlint.analysis.devices import DeviceNameTracker
 from devlint.analysis.names import dotted_name, is_cuda_string, keyword, positional
 from devlint.diagnostics import Applicability
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
@@ -43,7 +43,7 @@ RULE = Rule(
 _DEVICE_NAME = re.compile(r"device", re.IGNORECASE)
 
 
-class HardcodedCuda(RuleVisitor):
+class HardcodedCuda(RuleVisitor, DeviceNameTracker):
     rule = RULE
     needs_torch_import = False  # plainly written torch names are checked in any file
 
@@ -61,7 +61,7 @@ class HardcodedCuda(RuleVisitor):
     def _literal_fix(self, literal: cst.BaseExpression, defines_device: bool) -> Fix:
         # Where the literal *defines* the device (`device = "cuda"`, a default), the file's device
         # variable cannot be used: it is the thing being defined.
-        variable = None if defines_device else device_variable(self.ctx)
+        variable = None if defines_device else self.device_variable()
         if variable is not None:
             replacement: cst.BaseExpression = cst.parse_expression(variable)
         else:
@@ -100,7 +100,7 @@ class HardcodedCuda(RuleVisitor):
     def _cuda_call_fix(self, node: cst.Call) -> Optional[Fix]:
         if node.args:
             return None  # `.cuda(rank)`: an explicit device index is the author's choice
-        variable = device_variable(self.ctx)
+        variable = self.device_variable()
         if variable is not None:
             target: cst.BaseExpression = cst.parse_expression(variable)
         else:
@@ -112,12 +112,14 @@ class HardcodedCuda(RuleVisitor):
                    needs_torch_import=variable is None and self.torch.torch_module_name() is None)
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        super().visit_Assign(node)
         for target in node.targets:
             name = dotted_name(target.target)
             if name is not None and _DEVICE_NAME.search(name.rsplit(".", 1)[-1]):
                 self._flag_literal(node.value, f"the assignment to `{name}`", False, True)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        super().visit_AnnAssign(node)
         name = dotted_name(node.target)
         if node.value is not None and name is not None and _DEVICE_NAME.search(name.rsplit(".", 1)[-1]):
             self._flag_literal(node.value, f"the assignment to `{name}`", False, True)

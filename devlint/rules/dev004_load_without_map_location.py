@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from devlint.analysis.devices import device_variable
+from devlint.analysis.devices import DeviceNameTracker
 from devlint.analysis.edits import append_keyword
 from devlint.analysis.names import has_star_kwargs, keyword, positional
 from devlint.diagnostics import Applicability
@@ -41,7 +41,7 @@ RULE = Rule(
 _LOADS = ("load", "serialization.load", "jit.load")
 
 
-class LoadWithoutMapLocation(RuleVisitor):
+class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
     rule = RULE
     needs_torch_import = False  # `torch.load(...)` written out is checked in any file
 
@@ -59,7 +59,7 @@ class LoadWithoutMapLocation(RuleVisitor):
         if not node.args:
             return
         safe = id(node) in self.into_load_state_dict
-        variable = device_variable(self.ctx) or None
+        variable = self.device_variable()
         value = cst.parse_expression(variable) if variable else cst.SimpleString('"cpu"')
         fix = Fix(
             Applicability.SAFE if safe else Applicability.UNSAFE,
