@@ -12,7 +12,7 @@ from typing import Optional
 
 # flake8's own pattern (flake8/defaults.py), reproduced by meaning.
 _NOQA = re.compile(
-    r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][0-9]+(?:[,\s]+[A-Z][0-9]+)*))?",
+    r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?",
     re.IGNORECASE,
 )
 _SEPARATOR = re.compile(r"[,\s]+")
