@@ -223,6 +223,7 @@ def fix_text(source: str, path: str = "<string>", settings: Optional[Settings] =
     settings = settings or DEFAULT_SETTINGS
     allowed = {Applicability.SAFE, Applicability.UNSAFE} if (unsafe or settings.unsafe_fixes) else {Applicability.SAFE}
     fixed: dict[str, int] = {}
+    unparsable: list[str] = []
     current = source
     for _ in range(MAX_FIX_PASSES):
         analysis = analyze(current, path, settings)
@@ -239,15 +240,15 @@ def fix_text(source: str, path: str = "<string>", settings: Optional[Settings] =
             chosen.append((diagnostic.code, fix))
             taken.append((start, end))
         if not chosen or analysis.module is None:
-            return FixResult(current, fixed, analysis.diagnostics)
-        new = _apply_parsable(analysis.module, chosen)
+            return FixResult(current, fixed, analysis.diagnostics, unparsable)
+        new = _apply_parsable(analysis.module, chosen, unparsable)
         if new is None or new[0] == current:
-            return FixResult(current, fixed, analysis.diagnostics)
+            return FixResult(current, fixed, analysis.diagnostics, unparsable)
         new_text, codes = new
         for code in codes:
             fixed[code] = fixed.get(code, 0) + 1
         current = new_text
-    return FixResult(current, fixed, analyze(current, path, settings).diagnostics)
+    return FixResult(current, fixed, analyze(current, path, settings).diagnostics, unparsable)
 
 
 def _touches_noqa(code: str, lines: _Lines, start: int, end: int) -> bool:
@@ -263,14 +264,24 @@ def _parses(text: str) -> bool:
     return True
 
 
-def _apply_parsable(module: cst.Module, chosen: list[tuple[str, Fix]]) -> Optional[tuple[str, list[str]]]:
-    """The text with the chosen fixes applied, and their codes; a fix whose result does not
-    parse is dropped (never written) and the others still apply. None when none is left."""
+def _apply_parsable(module: cst.Module, chosen: list[tuple[str, Fix]],
+                    unparsable: list[str]) -> Optional[tuple[str, list[str]]]:
+    """The text with the chosen fixes applied, and their codes. A fix whose result does not
+    parse is dropped and its code added to `unparsable` (the runner then writes nothing);
+    the others still apply. None when none is left."""
     new = apply_fixes(module, [fix for _, fix in chosen])
     if _parses(new):
         return new, [code for code, _ in chosen]
-    kept = [(code, fix) for code, fix in chosen if _parses(apply_fixes(module, [fix]))]
+    kept = []
+    for code, fix in chosen:
+        if _parses(apply_fixes(module, [fix])):
+            kept.append((code, fix))
+        else:
+            unparsable.append(code)
     if not kept:
         return None
     new = apply_fixes(module, [fix for _, fix in kept])
-    return (new, [code for code, _ in kept]) if _parses(new) else None
+    if not _parses(new):  # each parses alone, not together
+        unparsable.extend(code for code, _ in kept)
+        return None
+    return new, [code for code, _ in kept]

@@ -38,6 +38,12 @@ def process(path: str, settings: Settings, mode: Mode) -> FileOutcome:
             return outcome
         result = fix_text(source.text, path, settings, unsafe=mode.unsafe_fixes)
         outcome.diagnostics = result.remaining
+        if result.unparsable:
+            # a fix that breaks the parse is a devlint bug: leave the whole file as it was
+            outcome.diagnostics = analyze(source.text, path, settings).diagnostics
+            codes = ", ".join(sorted(set(result.unparsable)))
+            outcome.error = f"{path}: a {codes} fix would produce code that does not parse; file left unchanged"
+            return outcome
         if result.source != source.text:
             outcome.fixed = result.fixed
             if mode.diff:
