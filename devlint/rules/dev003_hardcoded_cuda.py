@@ -32,10 +32,13 @@ RULE = Rule(
     """,
     fix_safety=FixSafety.UNSAFE,
     fix="""
-        Uses the file's own device variable where one is in scope (`device`, `DEVICE`, `self.device`);
-        otherwise `"cuda" if torch.cuda.is_available() else "cpu"`. `.cuda()` without arguments becomes
-        `.to(...)`. Unsafe: on a machine without CUDA the code now runs on the CPU instead of failing,
-        which changes what it does; `.cuda(i)` with an explicit index gets no fix.
+        Uses the file's own device variable where one is in scope (`device`, `DEVICE`, `dev` bound
+        earlier in the function, a parameter, a module-level name, or `self.device`), never the variable
+        the statement itself assigns; otherwise `"cuda" if torch.cuda.is_available() else "cpu"` with the
+        file's alias for torch (adding `import torch` after the last import when the file has none).
+        `.cuda()` without arguments becomes `.to(...)`. Unsafe: on a machine without CUDA the code now runs
+        on the CPU instead of failing, which changes what it does; `.cuda(i)` with an explicit index gets
+        no fix.
     """,
     tokens=("cuda",),
 )

@@ -30,10 +30,11 @@ RULE = Rule(
     """,
     fix_safety=FixSafety.SOMETIMES,
     fix="""
-        Adds `map_location=` with the file's device variable in scope, else `"cpu"`. Safe when the result
-        goes straight into `load_state_dict(...)`, which copies the values into the module's own tensors
-        wherever they are. Unsafe otherwise: code that used the loaded tensors directly may now get them
-        on another device.
+        Adds `map_location=` with the file's device variable in scope, else `"cpu"`, as a new keyword
+        placed the way the call is laid out. Safe when the result goes straight into
+        `load_state_dict(...)`, which copies the values into the module's own tensors wherever they
+        are. Unsafe otherwise: code that used the loaded tensors (or a loaded module) directly may now
+        get them on another device than the one they were saved from.
     """,
     tokens=("torch", "load"),
 )
