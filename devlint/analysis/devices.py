@@ -29,7 +29,7 @@ def device_variable(ctx: FileContext, exclude: AbstractSet[str] = frozenset()) -
             for name in _DEVICE_NAMES:
                 if name not in hidden and (name in names or name in frame.bound):
                     return name
-            if innermost and "self.device" not in hidden and "device" in _self_attributes(ctx):
+            if innermost and _takes_self(node) and "self.device" not in hidden and "device" in _self_attributes(ctx):
                 return "self.device"
             innermost = False
             hidden.update(ctx.types.scope_index(node).bindings)
@@ -61,6 +61,14 @@ def assigned_names(statement: cst.CSTNode) -> set[str]:
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
             names.add(f"{target.value.value}.{target.attr.value}")
     return names
+
+
+def _takes_self(function: cst.FunctionDef) -> bool:
+    """A method whose first parameter is `self` (not a staticmethod, not a rebound `self`)."""
+    params = [*function.params.posonly_params, *function.params.params]
+    return bool(params) and params[0].name.value == "self" and not any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in function.decorators
+    )
 
 
 def _self_attributes(ctx: FileContext) -> set[str]:

@@ -30,11 +30,13 @@ RULE = Rule(
     """,
     fix_safety=FixSafety.SOMETIMES,
     fix="""
-        Adds `map_location=` with the file's device variable in scope, else `"cpu"`, as a new keyword
-        placed the way the call is laid out. Safe when the result goes straight into
-        `load_state_dict(...)`, which copies the values into the module's own tensors wherever they
-        are. Unsafe otherwise: code that used the loaded tensors (or a loaded module) directly may now
-        get them on another device than the one they were saved from.
+        Adds `map_location=` as a new keyword placed the way the call is laid out. Safe when the result
+        goes straight into `load_state_dict(...)`: the fix then adds `map_location="cpu"`, which always
+        loads, and `load_state_dict` copies the values into the module's own tensors wherever they are
+        (loading to the CPU first also avoids a second copy of the weights in GPU memory). Elsewhere it
+        adds the file's device variable in scope, else `"cpu"`, and is unsafe: code that used the loaded
+        tensors (or a loaded module) directly may now get them on another device than the one they were
+        saved from. No fix when the call passes `*args`.
     """,
     tokens=("torch", "load"),
 )
@@ -59,14 +61,18 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
             return
         if not node.args:
             return
-        safe = id(node) in self.into_load_state_dict
-        variable = self.device_variable()
-        value = cst.parse_expression(variable) if variable else cst.SimpleString('"cpu"')
-        fix = Fix(
-            Applicability.SAFE if safe else Applicability.UNSAFE,
-            f"Add `map_location={variable or 'cpu'}`",
-            {node: append_keyword(node, "map_location", value)},
-        )
+        fix = None
+        if not any(arg.star == "*" for arg in node.args):  # `*args` may hold map_location already
+            safe = id(node) in self.into_load_state_dict
+            # Into load_state_dict "cpu" always works (the values are copied to the module's device);
+            # the file's device variable might be an int rank, which map_location rejects.
+            variable = None if safe else self.device_variable()
+            value = cst.parse_expression(variable) if variable else cst.SimpleString('"cpu"')
+            fix = Fix(
+                Applicability.SAFE if safe else Applicability.UNSAFE,
+                f"Add `map_location={variable or 'cpu'}`",
+                {node: append_keyword(node, "map_location", value)},
+            )
         name = self.ctx.module.code_for_node(node.func)
         self.report(
             node,

@@ -63,6 +63,32 @@ def test_self_device_in_a_method():
     )
 
 
+def test_static_method_has_no_self_device():
+    check(
+        """
+        import torch
+        class Net(torch.nn.Module):
+            def __init__(self, device):
+                super().__init__()
+                self.device = device
+            @staticmethod
+            def make():
+                return torch.ones(3, device="cuda")
+        """,
+        """
+        import torch
+        class Net(torch.nn.Module):
+            def __init__(self, device):
+                super().__init__()
+                self.device = device
+            @staticmethod
+            def make():
+                return torch.ones(3, device="cuda" if torch.cuda.is_available() else "cpu")
+        """,
+        unsafe=True,
+    )
+
+
 def test_assignment_that_defines_the_device_never_refers_to_itself():
     check(
         """

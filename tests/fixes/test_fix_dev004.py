@@ -34,7 +34,24 @@ def test_elsewhere_is_unsafe():
         """, unsafe=True)
 
 
-def test_device_variable_in_scope_is_used():
+def test_device_variable_in_scope_is_used_where_unsafe():
+    check(
+        """
+        import torch
+        def restore(path, device):
+            return torch.load(path)
+        """,
+        """
+        import torch
+        def restore(path, device):
+            return torch.load(path, map_location=device)
+        """,
+        unsafe=True,
+    )
+
+
+def test_into_load_state_dict_uses_cpu_even_with_a_device_variable():
+    # `device` may be an int rank here, which map_location rejects: "cpu" always loads
     check(
         """
         import torch
@@ -44,8 +61,18 @@ def test_device_variable_in_scope_is_used():
         """
         import torch
         def restore(model, path, device):
-            model.load_state_dict(torch.load(path, map_location=device))
+            model.load_state_dict(torch.load(path, map_location="cpu"))
         """,
+    )
+
+
+def test_star_args_get_no_fix():
+    unchanged(
+        """
+        import torch
+        def restore(model, args):
+            model.load_state_dict(torch.load(*args))
+        """
     )
 
 
@@ -133,21 +160,22 @@ def test_device_of_an_inner_function_bound_later_is_not_used():
         """
         import torch
         def outer(device):
-            def inner(model, path):
-                model.load_state_dict(torch.load(path))
+            def inner(path):
+                sd = torch.load(path)
                 device = 3
-                return device
+                return sd, device
             return inner
         """,
         """
         import torch
         def outer(device):
-            def inner(model, path):
-                model.load_state_dict(torch.load(path, map_location="cpu"))
+            def inner(path):
+                sd = torch.load(path, map_location="cpu")
                 device = 3
-                return device
+                return sd, device
             return inner
         """,
+        unsafe=True,
     )
 
 
