@@ -124,3 +124,32 @@ def test_composes_with_dev003_on_a_discarded_cuda_call():
         """,
         unsafe=True,
     )
+
+
+def test_parameter_of_another_module_gets_no_fix():
+    # `model.weight = model.weight.to(device)` raises TypeError when the device changes
+    code = """
+        import torch
+        from torch import nn
+        def f(device):
+            model = nn.Linear(2, 2)
+            model.weight.to(device)
+            model.weight.data.to(device)
+        """
+    assert "model.weight.to(device)\n" in fixed(code)
+    assert "model.weight.data = model.weight.data.to(device)" in fixed(code)
+
+
+def test_attribute_of_a_submodule_gets_no_fix():
+    unchanged(
+        """
+        import torch
+        from torch import nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(2, 2)
+            def move(self, device):
+                self.lin.weight.to(device)
+        """
+    )
