@@ -52,7 +52,11 @@ def process(path: str, settings: Settings, mode: Mode) -> FileOutcome:
                     fromfile=f"a/{path}", tofile=f"b/{path}",
                 ))
             else:
-                write_source(source, result.source)
+                try:
+                    write_source(source, result.source)
+                except SourceError:
+                    outcome.diagnostics = analyze(source.text, path, settings).diagnostics  # nothing was fixed
+                    raise
     except SourceError as error:
         outcome.error = str(error)
         outcome.fixed = {}

@@ -142,8 +142,10 @@ def test_file_changed_on_disk_since_read_is_not_overwritten(module, monkeypatch,
     monkeypatch.setattr(runner, "fix_text", fix_while_someone_edits)
     assert cli.main(["--isolated", "--fix", str(module)]) == 2
     assert module.read_text() == SAFE_AND_UNSAFE + "# edited meanwhile\n"
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert f"devlint: error: {module}: file changed on disk while being fixed; not written" in err
+    assert "0 fixed, 2 remaining" in err  # what was read is still unfixed
+    assert out.count("DEV004") == 2
     assert "Traceback" not in err
 
 
