@@ -72,6 +72,19 @@ def stray_changes(before: str, after: str, allowed: set[int]) -> list[str]:
     return stray
 
 
+def _check_fixed(relative: str, before: str, after: str) -> list[str]:
+    failures = []
+    try:
+        ast.parse(after)
+    except SyntaxError as error:
+        failures.append(f"{relative}: does not parse after fixing: {error}")
+    for line in stray_changes(before, after, allowed_lines(before, relative)):
+        failures.append(f"{relative}:{line}  (changed, but had no report)")
+    if fix_source(after, relative, unsafe=True).source != after:
+        failures.append(f"{relative}: a second fix run changes it again")
+    return failures
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("original", help="the corpus as it was")
@@ -82,7 +95,7 @@ def main() -> int:
     applied: Counter[str] = Counter()
     applied_safe: Counter[str] = Counter()
     unsafe_skipped: Counter[str] = Counter()
-    total = changed = 0
+    total = changed = changed_now = 0
     for relative in python_files(args.original):
         total += 1
         original_path = os.path.join(args.original, relative)
@@ -95,25 +108,21 @@ def main() -> int:
         if before == after:
             continue
         changed += 1
-        try:
-            ast.parse(after)
-        except SyntaxError as error:
-            failures.append(f"{relative}: does not parse after fixing: {error}")
-        for line in stray_changes(before, after, allowed_lines(before, relative)):
-            failures.append(f"{relative}:{line}  (changed, but had no report)")
         unsafe = fix_source(before, relative, unsafe=True)
+        applied.update(unsafe.fixed)
+        changed_now += unsafe.source != before
         if unsafe.source != after:
             failures.append(f"{relative}: the CLI's result differs from fix_source(unsafe=True)")
-        applied.update(unsafe.fixed)
-        if fix_source(after, relative, unsafe=True).source != after:
-            failures.append(f"{relative}: a second fix run changes it again")
+        # the checks hold for what is on disk and for what this checkout's fix_source gives
+        for text in dict.fromkeys((after, unsafe.source)):
+            failures.extend(_check_fixed(relative, before, text))
         safe = fix_source(before, relative, unsafe=False)
         applied_safe.update(safe.fixed)
         unsafe_skipped.update(
             d.code for d in safe.remaining if d.fix is not None and d.fix.applicability is Applicability.UNSAFE
         )
 
-    print(f"files: {total}, changed: {changed}")
+    print(f"files: {total}, changed by the CLI run: {changed}, changed by this checkout's fix_source: {changed_now}")
     codes = sorted(set(applied) | set(applied_safe) | set(unsafe_skipped))
     print(f"{'rule':<8}{'applied (--unsafe-fixes)':>26}{'applied (--fix)':>17}{'unsafe skipped (--fix)':>24}")
     for code in codes:
