@@ -24,8 +24,10 @@ def append_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.
     last = args[-1]
     previous_comma = args[-2].comma if len(args) > 1 else None
     separator: cst.BaseParenthesizableWhitespace = cst.SimpleWhitespace(" ")
-    if isinstance(previous_comma, cst.Comma) and _has_newline(previous_comma.whitespace_after):
-        separator = _bare_line_break(previous_comma.whitespace_after)
+    if isinstance(previous_comma, cst.Comma):
+        # arguments that share a line take the new one on that line too
+        if _has_newline(previous_comma.whitespace_after):
+            separator = _bare_line_break(previous_comma.whitespace_after)
     elif _has_newline(call.whitespace_before_args):
         separator = _bare_line_break(call.whitespace_before_args)
     if isinstance(last.comma, cst.Comma):

@@ -269,3 +269,22 @@ def test_comment_after_the_opening_paren_is_not_copied():
             )
         """,
     )
+
+
+def test_arguments_sharing_a_line_take_the_keyword_on_that_line():
+    check(
+        """
+        import torch
+        def f(n, device):
+            return torch.tensor(
+                [[1]] * n, dtype=torch.int
+            ).to(device)
+        """,
+        """
+        import torch
+        def f(n, device):
+            return torch.tensor(
+                [[1]] * n, dtype=torch.int, device=device
+            )
+        """,
+    )
