@@ -85,6 +85,7 @@ class FixResult:
     source: str  # the fixed text (identical to the input when nothing applied)
     fixed: dict[str, int] = field(default_factory=dict)  # code -> number of fixes applied
     remaining: list[Diagnostic] = field(default_factory=list)  # reports left after fixing
+    unparsable: list[str] = field(default_factory=list)  # codes of fixes dropped: their result did not parse
 
     @property
     def fixed_count(self) -> int:

@@ -226,30 +226,65 @@ def fix_text(source: str, path: str = "<string>", settings: Optional[Settings] =
     settings = settings or DEFAULT_SETTINGS
     allowed = {Applicability.SAFE, Applicability.UNSAFE} if (unsafe or settings.unsafe_fixes) else {Applicability.SAFE}
     fixed: dict[str, int] = {}
+    unparsable: list[str] = []
     current = source
     for _ in range(MAX_FIX_PASSES):
         analysis = analyze(current, path, settings)
-        chosen: list[Fix] = []
+        lines = _Lines(current)
+        chosen: list[tuple[str, Fix]] = []
         taken: list[tuple[int, int]] = []
-        codes: list[str] = []
         for diagnostic, fix, (start, end) in sorted(analysis.fixes, key=lambda item: item[2]):
             if fix.applicability not in allowed or (keep is not None and not keep(current, start, end)):
                 continue
             if any(start < t_end and t_start < end for t_start, t_end in taken):
                 continue  # overlaps a fix taken this pass: next pass
-            chosen.append(fix)
+            if _touches_noqa(diagnostic.code, lines, start, end):
+                continue  # a `# noqa` line is never rewritten, even by a report on another line
+            chosen.append((diagnostic.code, fix))
             taken.append((start, end))
-            codes.append(diagnostic.code)
         if not chosen or analysis.module is None:
-            return FixResult(current, fixed, analysis.diagnostics)
-        new = apply_fixes(analysis.module, chosen)
-        try:
-            cst.parse_module(new)
-        except Exception:  # a fix that breaks the parse is dropped, never written
-            return FixResult(current, fixed, analysis.diagnostics)
-        if new == current:
-            return FixResult(current, fixed, analysis.diagnostics)
+            return FixResult(current, fixed, analysis.diagnostics, unparsable)
+        new = _apply_parsable(analysis.module, chosen, unparsable)
+        if new is None or new[0] == current:
+            return FixResult(current, fixed, analysis.diagnostics, unparsable)
+        new_text, codes = new
         for code in codes:
             fixed[code] = fixed.get(code, 0) + 1
-        current = new
-    return FixResult(current, fixed, analyze(current, path, settings).diagnostics)
+        current = new_text
+    return FixResult(current, fixed, analyze(current, path, settings).diagnostics, unparsable)
+
+
+def _touches_noqa(code: str, lines: _Lines, start: int, end: int) -> bool:
+    first, last = lines.position(start)[0], lines.position(end)[0]
+    return any(is_suppressed(code, lines.line_text(line)) for line in range(first, last + 1))
+
+
+def _parses(text: str) -> bool:
+    try:
+        cst.parse_module(text)
+    except Exception:  # any failure to parse: the text is not written
+        return False
+    return True
+
+
+def _apply_parsable(module: cst.Module, chosen: list[tuple[str, Fix]],
+                    unparsable: list[str]) -> Optional[tuple[str, list[str]]]:
+    """The text with the chosen fixes applied, and their codes. A fix whose result does not
+    parse is dropped and its code added to `unparsable` (the runner then writes nothing);
+    the others still apply. None when none is left."""
+    new = apply_fixes(module, [fix for _, fix in chosen])
+    if _parses(new):
+        return new, [code for code, _ in chosen]
+    kept = []
+    for code, fix in chosen:
+        if _parses(apply_fixes(module, [fix])):
+            kept.append((code, fix))
+        else:
+            unparsable.append(code)
+    if not kept:
+        return None
+    new = apply_fixes(module, [fix for _, fix in kept])
+    if not _parses(new):  # each parses alone, not together
+        unparsable.extend(code for code, _ in kept)
+        return None
+    return new, [code for code, _ in kept]

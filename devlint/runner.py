@@ -42,6 +42,12 @@ def process(path: str, settings: Settings, mode: Mode) -> FileOutcome:
             return outcome
         result = fix_text(source.text, path, settings, unsafe=mode.unsafe_fixes)
         outcome.diagnostics = result.remaining
+        if result.unparsable:
+            # a fix that breaks the parse is a devlint bug: leave the whole file as it was
+            outcome.diagnostics = analyze(source.text, path, settings).diagnostics
+            codes = ", ".join(sorted(set(result.unparsable)))
+            outcome.error = f"{path}: a {codes} fix would produce code that does not parse; file left unchanged"
+            return outcome
         if result.source != source.text:
             outcome.fixed = result.fixed
             if mode.diff:
@@ -50,7 +56,11 @@ def process(path: str, settings: Settings, mode: Mode) -> FileOutcome:
                     fromfile=f"a/{path}", tofile=f"b/{path}",
                 ))
             else:
-                write_source(source, result.source)
+                try:
+                    write_source(source, result.source)
+                except SourceError:
+                    outcome.diagnostics = analyze(source.text, path, settings).diagnostics  # nothing was fixed
+                    raise
     except SourceError as error:
         outcome.error = str(error)
         outcome.fixed = {}

@@ -24,24 +24,49 @@ def append_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.
     last = args[-1]
     previous_comma = args[-2].comma if len(args) > 1 else None
     separator: cst.BaseParenthesizableWhitespace = cst.SimpleWhitespace(" ")
-    if isinstance(previous_comma, cst.Comma) and _has_newline(previous_comma.whitespace_after):
-        separator = previous_comma.whitespace_after
+    if isinstance(previous_comma, cst.Comma):
+        # arguments that share a line take the new one on that line too
+        if _has_newline(previous_comma.whitespace_after):
+            separator = _bare_line_break(previous_comma.whitespace_after)
     elif _has_newline(call.whitespace_before_args):
-        separator = call.whitespace_before_args
+        separator = _bare_line_break(call.whitespace_before_args)
     if isinstance(last.comma, cst.Comma):
-        # trailing comma: the new argument takes the last place and keeps the trailing comma
-        new_arg = new_arg.with_changes(comma=last.comma)
-        last = last.with_changes(comma=cst.Comma(whitespace_after=separator))
+        # trailing comma: the new argument takes the last place and keeps the trailing comma;
+        # a comment after the old last argument stays on its line
+        after = last.comma.whitespace_after
+        if isinstance(after, cst.ParenthesizedWhitespace) and isinstance(separator, cst.ParenthesizedWhitespace):
+            new_arg = new_arg.with_changes(comma=last.comma.with_changes(whitespace_after=_bare_line_break(after)))
+            last = last.with_changes(comma=last.comma.with_changes(
+                whitespace_after=separator.with_changes(first_line=after.first_line, empty_lines=after.empty_lines)))
+        else:
+            new_arg = new_arg.with_changes(comma=last.comma)
+            last = last.with_changes(comma=cst.Comma(whitespace_after=separator))
     else:
         moved = last.whitespace_after_arg
-        if _has_newline(moved):
-            # `f(a  # note\n)`: keep the comment after the new last argument
-            new_arg = new_arg.with_changes(whitespace_after_arg=moved)
-            last = last.with_changes(whitespace_after_arg=cst.SimpleWhitespace(""))
-        last = last.with_changes(comma=cst.Comma(whitespace_after=separator))
+        if isinstance(moved, cst.ParenthesizedWhitespace) and isinstance(separator, cst.ParenthesizedWhitespace):
+            # `f(a,\n  b  # note\n)`: the comment stays after `b`, the new argument goes below
+            new_arg = new_arg.with_changes(whitespace_after_arg=_bare_line_break(moved))
+            last = last.with_changes(
+                whitespace_after_arg=cst.SimpleWhitespace(""),
+                comma=cst.Comma(whitespace_after=separator.with_changes(
+                    first_line=moved.first_line, empty_lines=moved.empty_lines)),
+            )
+        else:
+            if _has_newline(moved):
+                # `f(a  # note\n)`: keep the comment after the new last argument
+                new_arg = new_arg.with_changes(whitespace_after_arg=moved)
+                last = last.with_changes(whitespace_after_arg=cst.SimpleWhitespace(""))
+            last = last.with_changes(comma=cst.Comma(whitespace_after=separator))
     args[-1] = last
     args.append(new_arg)
     return call.with_changes(args=args)
+
+
+def _bare_line_break(whitespace: cst.BaseParenthesizableWhitespace) -> cst.BaseParenthesizableWhitespace:
+    """The same line break and indentation, without the comment or blank lines it carried."""
+    if isinstance(whitespace, cst.ParenthesizedWhitespace):
+        return whitespace.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[])
+    return whitespace
 
 
 def expression(code: str) -> cst.BaseExpression:

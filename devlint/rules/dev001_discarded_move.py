@@ -36,8 +36,9 @@ RULE = Rule(
     fix="""
         Assigns the result back: `x = x.to(device)`, for a name, an attribute or a subscript. Safe: the
         statement had no effect, and the value now has the device the code asked for. No fix is offered
-        for other receivers, nor for attributes bound to `nn.Parameter` (a plain tensor cannot replace a
-        parameter).
+        for other receivers, nor for attributes that are or may be an `nn.Parameter` (bound to one, named
+        `weight` or `bias`, or an attribute of a module): assigning a plain tensor to a parameter raises
+        `TypeError`.
     """,
     tokens=("torch",),
 )
@@ -75,17 +76,35 @@ class DiscardedTensorMove(RuleVisitor):
             else:
                 advice = "use the tensor it returns"
             message = f"`{text}.{method}(...)` result is discarded; tensors are not moved in place — {advice}"
-            self.report(call, message, self._fix(statement, receiver, cls))
+            self.report(call, message, self._fix(statement, receiver, functions, cls))
 
-    def _fix(self, statement: cst.Expr, receiver: cst.BaseExpression, cls: Optional[cst.ClassDef]) -> Optional[Fix]:
+    def _fix(self, statement: cst.Expr, receiver: cst.BaseExpression, functions: list[cst.FunctionDef],
+             cls: Optional[cst.ClassDef]) -> Optional[Fix]:
         if not isinstance(receiver, (cst.Name, cst.Attribute, cst.Subscript)):
             return None
-        if isinstance(receiver, cst.Attribute) and cls is not None and _is_parameter_attr(self, receiver, cls):
+        if isinstance(receiver, cst.Attribute) and (
+            (cls is not None and _is_parameter_attr(self, receiver, cls))
+            or _may_be_parameter(self, receiver, functions, cls)
+        ):
             return None
         assign = cst.Assign(
             targets=[cst.AssignTarget(receiver)], value=statement.value, semicolon=statement.semicolon
         )
         return Fix(Applicability.SAFE, "Assign the moved tensor back", {statement: assign})
+
+
+# Assigning a plain tensor to a module's parameter raises TypeError: these attributes of a
+# module (or of anything, for the usual parameter names) get no fix.
+_PARAMETER_NAMES = ("weight", "bias")
+
+
+def _may_be_parameter(visitor: RuleVisitor, receiver: cst.Attribute, functions: list[cst.FunctionDef],
+                      cls: Optional[cst.ClassDef]) -> bool:
+    if receiver.attr.value in _PARAMETER_NAMES:
+        return True
+    if dotted_name(receiver.value) == "self":
+        return False  # decided from the class's own bindings
+    return visitor.ctx.types.kind_of(receiver.value, functions, cls) is Kind.MODULE
 
 
 def _is_parameter_attr(visitor: RuleVisitor, receiver: cst.Attribute, cls: cst.ClassDef) -> bool:

@@ -7,7 +7,7 @@ from typing import Optional
 
 import libcst as cst
 
-from devlint.analysis.devices import device_variable
+from devlint.analysis.devices import DeviceNameTracker
 from devlint.analysis.names import dotted_name, is_cuda_string, keyword, positional, string_value
 from devlint.diagnostics import Applicability
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
@@ -33,10 +33,13 @@ RULE = Rule(
     """,
     fix_safety=FixSafety.UNSAFE,
     fix="""
-        Uses the file's own device variable where one is in scope (`device`, `DEVICE`, `self.device`);
-        otherwise `"cuda" if torch.cuda.is_available() else "cpu"`. `.cuda()` without arguments becomes
-        `.to(...)`. Unsafe: on a machine without CUDA the code now runs on the CPU instead of failing,
-        which changes what it does; `.cuda(i)` with an explicit index gets no fix.
+        Uses the file's own device variable where one is in scope (`device`, `DEVICE`, `dev` bound
+        earlier in the function, a parameter, a module-level name, or `self.device`), never the variable
+        the statement itself assigns; otherwise `"cuda" if torch.cuda.is_available() else "cpu"` with the
+        file's alias for torch (adding `import torch` after the last import when the file has none).
+        `.cuda()` without arguments becomes `.to(...)`. Unsafe: on a machine without CUDA the code now runs
+        on the CPU instead of failing, which changes what it does; `.cuda(i)` with an explicit index gets
+        no fix.
     """,
     tokens=("cuda",),
 )
@@ -63,7 +66,7 @@ def _is_torch_cuda_call(node: cst.Call) -> bool:
     return len(args) <= 1 and keywords <= _CUDA_KEYWORDS and not any(a.star for a in node.args)
 
 
-class HardcodedCuda(RuleVisitor):
+class HardcodedCuda(RuleVisitor, DeviceNameTracker):
     rule = RULE
     needs_torch_import = False  # plainly written torch names are checked in any file
 
@@ -84,7 +87,7 @@ class HardcodedCuda(RuleVisitor):
     def _literal_fix(self, literal: cst.BaseExpression, defines_device: bool) -> Fix:
         # Where the literal *defines* the device (`device = "cuda"`, a default), the file's device
         # variable cannot be used: it is the thing being defined.
-        variable = None if defines_device else device_variable(self.ctx)
+        variable = None if defines_device else self.device_variable()
         if variable is not None:
             replacement: cst.BaseExpression = cst.parse_expression(variable)
         else:
@@ -132,7 +135,7 @@ class HardcodedCuda(RuleVisitor):
     def _cuda_call_fix(self, node: cst.Call) -> Optional[Fix]:
         if node.args:
             return None  # `.cuda(rank)`: an explicit device index is the author's choice
-        variable = device_variable(self.ctx)
+        variable = self.device_variable()
         if variable is not None:
             target: cst.BaseExpression = cst.parse_expression(variable)
         else:
@@ -144,6 +147,7 @@ class HardcodedCuda(RuleVisitor):
                    needs_torch_import=variable is None and self.torch.torch_module_name() is None)
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        super().visit_Assign(node)
         if isinstance(node.value, cst.Dict) and len(node.targets) == 1 and not self.ctx.cuda_guarded():
             name = dotted_name(node.targets[0].target)
             if name is not None:
@@ -154,6 +158,7 @@ class HardcodedCuda(RuleVisitor):
                 self._flag_literal(node.value, f"the assignment to `{name}`", False, True)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        super().visit_AnnAssign(node)
         name = dotted_name(node.target)
         if node.value is not None and name is not None and _names_a_device(name):
             self._flag_literal(node.value, f"the assignment to `{name}`", False, True)

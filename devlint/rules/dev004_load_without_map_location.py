@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from devlint.analysis.devices import device_variable
+from devlint.analysis.devices import DeviceNameTracker
 from devlint.analysis.edits import append_keyword
 from devlint.analysis.names import has_star_kwargs, keyword, positional
 from devlint.diagnostics import Applicability
@@ -30,10 +30,13 @@ RULE = Rule(
     """,
     fix_safety=FixSafety.SOMETIMES,
     fix="""
-        Adds `map_location=` with the file's device variable in scope, else `"cpu"`. Safe when the result
-        goes straight into `load_state_dict(...)`, which copies the values into the module's own tensors
-        wherever they are. Unsafe otherwise: code that used the loaded tensors directly may now get them
-        on another device.
+        Adds `map_location=` as a new keyword placed the way the call is laid out. Safe when the result
+        goes straight into `load_state_dict(...)`: the fix then adds `map_location="cpu"`, which always
+        loads, and `load_state_dict` copies the values into the module's own tensors wherever they are
+        (loading to the CPU first also avoids a second copy of the weights in GPU memory). Elsewhere it
+        adds the file's device variable in scope, else `"cpu"`, and is unsafe: code that used the loaded
+        tensors (or a loaded module) directly may now get them on another device than the one they were
+        saved from. No fix when the call passes `*args`.
     """,
     tokens=("torch", "load"),
 )
@@ -41,7 +44,7 @@ RULE = Rule(
 _LOADS = ("load", "serialization.load", "jit.load")
 
 
-class LoadWithoutMapLocation(RuleVisitor):
+class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
     rule = RULE
     needs_torch_import = False  # `torch.load(...)` written out is checked in any file
 
@@ -61,14 +64,18 @@ class LoadWithoutMapLocation(RuleVisitor):
             return
         if not node.args:
             return
-        safe = id(node) in self.into_load_state_dict
-        variable = device_variable(self.ctx) or None
-        value = cst.parse_expression(variable) if variable else cst.SimpleString('"cpu"')
-        fix = Fix(
-            Applicability.SAFE if safe else Applicability.UNSAFE,
-            f"Add `map_location={variable or 'cpu'}`",
-            {given.value: value} if given is not None else {node: append_keyword(node, "map_location", value)},
-        )
+        fix = None
+        if not any(arg.star == "*" for arg in node.args):  # `*args` may hold map_location already
+            safe = id(node) in self.into_load_state_dict
+            # Into load_state_dict "cpu" always works (the values are copied to the module's device);
+            # the file's device variable might be an int rank, which map_location rejects.
+            variable = None if safe else self.device_variable()
+            value = cst.parse_expression(variable) if variable else cst.SimpleString('"cpu"')
+            fix = Fix(
+                Applicability.SAFE if safe else Applicability.UNSAFE,
+                f"Add `map_location={variable or 'cpu'}`",
+                {given.value: value} if given is not None else {node: append_keyword(node, "map_location", value)},
+            )
         name = self.ctx.module.code_for_node(node.func)
         self.report(
             node,

@@ -1,0 +1,138 @@
+"""Check what `devlint --fix` did to a copy of the corpus.
+
+    cp -a ~/.cache/devlint-dev-corpus/src /tmp/fixcorpus
+    PYTHONPATH=$PWD python -m devlint --isolated --fix --unsafe-fixes /tmp/fixcorpus
+    PYTHONPATH=$PWD python benchmarks/fix_corpus.py ~/.cache/devlint-dev-corpus/src /tmp/fixcorpus
+
+For every file that changed it checks that
+- only lines with a report before fixing changed (a report spans `line..end_line`; a new keyword
+  may go on its own line inside that span; `import torch` may be added; the `x = x.to(d)` line
+  of a split DEV002 move may go),
+- the fixed file still parses (`ast.parse`),
+- a second `--fix --unsafe-fixes` changes nothing,
+- the text on disk is what `fix_source(..., unsafe=True)` gives (the CLI and the API agree),
+and prints the figures for benchmarks/README.md: files changed, fixes applied per rule, and the
+unsafe fixes a run without `--unsafe-fixes` skips. Exit 1 when any check fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import difflib
+import os
+import re
+import sys
+from collections import Counter
+from typing import Iterator
+
+from devlint import fix_source
+from devlint.diagnostics import Applicability
+from devlint.engine import analyze
+from devlint.files import SourceError, read_source
+
+_SPLIT_MOVE = re.compile(r"^\s*(\w+)\s*=\s*\1\.(to|cuda)\(.*\)\s*$")
+
+
+def python_files(root: str) -> Iterator[str]:
+    for directory, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(".py"):
+                yield os.path.relpath(os.path.join(directory, name), root)
+
+
+def allowed_lines(source: str, path: str) -> set[int]:
+    """1-based lines that carry (part of) a report before fixing."""
+    lines: set[int] = set()
+    for diagnostic in analyze(source, path).diagnostics:
+        lines.update(range(diagnostic.line, (diagnostic.end_line or diagnostic.line) + 1))
+    return lines
+
+
+def stray_changes(before: str, after: str, allowed: set[int]) -> list[str]:
+    """Changes outside the reported lines, as `line: text` of the original (or the insertion)."""
+    old, new = before.splitlines(), after.splitlines()
+    stray = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        for number in range(i1 + 1, i2 + 1):  # replaced or deleted original lines
+            text = old[number - 1]
+            if number in allowed:
+                continue
+            if _SPLIT_MOVE.match(text) and any(n < number for n in allowed):
+                continue
+            stray.append(f"{number}: {text.strip()}")
+        if tag == "insert":
+            for text in new[j1:j2]:
+                if text.strip() == "import torch" or (i1 in allowed and i1 + 1 in allowed):
+                    continue
+                stray.append(f"{i1}+: {text.strip()}")
+    return stray
+
+
+def _check_fixed(relative: str, before: str, after: str) -> list[str]:
+    failures = []
+    try:
+        ast.parse(after)
+    except SyntaxError as error:
+        failures.append(f"{relative}: does not parse after fixing: {error}")
+    for line in stray_changes(before, after, allowed_lines(before, relative)):
+        failures.append(f"{relative}:{line}  (changed, but had no report)")
+    if fix_source(after, relative, unsafe=True).source != after:
+        failures.append(f"{relative}: a second fix run changes it again")
+    return failures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("original", help="the corpus as it was")
+    parser.add_argument("fixed", help="the copy `devlint --fix --unsafe-fixes` rewrote")
+    args = parser.parse_args()
+
+    failures: list[str] = []
+    applied: Counter[str] = Counter()
+    applied_safe: Counter[str] = Counter()
+    unsafe_skipped: Counter[str] = Counter()
+    total = changed = changed_now = 0
+    for relative in python_files(args.original):
+        total += 1
+        original_path = os.path.join(args.original, relative)
+        fixed_path = os.path.join(args.fixed, relative)
+        try:
+            before = read_source(original_path).text
+            after = read_source(fixed_path).text
+        except SourceError:
+            continue  # undecodable in both: devlint reports and skips it
+        if before == after:
+            continue
+        changed += 1
+        unsafe = fix_source(before, relative, unsafe=True)
+        applied.update(unsafe.fixed)
+        changed_now += unsafe.source != before
+        if unsafe.source != after:
+            failures.append(f"{relative}: the CLI's result differs from fix_source(unsafe=True)")
+        # the checks hold for what is on disk and for what this checkout's fix_source gives
+        for text in dict.fromkeys((after, unsafe.source)):
+            failures.extend(_check_fixed(relative, before, text))
+        safe = fix_source(before, relative, unsafe=False)
+        applied_safe.update(safe.fixed)
+        unsafe_skipped.update(
+            d.code for d in safe.remaining if d.fix is not None and d.fix.applicability is Applicability.UNSAFE
+        )
+
+    print(f"files: {total}, changed by the CLI run: {changed}, changed by this checkout's fix_source: {changed_now}")
+    codes = sorted(set(applied) | set(applied_safe) | set(unsafe_skipped))
+    print(f"{'rule':<8}{'applied (--unsafe-fixes)':>26}{'applied (--fix)':>17}{'unsafe skipped (--fix)':>24}")
+    for code in codes:
+        print(f"{code:<8}{applied[code]:>26}{applied_safe[code]:>17}{unsafe_skipped[code]:>24}")
+    print(f"{'total':<8}{sum(applied.values()):>26}{sum(applied_safe.values()):>17}{sum(unsafe_skipped.values()):>24}")
+    for failure in failures:
+        print(f"FAIL {failure}")
+    print(f"{len(failures)} check(s) failed" if failures else "all checks passed", flush=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

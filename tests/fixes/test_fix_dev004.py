@@ -1,0 +1,197 @@
+"""DEV004 fix: add `map_location=`; safe only straight into `load_state_dict(...)`."""
+
+from __future__ import annotations
+
+from fixing import check, fixed, unchanged
+
+
+def test_straight_into_load_state_dict_is_safe():
+    check(
+        """
+        import torch
+        def restore(model, path):
+            model.load_state_dict(torch.load(path))
+        """,
+        """
+        import torch
+        def restore(model, path):
+            model.load_state_dict(torch.load(path, map_location="cpu"))
+        """,
+    )
+
+
+def test_elsewhere_is_unsafe():
+    code = """
+        import torch
+        def restore(path):
+            return torch.load(path)
+        """
+    unchanged(code, unsafe=False)
+    check(code, """
+        import torch
+        def restore(path):
+            return torch.load(path, map_location="cpu")
+        """, unsafe=True)
+
+
+def test_device_variable_in_scope_is_used_where_unsafe():
+    check(
+        """
+        import torch
+        def restore(path, device):
+            return torch.load(path)
+        """,
+        """
+        import torch
+        def restore(path, device):
+            return torch.load(path, map_location=device)
+        """,
+        unsafe=True,
+    )
+
+
+def test_into_load_state_dict_uses_cpu_even_with_a_device_variable():
+    # `device` may be an int rank here, which map_location rejects: "cpu" always loads
+    check(
+        """
+        import torch
+        def restore(model, path, device):
+            model.load_state_dict(torch.load(path))
+        """,
+        """
+        import torch
+        def restore(model, path, device):
+            model.load_state_dict(torch.load(path, map_location="cpu"))
+        """,
+    )
+
+
+def test_star_args_get_no_fix():
+    unchanged(
+        """
+        import torch
+        def restore(model, args):
+            model.load_state_dict(torch.load(*args))
+        """
+    )
+
+
+def test_from_import_alias():
+    check(
+        """
+        from torch import load
+        def restore(model, path):
+            model.load_state_dict(load(path))
+        """,
+        """
+        from torch import load
+        def restore(model, path):
+            model.load_state_dict(load(path, map_location="cpu"))
+        """,
+    )
+
+
+def test_attribute_and_subscript_arguments():
+    check(
+        """
+        import torch as th
+        def restore(self, paths):
+            self.model.load_state_dict(th.load(paths["best"]))
+        """,
+        """
+        import torch as th
+        def restore(self, paths):
+            self.model.load_state_dict(th.load(paths["best"], map_location="cpu"))
+        """,
+    )
+
+
+def test_multiline_call_with_comment_and_trailing_comma():
+    check(
+        """
+        import torch
+        def restore(model, path):
+            model.load_state_dict(torch.load(
+                path,  # the best checkpoint
+                weights_only=True,
+            ))
+        """,
+        """
+        import torch
+        def restore(model, path):
+            model.load_state_dict(torch.load(
+                path,  # the best checkpoint
+                weights_only=True,
+                map_location="cpu",
+            ))
+        """,
+    )
+
+
+def test_one_argument_per_line_without_trailing_comma():
+    check(
+        """
+        import torch
+        def restore(model, path):
+            model.load_state_dict(torch.load(
+                path
+            ))
+        """,
+        """
+        import torch
+        def restore(model, path):
+            model.load_state_dict(torch.load(
+                path,
+                map_location="cpu"
+            ))
+        """,
+    )
+
+
+def test_crlf_bom_free_text_and_tabs():
+    source = "import torch\r\ndef restore(model, path):\r\n\tmodel.load_state_dict(torch.load(path))\r\n"
+    assert fixed(source, dedent=False) == (
+        'import torch\r\ndef restore(model, path):\r\n\tmodel.load_state_dict(torch.load(path, map_location="cpu"))\r\n'
+    )
+
+
+def test_device_of_an_inner_function_bound_later_is_not_used():
+    check(
+        """
+        import torch
+        def outer(device):
+            def inner(path):
+                sd = torch.load(path)
+                device = 3
+                return sd, device
+            return inner
+        """,
+        """
+        import torch
+        def outer(device):
+            def inner(path):
+                sd = torch.load(path, map_location="cpu")
+                device = 3
+                return sd, device
+            return inner
+        """,
+        unsafe=True,
+    )
+
+
+def test_jit_load_and_composition_with_dev003():
+    check(
+        """
+        import torch
+        def f(path, model):
+            model.load_state_dict(torch.load(path))
+            return torch.jit.load(path), torch.load(path, map_location="cuda")
+        """,
+        """
+        import torch
+        def f(path, model):
+            model.load_state_dict(torch.load(path, map_location="cpu"))
+            return torch.jit.load(path, map_location="cpu"), torch.load(path, map_location="cuda" if torch.cuda.is_available() else "cpu")
+        """,
+        unsafe=True,
+    )
