@@ -186,7 +186,7 @@ def _check(args: argparse.Namespace) -> int:
     for error in errors:
         print(f"devlint: error: {error}", file=sys.stderr)
     if not args.quiet:
-        print(_summary(diagnostics, fixed, len(files), mode), file=sys.stderr)
+        print(_summary(diagnostics, fixed, len(files), mode, len(errors)), file=sys.stderr)
     if errors:
         return EXIT_ERROR
     if args.exit_zero:
@@ -214,7 +214,16 @@ def _print_statistics(diagnostics, unsafe_fixes: bool) -> None:  # type: ignore[
         print(f"{total:>6}  {code}  {mark} {name}")
 
 
-def _summary(diagnostics, fixed: dict[str, int], file_count: int, mode) -> str:  # type: ignore[no-untyped-def]
+def _summary(diagnostics, fixed: dict[str, int], file_count: int, mode,  # type: ignore[no-untyped-def]
+             error_count: int = 0) -> str:
+    summary = _counts(diagnostics, fixed, file_count, mode)
+    if error_count:  # never "All checks passed" when some files were not checked
+        failed = f"{error_count} file{'s' if error_count != 1 else ''} could not be checked (see errors above)"
+        summary = summary.replace("All checks passed", "No reports").rstrip(".") + f"; {failed}."
+    return summary
+
+
+def _counts(diagnostics, fixed: dict[str, int], file_count: int, mode) -> str:  # type: ignore[no-untyped-def]
     from devlint.diagnostics import Applicability
 
     n = len(diagnostics)
