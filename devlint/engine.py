@@ -72,7 +72,9 @@ class _Lines:
         for i, char in enumerate(source):
             if char == "\n":
                 self.starts.append(i + 1)
-        self.lines = source.splitlines()
+        # Python's lines end at "\n" only; str.splitlines() also splits at "\f", "\x1c" and others,
+        # which put `# noqa` checks and report statements on the wrong line.
+        self.lines = [line.rstrip("\r") for line in source.split("\n")]
 
     def offset(self, line: int, column: int) -> int:
         """1-based line, 0-based column -> offset."""
