@@ -51,7 +51,8 @@ def programs_with_bugs(draw) -> str:
 def check_properties(source: str) -> None:
     reports = lint_source(source, "generated.py")  # never raises
     result = fix_source(source, "generated.py", unsafe=True)
-    cst.parse_module(result.source)  # fixed code always parses
+    if result.source != source:  # what LibCST cannot parse (CPython may: "\\\r\n" at EOF) is left as it is
+        cst.parse_module(result.source)  # fixed code always parses
     assert fix_source(result.source, "generated.py", unsafe=True).source == result.source  # idempotent
     _each_pass_changes_only_reported_lines(source)
     _flake8_agrees(source)
@@ -126,6 +127,7 @@ def test_spliced_snippets_make_the_rules_fire() -> None:
 
 # Regressions found by the properties (each once failed)
 REGRESSIONS: list[str] = [
+    "\n\\\r\n",  # CPython parses it, LibCST does not: reported or skipped, never rewritten
     "\n#\n  \n\t \t \t  \t\t\t\t \n\t\t\n\n  #0\x1c\nimport torch\nx = torch.zeros(3)\nx.to('cuda')\n",
 ]
 
