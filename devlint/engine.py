@@ -11,8 +11,11 @@ The pipeline for one module's text:
 from __future__ import annotations
 
 import bisect
+import re
+import sys
+import threading
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
+from typing import Callable, Optional, Sequence, TypeVar
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -25,6 +28,17 @@ from devlint.rules.base import Fix
 from devlint.settings import DEFAULT_SETTINGS, SYNTAX_ERROR_CODE, Settings
 
 MAX_FIX_PASSES = 10
+# LibCST's parser, its metadata providers and our visitors recurse once per level of nesting, so
+# deeply nested but valid code can exhaust Python's default limits. Such files are analysed again
+# in a thread with a large stack and a raised recursion limit (only they pay for it).
+DEEP_STACK_BYTES = 512 * 1024 * 1024
+DEEP_RECURSION_LIMIT = 100_000
+_DEEP_THREAD = "devlint-deep-analysis"
+# CPython refuses more than 200 nested brackets ("too many nested parentheses"); LibCST accepts
+# them but takes minutes on a few thousand, so such files get CPython's own syntax error.
+MAX_BRACKET_DEPTH = 200
+_BRACKETS = re.compile(r"[][(){}]")
+_Result = TypeVar("_Result")
 
 
 def enabled_rules(settings: Settings, path: Optional[str]) -> list[RuleEntry]:
@@ -58,7 +72,9 @@ class _Lines:
         for i, char in enumerate(source):
             if char == "\n":
                 self.starts.append(i + 1)
-        self.lines = source.splitlines()
+        # Python's lines end at "\n" only; str.splitlines() also splits at "\f", "\x1c" and others,
+        # which put `# noqa` checks and report statements on the wrong line.
+        self.lines = [line.rstrip("\r") for line in source.split("\n")]
 
     def offset(self, line: int, column: int) -> int:
         """1-based line, 0-based column -> offset."""
@@ -79,9 +95,64 @@ def _syntax_error(path: str, source: str, error: Exception) -> Diagnostic:
     if isinstance(error, cst.ParserSyntaxError):
         line, col = error.raw_line, error.raw_column + 1
         message = error.message
+    elif isinstance(error, SyntaxError):
+        line, col = error.lineno or 1, error.offset or 1
+        message = str(error.msg)
     elif isinstance(error, RecursionError):
         message = "too deeply nested to analyse (recursion limit)"
     return Diagnostic(path, line, col, SYNTAX_ERROR_CODE, f"syntax error: {message}", line, col)
+
+
+def _nesting_error(source: str) -> Optional[SyntaxError]:
+    """CPython's error for brackets nested deeper than it allows, if there are such.
+
+    The regex count is a cheap upper bound (brackets in strings count too); only when it is
+    over the limit does CPython's own parser decide."""
+    depth = deepest = 0
+    for match in _BRACKETS.finditer(source):
+        depth = depth + 1 if match.group() in "([{" else max(depth - 1, 0)
+        deepest = max(deepest, depth)
+    if deepest <= MAX_BRACKET_DEPTH:
+        return None
+    try:
+        compile(source, "<devlint>", "exec", dont_inherit=True, flags=0x400)  # ast.PyCF_ONLY_AST
+    except SyntaxError as error:
+        return error if "nested parentheses" in str(error.msg) else None
+    except (RecursionError, MemoryError, ValueError):
+        return None
+    return None
+
+
+def _with_deep_stack(function: Callable[..., _Result], *args: object, **kwargs: object) -> _Result:
+    """`function(*args, **kwargs)`; on RecursionError, once more in a thread with a large stack."""
+    try:
+        return function(*args, **kwargs)
+    except RecursionError:
+        if threading.current_thread().name == _DEEP_THREAD:
+            raise
+    outcome: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = function(*args, **kwargs)
+        except BaseException as error:  # handed back to the calling thread
+            outcome["error"] = error
+
+    old_limit = sys.getrecursionlimit()
+    old_size = threading.stack_size(DEEP_STACK_BYTES)
+    try:
+        thread = threading.Thread(target=target, name=_DEEP_THREAD)
+        thread.start()
+    finally:
+        threading.stack_size(old_size)
+    sys.setrecursionlimit(max(old_limit, DEEP_RECURSION_LIMIT))
+    try:
+        thread.join()
+    finally:
+        sys.setrecursionlimit(old_limit)
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome["value"]  # type: ignore[return-value]
 
 
 def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = None,
@@ -89,13 +160,26 @@ def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = 
     """Lint `source`. `with_fixes` computes each fix's text edits (for output formats);
     `ignore_noqa` keeps suppressed reports (flake8 applies `# noqa` itself)."""
     settings = settings or DEFAULT_SETTINGS
+    try:
+        return _with_deep_stack(_analyze, source, path, settings, with_fixes, ignore_noqa)
+    except RecursionError as error:
+        result = Analysis(source)
+        if settings.enabled(SYNTAX_ERROR_CODE, path):
+            result.diagnostics.append(_syntax_error(path, source, error))
+        return result
+
+
+def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignore_noqa: bool) -> Analysis:
     rules = prefilter(source, enabled_rules(settings, path))
     result = Analysis(source)
     if not rules:
         return result
+    nesting = _nesting_error(source)
     try:
+        if nesting is not None:
+            raise nesting
         module = cst.parse_module(source)
-    except (cst.ParserSyntaxError, RecursionError, MemoryError, ValueError) as error:
+    except (cst.ParserSyntaxError, SyntaxError, MemoryError, ValueError) as error:
         if settings.enabled(SYNTAX_ERROR_CODE, path):
             result.diagnostics.append(_syntax_error(path, source, error))
         return result
@@ -103,13 +187,9 @@ def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = 
     ctx = FileContext(module, path)
     rule_visitors = [entry.visitor(ctx) for entry in rules]
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    try:
-        wrapper.visit_batched([ContextEnter(ctx), *rule_visitors, ContextExit(ctx)])
-        for visitor in rule_visitors:
-            visitor.finish()
-    except RecursionError as error:
-        result.diagnostics.append(_syntax_error(path, source, error))
-        return result
+    wrapper.visit_batched([ContextEnter(ctx), *rule_visitors, ContextExit(ctx)])
+    for visitor in rule_visitors:
+        visitor.finish()
     raw = [r for r in ctx.reports if ctx.torch.imports_torch or not _needs_torch_import(r, rules)]
     if not raw:
         return result
@@ -224,6 +304,14 @@ def fix_text(source: str, path: str = "<string>", settings: Optional[Settings] =
     `keep(text, start, end)` may veto a fix by the span it replaces (a notebook vetoes fixes that
     would cross cells or touch masked IPython lines); a vetoed fix's report stays in `remaining`."""
     settings = settings or DEFAULT_SETTINGS
+    try:
+        return _with_deep_stack(_fix_text, source, path, settings, unsafe, keep)
+    except RecursionError:  # even the large stack was not enough: nothing is fixed
+        return FixResult(source, {}, analyze(source, path, settings).diagnostics)
+
+
+def _fix_text(source: str, path: str, settings: Settings, unsafe: bool,
+              keep: Optional[Callable[[str, int, int], bool]]) -> FixResult:
     allowed = {Applicability.SAFE, Applicability.UNSAFE} if (unsafe or settings.unsafe_fixes) else {Applicability.SAFE}
     fixed: dict[str, int] = {}
     unparsable: list[str] = []
