@@ -20,6 +20,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from devlint.analysis.context import ContextEnter, ContextExit, FileContext, RawReport
 from devlint.diagnostics import Applicability, Diagnostic, Edit, FixInfo, FixResult
 from devlint.noqa import is_suppressed
+from devlint.prefilter import prefilter
 from devlint.rules import RuleEntry, all_rules
 from devlint.rules.base import Fix
 from devlint.settings import DEFAULT_SETTINGS, SYNTAX_ERROR_CODE, Settings
@@ -29,14 +30,6 @@ MAX_FIX_PASSES = 10
 
 def enabled_rules(settings: Settings, path: Optional[str]) -> list[RuleEntry]:
     return [entry for entry in all_rules() if settings.enabled(entry.rule.code, path)]
-
-
-def prefilter(source: str, rules: Sequence[RuleEntry]) -> list[RuleEntry]:
-    """Rules that could report on `source`: each needs all of its tokens somewhere in the text.
-
-    Conservative by construction: every rule's report needs a torch name written out and
-    its own keyword (`cuda`, `load`, `forward`) in the code, so in the text."""
-    return [entry for entry in rules if all(token in source for token in entry.rule.tokens)]
 
 
 @dataclass

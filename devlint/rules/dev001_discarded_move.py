@@ -9,6 +9,7 @@ import libcst as cst
 from devlint.analysis.names import dotted_name
 from devlint.analysis.types import Kind
 from devlint.diagnostics import Applicability
+from devlint.prefilter import method_call
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
 
 RULE = Rule(
@@ -38,7 +39,7 @@ RULE = Rule(
         for other receivers, nor for attributes bound to `nn.Parameter` (a plain tensor cannot replace a
         parameter).
     """,
-    tokens=("torch",),
+    tokens=("torch", method_call("to", "cuda", "cpu", "pin_memory")),
 )
 
 _MOVES = ("to", "cuda", "cpu", "pin_memory")

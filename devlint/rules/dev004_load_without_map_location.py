@@ -8,6 +8,7 @@ from devlint.analysis.devices import device_variable
 from devlint.analysis.edits import append_keyword
 from devlint.analysis.names import has_star_kwargs, keyword, positional
 from devlint.diagnostics import Applicability
+from devlint.prefilter import words
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
 
 RULE = Rule(
@@ -35,7 +36,7 @@ RULE = Rule(
         wherever they are. Unsafe otherwise: code that used the loaded tensors directly may now get them
         on another device.
     """,
-    tokens=("torch", "load"),
+    tokens=("torch", words("load")),
 )
 
 _LOADS = ("load", "serialization.load", "jit.load")

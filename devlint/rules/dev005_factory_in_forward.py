@@ -7,9 +7,10 @@ from typing import Optional
 import libcst as cst
 
 from devlint.analysis.edits import append_keyword
-from devlint.analysis.factories import LIKE_FACTORIES, factory_name, move_target, places_tensor, strip_casts
+from devlint.analysis.factories import FACTORIES, LIKE_FACTORIES, factory_name, move_target, places_tensor, strip_casts
 from devlint.analysis.names import positional
 from devlint.diagnostics import Applicability
+from devlint.prefilter import words
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
 
 RULE = Rule(
@@ -39,7 +40,7 @@ RULE = Rule(
         Adds `device=<input>.device`, with the first tensor argument of `forward`. Unsafe: that argument
         is assumed to be a tensor on the model's device, which only the author knows.
     """,
-    tokens=("torch", "forward"),
+    tokens=("torch", words("forward"), words(*FACTORIES)),
 )
 
 # Right after these, a tensor is used on the host on purpose.
