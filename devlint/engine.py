@@ -24,6 +24,7 @@ from devlint.prefilter import prefilter
 from devlint.rules import RuleEntry, all_rules
 from devlint.rules.base import Fix
 from devlint.settings import DEFAULT_SETTINGS, SYNTAX_ERROR_CODE, Settings
+from devlint.walk import visit_batched
 
 MAX_FIX_PASSES = 10
 
@@ -95,9 +96,9 @@ def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = 
     result.module = module
     ctx = FileContext(module, path)
     rule_visitors = [entry.visitor(ctx) for entry in rules]
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     try:
-        wrapper.visit_batched([ContextEnter(ctx), *rule_visitors, ContextExit(ctx)])
+        # LibCST's callbacks in LibCST's order, without rebuilding every node (devlint/walk.py).
+        visit_batched(module, [ContextEnter(ctx), *rule_visitors, ContextExit(ctx)])
         for visitor in rule_visitors:
             visitor.finish()
     except RecursionError as error:
@@ -106,7 +107,7 @@ def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = 
     raw = [r for r in ctx.reports if ctx.torch.imports_torch or not _needs_torch_import(r, rules)]
     if not raw:
         return result
-    _resolve(result, wrapper, raw, path, with_fixes, ignore_noqa)
+    _resolve(result, MetadataWrapper(module, unsafe_skip_copy=True), raw, path, with_fixes, ignore_noqa)
     return result
 
 
