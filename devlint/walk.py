@@ -53,12 +53,34 @@ def _fields(node: cst.CSTNode) -> tuple[tuple[str, bool], ...]:
     return fields
 
 
+# What a field's value is, by its type: 1 a node, 2 a sequence (of nodes), 0 anything else.
+# A dict lookup: `isinstance(value, CSTNode)` goes through ABC machinery and costs far more.
+_KIND: dict[type, int] = {}
+# Names of the visit_*/leave_* methods of a visitor class (`get_visitors()` inspects every member).
+_METHOD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _kind(value: object) -> int:
+    kind = _KIND.get(type(value))
+    if kind is None:
+        kind = _KIND[type(value)] = (1 if isinstance(value, cst.CSTNode)
+                                     else 2 if isinstance(value, (tuple, list)) else 0)
+    return kind
+
+
+def _visitor_methods(visitor: cst.BatchableCSTVisitor) -> dict[str, Callable[..., object]]:
+    names = _METHOD_NAMES.get(type(visitor))
+    if names is None:
+        names = _METHOD_NAMES[type(visitor)] = tuple(visitor.get_visitors())
+    return {name: getattr(visitor, name) for name in names}
+
+
 def visit_batched(module: cst.Module, visitors: Sequence[cst.BatchableCSTVisitor]) -> None:
     """Run `visitors` over `module` as `MetadataWrapper.visit_batched` would (visitors that
     declare no metadata)."""
     methods: _Methods = {}
     for visitor in visitors:
-        for name, function in visitor.get_visitors().items():
+        for name, function in _visitor_methods(visitor).items():
             methods.setdefault(name, []).append(function)
     plans: dict[type, tuple] = {}
 
@@ -71,7 +93,7 @@ def visit_batched(module: cst.Module, visitors: Sequence[cst.BatchableCSTVisitor
         result = plans[type(node)] = (methods.get(f"visit_{name}", ()), tuple(fields), methods.get(f"leave_{name}", ()))
         return result
 
-    CSTNode = cst.CSTNode
+    kinds = _KIND
 
     def walk(node: cst.CSTNode) -> None:
         visits, fields, leaves = plans.get(type(node)) or plan(node)
@@ -79,15 +101,18 @@ def visit_batched(module: cst.Module, visitors: Sequence[cst.BatchableCSTVisitor
             function(node)
         for field, extra, visit_field, leave_field in fields:
             value = getattr(node, field)
-            if extra and not isinstance(value, (CSTNode, tuple, list)):
+            kind = kinds.get(type(value))
+            if kind is None:
+                kind = _kind(value)
+            if extra and not kind:
                 continue  # not a child (a string, a flag, a missing format spec): LibCST skips it
             for function in visit_field:
                 function(node)
-            if isinstance(value, CSTNode):
+            if kind == 1:
                 walk(value)
-            elif isinstance(value, (tuple, list)):
+            elif kind == 2:
                 for child in value:
-                    if isinstance(child, CSTNode):
+                    if (kinds.get(type(child)) or _kind(child)) == 1:
                         walk(child)
             for function in leave_field:
                 function(node)
@@ -102,8 +127,9 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     result: list[cst.CSTNode] = []
     for field, _extra in _fields(node):
         value = getattr(node, field)
-        if isinstance(value, cst.CSTNode):
+        kind = _KIND.get(type(value)) or _kind(value)
+        if kind == 1:
             result.append(value)
-        elif isinstance(value, (tuple, list)):
-            result.extend(child for child in value if isinstance(child, cst.CSTNode))
+        elif kind == 2:
+            result.extend(child for child in value if (_KIND.get(type(child)) or _kind(child)) == 1)
     return result
