@@ -17,7 +17,7 @@ from typing import Optional, Sequence
 from devlint import __version__
 
 EXIT_CLEAN, EXIT_REPORTS, EXIT_ERROR = 0, 1, 2
-SUBCOMMANDS = ("rule", "rules", "confirm")
+SUBCOMMANDS = ("rule", "rules", "confirm", "clean")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -61,7 +61,22 @@ def build_parser() -> argparse.ArgumentParser:
                         help="record the current reports in FILE (JSON) and exit 0")
     parser.add_argument("--no-default-path", action="store_true",
                         help="with no PATH, check nothing instead of '.' (for hooks that pass file names)")
+    parser.add_argument("--jobs", "-j", type=_jobs, metavar="N",
+                        help="worker processes (default: the number of CPUs; 1: no workers)")
+    parser.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
+    parser.add_argument("--cache-dir", metavar="DIR",
+                        help="where to keep results (default: .devlint_cache at the project root)")
     return parser
+
+
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {value!r}") from None
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {jobs}")
+    return jobs
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -106,6 +121,8 @@ def _subcommand(name: str, args: list[str]) -> int:
             raise UsageError(f"unknown rule '{args[0]}'; valid codes: {codes}")
         print(rule.page(), end="")
         return EXIT_CLEAN
+    if name == "clean":
+        return _clean(args)
     if name == "confirm":
         try:
             from devlint.runtime.cli import main as confirm_main
@@ -113,6 +130,32 @@ def _subcommand(name: str, args: list[str]) -> int:
             raise UsageError("`devlint confirm` is not available in this installation") from None
         return confirm_main(args)
     raise UsageError(f"unknown subcommand {name}")  # pragma: no cover
+
+
+def _clean(args: list[str]) -> int:
+    """`devlint clean [--cache-dir DIR]`: remove the result cache."""
+    from devlint.cache import clean, default_directory
+    from devlint.files import UsageError
+
+    parser = _Parser(prog="devlint clean", description="Remove devlint's result cache.")
+    parser.add_argument("--cache-dir", metavar="DIR", help="the cache to remove (default: the project's)")
+    parser.add_argument("--config", metavar="FILE", help="the project's pyproject.toml or setup.cfg")
+    options = parser.parse_args(args)
+    directory = options.cache_dir
+    if directory is None:
+        options.paths, options.isolated = ["."], False
+        for key in ("select", "extend_select", "ignore", "per_file_ignores", "exclude", "extend_exclude",
+                    "unsafe_fixes"):
+            setattr(options, key, None)
+        directory = default_directory(load_settings(options, ["."]))
+    try:
+        removed = clean(directory)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    except OSError as error:
+        raise UsageError(f"{directory}: cannot remove: {error.strerror or error}") from None
+    print(f"removed {directory}" if removed else f"no cache at {directory}")
+    return EXIT_CLEAN
 
 
 def load_settings(args: argparse.Namespace, paths: list[str]):  # type: ignore[no-untyped-def]
@@ -174,11 +217,19 @@ def _check(args: argparse.Namespace) -> int:
     files = list(discover(paths, settings))
     mode = Mode(fix=args.fix and not args.diff, diff=args.diff, unsafe_fixes=settings.unsafe_fixes,
                 with_edits=args.output_format in EDIT_FORMATS)
+    cache = None
+    if not (args.no_cache or mode.fix or mode.diff):  # only check results are cached
+        from devlint.cache import Cache, default_directory
+
+        cache = Cache(args.cache_dir or default_directory(settings))
+    from devlint.parallel import default_jobs
+
+    jobs = args.jobs or default_jobs()
     diagnostics = []
     errors: list[str] = []
     fixed: dict[str, int] = {}
     diffs: list[str] = []
-    for outcome in run(files, settings, mode):
+    for outcome in run(files, settings, mode, jobs, cache):
         diagnostics.extend(outcome.diagnostics)
         if outcome.error:
             errors.append(outcome.error)

@@ -23,9 +23,11 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from devlint.analysis.context import ContextEnter, ContextExit, FileContext, RawReport
 from devlint.diagnostics import Applicability, Diagnostic, Edit, FixInfo, FixResult
 from devlint.noqa import is_suppressed
+from devlint.prefilter import prefilter
 from devlint.rules import RuleEntry, all_rules
 from devlint.rules.base import Fix
 from devlint.settings import DEFAULT_SETTINGS, SYNTAX_ERROR_CODE, Settings
+from devlint.walk import visit_batched
 
 MAX_FIX_PASSES = 10
 # LibCST's parser, its metadata providers and our visitors recurse once per level of nesting, so
@@ -43,14 +45,6 @@ _Result = TypeVar("_Result")
 
 def enabled_rules(settings: Settings, path: Optional[str]) -> list[RuleEntry]:
     return [entry for entry in all_rules() if settings.enabled(entry.rule.code, path)]
-
-
-def prefilter(source: str, rules: Sequence[RuleEntry]) -> list[RuleEntry]:
-    """Rules that could report on `source`: each needs all of its tokens somewhere in the text.
-
-    Conservative by construction: every rule's report needs a torch name written out and
-    its own keyword (`cuda`, `load`, `forward`) in the code, so in the text."""
-    return [entry for entry in rules if all(token in source for token in entry.rule.tokens)]
 
 
 @dataclass
@@ -186,14 +180,15 @@ def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignor
     result.module = module
     ctx = FileContext(module, path)
     rule_visitors = [entry.visitor(ctx) for entry in rules]
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    wrapper.visit_batched([ContextEnter(ctx), *rule_visitors, ContextExit(ctx)])
+    # LibCST's callbacks in LibCST's order, without rebuilding every node (devlint/walk.py).
+    # A RecursionError propagates to _with_deep_stack, which retries on a large stack.
+    visit_batched(module, [ContextEnter(ctx), *rule_visitors, ContextExit(ctx)])
     for visitor in rule_visitors:
         visitor.finish()
     raw = [r for r in ctx.reports if ctx.torch.imports_torch or not _needs_torch_import(r, rules)]
     if not raw:
         return result
-    _resolve(result, wrapper, raw, path, with_fixes, ignore_noqa)
+    _resolve(result, MetadataWrapper(module, unsafe_skip_copy=True), raw, path, with_fixes, ignore_noqa)
     return result
 
 

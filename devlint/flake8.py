@@ -1,7 +1,8 @@
 """The flake8 plugin (`flake8 --select DEV`): a thin adapter over the engine.
 
 flake8 runs every installed plugin on every file whatever `--select` says, so the plugin
-returns at once for files without the rules' tokens, before any LibCST work. flake8 does
+relies on the engine's text prefilter (the same as the CLI's): files without the rules'
+tokens are never parsed. flake8 does
 its own `# noqa` and selection; the plugin reports everything the engine finds.
 """
 
@@ -33,10 +34,11 @@ class Plugin:
         self.filename = filename
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        source = "".join(self.lines)
-        if "torch" not in source and "cuda" not in source:
-            return  # nearly free for the files no rule can fire on
         from devlint.engine import analyze
+
+        source = "".join(self.lines)
+        # analyze() runs the rules' text prefilter first: a file without any rule's tokens costs
+        # a few regular-expression searches, and is never parsed.
 
         for d in analyze(source, self.filename, _settings(), ignore_noqa=True).diagnostics:
             if d.code == "DEV999":

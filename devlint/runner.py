@@ -6,6 +6,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional
 
+from devlint.cache import Cache
 from devlint.diagnostics import Diagnostic
 from devlint.engine import analyze, fix_text
 from devlint.files import NOTEBOOK_SUFFIX, SourceError, read_source, write_source
@@ -29,7 +30,8 @@ class Mode:
     with_edits: bool = False  # output formats that show fix edits need them
 
 
-def process(path: str, settings: Settings, mode: Mode) -> FileOutcome:
+def process(path: str, settings: Settings, mode: Mode, cache: Optional[Cache] = None) -> FileOutcome:
+    """Check (or fix) one file. Check results come from, and go to, `cache` when given."""
     if path.endswith(NOTEBOOK_SUFFIX):
         from devlint import notebook  # imported on first use: most runs see no notebooks
 
@@ -38,7 +40,14 @@ def process(path: str, settings: Settings, mode: Mode) -> FileOutcome:
     try:
         source = read_source(path)
         if not (mode.fix or mode.diff):
+            key = cache.key(path, source.raw, settings, mode.with_edits) if cache is not None else ""
+            cached = cache.get(key) if cache is not None else None
+            if cached is not None:
+                outcome.diagnostics = cached
+                return outcome
             outcome.diagnostics = analyze(source.text, path, settings, with_fixes=mode.with_edits).diagnostics
+            if cache is not None:
+                cache.put(key, outcome.diagnostics)
             return outcome
         result = fix_text(source.text, path, settings, unsafe=mode.unsafe_fixes)
         outcome.diagnostics = result.remaining
@@ -69,6 +78,14 @@ def process(path: str, settings: Settings, mode: Mode) -> FileOutcome:
     return outcome
 
 
-def run(paths: Iterable[str], settings: Settings, mode: Mode) -> Iterator[FileOutcome]:
+def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int = 1,
+        cache: Optional[Cache] = None) -> Iterator[FileOutcome]:
+    """Outcomes in the order of `paths`; with `jobs` > 1 computed in worker processes."""
+    paths = list(paths)
+    if jobs > 1 and len(paths) > 1:
+        from devlint.parallel import run_parallel
+
+        yield from run_parallel(paths, settings, mode, jobs, cache)
+        return
     for path in paths:
-        yield process(path, settings, mode)
+        yield process(path, settings, mode, cache)

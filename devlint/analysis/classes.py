@@ -10,6 +10,7 @@ import libcst as cst
 
 from devlint.analysis.names import dotted_name
 from devlint.analysis.torch_names import TorchNames
+from devlint.walk import children
 
 # Bases known to subclass nn.Module, matched on their last dotted component.
 _KNOWN_MODULE_BASES = {
@@ -36,7 +37,7 @@ class ClassTable:
                 self.classes.setdefault(node.name.value, node)
             if isinstance(node, (cst.Module, cst.ClassDef, cst.FunctionDef, cst.IndentedBlock, cst.If, cst.Try,
                                  cst.With, cst.Else, cst.ExceptHandler, cst.Finally)):
-                stack.extend(node.children)
+                stack.extend(children(node))  # node.children would rebuild the node
 
     def base_is_module(self, base: cst.BaseExpression, _seen: Optional[set[str]] = None) -> bool:
         full = self.torch.qualify(base)

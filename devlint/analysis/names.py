@@ -6,6 +6,8 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
+from devlint.walk import children
+
 
 def dotted_name(expr: cst.BaseExpression) -> Optional[str]:
     """`a.b.c` for a chain of Names and Attributes, else None."""
@@ -88,4 +90,4 @@ def identifiers(expr: cst.CSTNode) -> Iterator[str]:
             yield node.value
         elif isinstance(node, cst.SimpleString):
             yield node.value
-        stack.extend(node.children)
+        stack.extend(children(node))  # node.children would rebuild the node

@@ -22,6 +22,7 @@ import libcst as cst
 from devlint.analysis.classes import ClassTable
 from devlint.analysis.names import dotted_name, string_value
 from devlint.analysis.torch_names import TorchNames
+from devlint.walk import children
 
 
 class Kind(enum.Enum):
@@ -105,7 +106,7 @@ class ClassIndex:
 
 
 def _children_in_scope(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
-    for child in node.children:
+    for child in children(node):  # node.children would rebuild the node
         # Nested functions and classes have their own bindings; lambdas and comprehensions
         # are read for usages only (their targets do not leak).
         if isinstance(child, (cst.FunctionDef, cst.ClassDef)):
@@ -252,7 +253,7 @@ class TypeOracle:
                     index.called.add(node.func.attr.value)
                 elif isinstance(node, cst.Attribute) and _is_self_attr(node.value):
                     index.attributes_used.setdefault(node.value.attr.value, set()).add(node.attr.value)
-                stack.extend(node.children)
+                stack.extend(children(node))
         self._class_cache[key] = index
         return index
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 import textwrap
 from dataclasses import dataclass, field
 from typing import ClassVar, Optional
@@ -32,8 +33,9 @@ class Rule:
     instead: str  # what to write
     fix_safety: FixSafety
     fix: str  # what the fix does and why it has the safety it has
-    tokens: tuple[str, ...] = ("torch",)  # a file without one of each group cannot be reported
-    # A report needs *every* entry of `tokens` present in the text (conservative prefilter).
+    # A report needs *every* entry of `tokens` (a string, or a pattern searched for) in the
+    # text; files without them are not parsed. Must be conservative: see devlint/prefilter.py.
+    tokens: tuple["str | re.Pattern[str]", ...] = ("torch",)
 
     @property
     def url(self) -> str:

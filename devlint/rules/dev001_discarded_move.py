@@ -10,6 +10,7 @@ from devlint.analysis.names import dotted_name
 from devlint.analysis.narrowing import Narrowing
 from devlint.analysis.types import Kind
 from devlint.diagnostics import Applicability
+from devlint.prefilter import method_call
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
 
 RULE = Rule(
@@ -40,7 +41,7 @@ RULE = Rule(
         `weight` or `bias`, or an attribute of a module): assigning a plain tensor to a parameter raises
         `TypeError`.
     """,
-    tokens=("torch",),
+    tokens=("torch", method_call("to", "cuda", "cpu", "pin_memory")),
 )
 
 _MOVES = ("to", "cuda", "cpu", "pin_memory")

@@ -8,10 +8,12 @@ import libcst as cst
 
 from devlint.analysis.edits import append_keyword
 from devlint.analysis.factories import (
-    LIKE_FACTORIES, RANDOM_FACTORIES, factory_name, is_plain_device, move_target, places_tensor, strip_casts,
+    FACTORIES, LIKE_FACTORIES, RANDOM_FACTORIES, factory_name, is_plain_device, move_target, places_tensor,
+    strip_casts,
 )
 from devlint.analysis.names import identifiers, keyword
 from devlint.diagnostics import Applicability
+from devlint.prefilter import method_call, words
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
 
 RULE = Rule(
@@ -45,7 +47,7 @@ RULE = Rule(
         CPU's, so seeded results change. No fix when the target may be a tensor (`.to(other)` also copies
         its dtype) or the move has more arguments than the device.
     """,
-    tokens=("torch",),
+    tokens=("torch", method_call("to", "cuda"), words(*FACTORIES)),
 )
 
 

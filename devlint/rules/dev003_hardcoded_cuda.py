@@ -10,6 +10,7 @@ import libcst as cst
 from devlint.analysis.devices import DeviceNameTracker
 from devlint.analysis.names import dotted_name, is_cuda_string, keyword, positional, string_value
 from devlint.diagnostics import Applicability
+from devlint.prefilter import CUDA_STRING
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
 
 RULE = Rule(
@@ -41,7 +42,7 @@ RULE = Rule(
         on the CPU instead of failing, which changes what it does; `.cuda(i)` with an explicit index gets
         no fix.
     """,
-    tokens=("cuda",),
+    tokens=("torch", CUDA_STRING),
 )
 
 _DEVICE_NAME = re.compile(r"device", re.IGNORECASE)

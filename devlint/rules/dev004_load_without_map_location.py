@@ -8,6 +8,7 @@ from devlint.analysis.devices import DeviceNameTracker
 from devlint.analysis.edits import append_keyword
 from devlint.analysis.names import has_star_kwargs, keyword, positional
 from devlint.diagnostics import Applicability
+from devlint.prefilter import words
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
 
 RULE = Rule(
@@ -38,7 +39,7 @@ RULE = Rule(
         tensors (or a loaded module) directly may now get them on another device than the one they were
         saved from. No fix when the call passes `*args`.
     """,
-    tokens=("torch", "load"),
+    tokens=("torch", words("load")),
 )
 
 _LOADS = ("load", "serialization.load", "jit.load")

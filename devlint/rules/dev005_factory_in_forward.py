@@ -9,11 +9,12 @@ import libcst as cst
 from devlint.analysis.calls import reached_from_forward, returned_sources
 from devlint.analysis.edits import append_keyword
 from devlint.analysis.factories import (
-    LIKE_FACTORIES, factory_name, is_dtype_only_move, legacy_constructor_name, move_target, places_tensor,
+    FACTORIES, LEGACY_CONSTRUCTORS, LIKE_FACTORIES, SPARSE_FACTORIES, factory_name, is_dtype_only_move, legacy_constructor_name, move_target, places_tensor,
     sparse_on_host_name, strip_casts,
 )
 from devlint.analysis.names import dotted_name, positional
 from devlint.diagnostics import Applicability
+from devlint.prefilter import words
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
 
 RULE = Rule(
@@ -53,7 +54,7 @@ RULE = Rule(
         (their arguments may be sizes, not tensors) nor for typed legacy constructors (they refuse a CUDA
         `device=`).
     """,
-    tokens=("torch", "forward"),
+    tokens=("torch", words("forward"), words(*FACTORIES, *LEGACY_CONSTRUCTORS, *SPARSE_FACTORIES)),
 )
 
 # Right after these, a tensor is used on the host on purpose.

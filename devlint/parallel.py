@@ -1,0 +1,48 @@
+"""`--jobs N`: files checked (or fixed) in worker processes, outcomes in the input order.
+
+Workers get chunks of paths and return compact `FileOutcome`s (reports, errors, diffs; never
+a file's text or tree), so memory stays flat whatever the number of files: each worker holds
+one file at a time and the parent only the outcomes. Each file is handled by exactly one
+worker, so `--fix` writes each file once. Where no process pool can be started, the files
+are checked in this process.
+"""
+
+from __future__ import annotations
+
+import os
+from itertools import repeat
+from typing import Iterator, Optional, Sequence
+
+from devlint.settings import Settings
+
+CHUNK = 8  # files per task: big enough to amortise pickling, small enough to balance two cores
+
+
+def default_jobs() -> int:
+    try:
+        return len(os.sched_getaffinity(0))  # the CPUs this process may use
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def _check_chunk(paths: Sequence[str], settings: Settings, mode, cache) -> list:  # type: ignore[no-untyped-def]
+    from devlint.runner import process
+
+    return [process(path, settings, mode, cache) for path in paths]
+
+
+def run_parallel(paths: Sequence[str], settings: Settings, mode, jobs: int,  # type: ignore[no-untyped-def]
+                 cache: Optional[object] = None) -> Iterator:
+    """Outcomes of `paths`, in order, computed by up to `jobs` worker processes."""
+    chunks = [paths[i:i + CHUNK] for i in range(0, len(paths), CHUNK)]
+    try:
+        from concurrent.futures import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(max_workers=min(jobs, len(chunks)))
+    except (ImportError, OSError, NotImplementedError):  # no working multiprocessing here
+        yield from _check_chunk(paths, settings, mode, cache)
+        return
+    with pool:
+        # map() keeps the input order; outcomes are small, so those waiting their turn cost little.
+        for outcomes in pool.map(_check_chunk, chunks, repeat(settings), repeat(mode), repeat(cache)):
+            yield from outcomes

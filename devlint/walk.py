@@ -1,0 +1,135 @@
+"""`visit_batched` without LibCST's per-node rebuild: the same callbacks, in the same order.
+
+LibCST's visitor API calls `_visit_and_replace_children` on every node, which builds (and
+validates) a new copy of each node even when the visitors change nothing; with the attribute
+callbacks (`visit_If_body`) that is most of the cost of a traversal, more than the parse. This
+walker reads each node's fields in the order LibCST visits them (recorded once per node class
+from LibCST itself) and calls the same `visit_*`, `visit_<Node>_<field>`, `leave_<Node>_<field>`
+and `leave_*` methods, visitors in list order, on the original nodes. It only reads the
+tree. `tests/test_walk.py` checks the callback sequence against LibCST's on the fixtures
+and on generated programs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Sequence
+
+import libcst as cst
+
+_Methods = dict[str, list[Callable[..., object]]]
+_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}  # (field, visited only when it holds nodes)
+
+
+class _FieldRecorder(cst.CSTVisitor):
+    """Records which fields of `root` LibCST visits, in order, without descending further."""
+
+    def __init__(self, root: cst.CSTNode) -> None:
+        super().__init__()
+        self.root = root
+        self.fields: list[str] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return node is self.root
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        if node is self.root and attribute not in self.fields:
+            self.fields.append(attribute)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        pass
+
+
+def _fields(node: cst.CSTNode) -> tuple[tuple[str, bool], ...]:
+    cls = type(node)
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        recorder = _FieldRecorder(node)
+        node.visit(recorder)
+        # A field LibCST skips when it is None on this instance (FormattedStringExpression's
+        # format_spec) comes last in every class that has one: keep it, at the end.
+        others = [(f.name, True) for f in dataclasses.fields(cls) if f.name not in recorder.fields]
+        fields = _FIELDS[cls] = (*((field, False) for field in recorder.fields), *others)
+    return fields
+
+
+# What a field's value is, by its type: 1 a node, 2 a sequence (of nodes), 0 anything else.
+# A dict lookup: `isinstance(value, CSTNode)` goes through ABC machinery and costs far more.
+_KIND: dict[type, int] = {}
+# Names of the visit_*/leave_* methods of a visitor class (`get_visitors()` inspects every member).
+_METHOD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _kind(value: object) -> int:
+    kind = _KIND.get(type(value))
+    if kind is None:
+        kind = _KIND[type(value)] = (1 if isinstance(value, cst.CSTNode)
+                                     else 2 if isinstance(value, (tuple, list)) else 0)
+    return kind
+
+
+def _visitor_methods(visitor: cst.BatchableCSTVisitor) -> dict[str, Callable[..., object]]:
+    names = _METHOD_NAMES.get(type(visitor))
+    if names is None:
+        names = _METHOD_NAMES[type(visitor)] = tuple(visitor.get_visitors())
+    return {name: getattr(visitor, name) for name in names}
+
+
+def visit_batched(module: cst.Module, visitors: Sequence[cst.BatchableCSTVisitor]) -> None:
+    """Run `visitors` over `module` as `MetadataWrapper.visit_batched` would (visitors that
+    declare no metadata)."""
+    methods: _Methods = {}
+    for visitor in visitors:
+        for name, function in _visitor_methods(visitor).items():
+            methods.setdefault(name, []).append(function)
+    plans: dict[type, tuple] = {}
+
+    def plan(node: cst.CSTNode) -> tuple:
+        name = type(node).__name__
+        fields = []
+        for field, extra in _fields(node):
+            fields.append((field, extra, methods.get(f"visit_{name}_{field}", ()),
+                           methods.get(f"leave_{name}_{field}", ())))
+        result = plans[type(node)] = (methods.get(f"visit_{name}", ()), tuple(fields), methods.get(f"leave_{name}", ()))
+        return result
+
+    kinds = _KIND
+
+    def walk(node: cst.CSTNode) -> None:
+        visits, fields, leaves = plans.get(type(node)) or plan(node)
+        for function in visits:
+            function(node)
+        for field, extra, visit_field, leave_field in fields:
+            value = getattr(node, field)
+            kind = kinds.get(type(value))
+            if kind is None:
+                kind = _kind(value)
+            if extra and not kind:
+                continue  # not a child (a string, a flag, a missing format spec): LibCST skips it
+            for function in visit_field:
+                function(node)
+            if kind == 1:
+                walk(value)
+            elif kind == 2:
+                for child in value:
+                    if (kinds.get(type(child)) or _kind(child)) == 1:
+                        walk(child)
+            for function in leave_field:
+                function(node)
+        for function in leaves:
+            function(node)
+
+    walk(module)
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """`node.children` (in the same order) without rebuilding `node`."""
+    result: list[cst.CSTNode] = []
+    for field, _extra in _fields(node):
+        value = getattr(node, field)
+        kind = _KIND.get(type(value)) or _kind(value)
+        if kind == 1:
+            result.append(value)
+        elif kind == 2:
+            result.extend(child for child in value if (_KIND.get(type(child)) or _kind(child)) == 1)
+    return result

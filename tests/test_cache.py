@@ -1,0 +1,120 @@
+"""The result cache: same reports warm as cold, keyed so that it can never serve a stale result."""
+
+from __future__ import annotations
+
+import os
+
+from devlint.cache import MARKER, Cache, clean
+from devlint.runner import Mode, process
+from devlint.settings import Settings
+
+from conftest import run_devlint
+
+BAD = "import torch\nstate = torch.load(path)\n"
+GOOD = "import torch\nstate = torch.load(path, map_location='cpu')\n"
+
+
+def _codes(outcome):
+    return [(d.line, d.col, d.code) for d in outcome.diagnostics]
+
+
+def _entries(directory):
+    return sorted(name for _, _, names in os.walk(directory) for name in names if name.endswith(".json"))
+
+
+def test_a_warm_run_prints_exactly_what_the_cold_run_printed(tmp_path):
+    (tmp_path / "train.py").write_text(BAD)
+    cold = run_devlint(".", "--isolated", cwd=tmp_path)
+    assert _entries(tmp_path / ".devlint_cache")  # the cold run stored its result
+    warm = run_devlint(".", "--isolated", cwd=tmp_path)
+    assert "./train.py:2:9: DEV004" in cold.stdout
+    assert (warm.stdout, warm.stderr, warm.returncode) == (cold.stdout, cold.stderr, cold.returncode)
+
+
+def test_the_cache_directory_ignores_itself_in_git(tmp_path):
+    (tmp_path / "train.py").write_text(BAD)
+    run_devlint(".", "--isolated", cwd=tmp_path)
+    assert (tmp_path / ".devlint_cache" / ".gitignore").read_text() == "*\n"
+
+
+def test_a_cached_result_is_not_used_once_the_file_changes(tmp_path):
+    path = tmp_path / "train.py"
+    path.write_text(GOOD)
+    cache = Cache(str(tmp_path / "cache"))
+    assert _codes(process(str(path), Settings(), Mode(), cache)) == []
+    path.write_text(BAD)
+    assert _codes(process(str(path), Settings(), Mode(), cache)) == [(2, 9, "DEV004")]
+
+
+def test_a_cached_result_is_not_used_under_other_settings(tmp_path):
+    path = tmp_path / "train.py"
+    path.write_text(BAD)
+    cache = Cache(str(tmp_path / "cache"))
+    assert _codes(process(str(path), Settings(ignore=("DEV004",)), Mode(), cache)) == []
+    assert _codes(process(str(path), Settings(), Mode(), cache)) == [(2, 9, "DEV004")]
+    assert _codes(process(str(path), Settings(per_file_ignores=(("train.py", ("DEV004",)),), root=str(tmp_path)),
+                          Mode(), cache)) == []
+
+
+def test_the_key_changes_with_devlints_own_code(tmp_path, monkeypatch):
+    import devlint.cache as cache_module
+
+    cache = Cache(str(tmp_path))
+    before = cache.key("a.py", b"x", Settings(), False)
+    monkeypatch.setattr(cache_module, "code_fingerprint", lambda: "an edited rule")
+    assert cache.key("a.py", b"x", Settings(), False) != before
+
+
+def test_a_corrupt_entry_is_a_miss_and_the_file_is_checked_again(tmp_path):
+    path = tmp_path / "train.py"
+    path.write_text(BAD)
+    directory = tmp_path / "cache"
+    cache = Cache(str(directory))
+    process(str(path), Settings(), Mode(), cache)
+    for entry in directory.rglob("*.json"):
+        entry.write_text('{"key": "trunc')
+    assert _codes(process(str(path), Settings(), Mode(), cache)) == [(2, 9, "DEV004")]
+
+
+def test_an_unwritable_cache_is_skipped_silently(tmp_path):
+    path = tmp_path / "train.py"
+    path.write_text(BAD)
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    assert _codes(process(str(path), Settings(), Mode(), Cache(str(blocker)))) == [(2, 9, "DEV004")]
+
+
+def test_no_cache_writes_nothing_and_cache_dir_moves_it(tmp_path):
+    (tmp_path / "train.py").write_text(BAD)
+    run_devlint(".", "--isolated", "--no-cache", cwd=tmp_path)
+    assert not (tmp_path / ".devlint_cache").exists()
+    run_devlint(".", "--isolated", "--cache-dir", "elsewhere", cwd=tmp_path)
+    assert _entries(tmp_path / "elsewhere") and not (tmp_path / ".devlint_cache").exists()
+
+
+def test_fix_runs_do_not_use_the_cache(tmp_path):
+    (tmp_path / "train.py").write_text("import torch\nx = torch.randn(3)\nx.to(dev)\n")
+    run_devlint(".", "--isolated", "--fix", cwd=tmp_path)
+    assert not (tmp_path / ".devlint_cache").exists()
+    assert (tmp_path / "train.py").read_text().endswith("x = x.to(dev)\n")
+
+
+def test_the_cache_lives_next_to_the_configuration(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.devlint]\nselect = ['DEV']\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "train.py").write_text(BAD)
+    run_devlint(".", cwd=tmp_path / "src")
+    assert _entries(tmp_path / ".devlint_cache")
+
+
+def test_clean_removes_the_cache_and_only_a_devlint_cache(tmp_path):
+    (tmp_path / "train.py").write_text(BAD)
+    run_devlint(".", "--isolated", cwd=tmp_path)
+    assert (tmp_path / ".devlint_cache" / MARKER).is_file()
+    result = run_devlint("clean", cwd=tmp_path)
+    assert result.returncode == 0 and not (tmp_path / ".devlint_cache").exists()
+    (tmp_path / "precious").mkdir()
+    refused = run_devlint("clean", "--cache-dir", "precious", cwd=tmp_path)
+    assert refused.returncode == 2 and "not a devlint cache" in refused.stderr
+    assert (tmp_path / "precious").is_dir()
+    assert clean(str(tmp_path / "missing")) is False

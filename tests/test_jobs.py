@@ -1,0 +1,51 @@
+"""`--jobs N`: the same output, in the same order, whatever the number of worker processes."""
+
+from __future__ import annotations
+
+from conftest import RULE_DIRS, run_devlint
+
+MOVE = "import torch\nx = torch.randn(3)\nx.to(dev)\n"
+
+
+def _tree(tmp_path, count=40):
+    for i in range(count):
+        directory = tmp_path / f"pkg{i % 3}"
+        directory.mkdir(exist_ok=True)
+        source = MOVE if i % 2 else "import torch\nstate = torch.load(p)\n"
+        (directory / f"m{i:02}.py").write_text(source)
+
+
+def test_workers_print_the_same_reports_in_the_same_order_as_one_process(tmp_path):
+    _tree(tmp_path)
+    one = run_devlint(".", "--isolated", "--no-cache", "--jobs", "1", cwd=tmp_path)
+    many = run_devlint(".", "--isolated", "--no-cache", "--jobs", "3", cwd=tmp_path)
+    assert one.stdout.count("\n") == 40
+    assert (many.stdout, many.stderr, many.returncode) == (one.stdout, one.stderr, one.returncode)
+
+
+def test_fixtures_report_the_same_with_workers():
+    paths = [str(d) for d in RULE_DIRS]
+    one = run_devlint(*paths, "--isolated", "--no-cache", "-j", "1")
+    many = run_devlint(*paths, "--isolated", "--no-cache", "-j", "2")
+    assert one.stdout and many.stdout == one.stdout
+
+
+def test_fix_with_workers_fixes_every_file_once(tmp_path):
+    _tree(tmp_path)
+    result = run_devlint(".", "--isolated", "--fix", "--jobs", "2", cwd=tmp_path)
+    assert "20 fixed" in result.stderr
+    fixed = [p for p in tmp_path.rglob("*.py") if p.read_text().endswith("x = x.to(dev)\n")]
+    assert len(fixed) == 20
+
+
+def test_diff_with_workers_matches_one_process(tmp_path):
+    _tree(tmp_path)
+    one = run_devlint(".", "--isolated", "--diff", "--jobs", "1", cwd=tmp_path)
+    many = run_devlint(".", "--isolated", "--diff", "--jobs", "2", cwd=tmp_path)
+    assert one.stdout.count("+x = x.to(dev)") == 20 and many.stdout == one.stdout
+
+
+def test_jobs_must_be_a_positive_number(tmp_path):
+    for value in ("0", "many"):
+        result = run_devlint(".", "--jobs", value, cwd=tmp_path)
+        assert result.returncode == 2 and "--jobs" in result.stderr and "Traceback" not in result.stderr

@@ -1,0 +1,144 @@
+"""The text prefilter never loses a report: every rule, with and without it, reports the same.
+
+The prefilter (devlint/prefilter.py) skips rules, and whole files, whose tokens are not in the
+text. These tests run the engine both ways over every fixture, over files assembled from
+corpus-like snippets (tricky spellings included: escapes, split strings, comments and
+continuations inside a call), and over generated programs with those snippets spliced in.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from devlint import engine
+from devlint.engine import analyze, enabled_rules
+from devlint.prefilter import prefilter
+from devlint.settings import Settings
+
+from conftest import RULE_DIRS
+
+ALL = Settings(select=("DEV",))
+
+
+def _reports(source: str) -> list[tuple[int, int, str, str]]:
+    return [(d.line, d.col, d.code, d.message) for d in analyze(source, "snippet.py", ALL).diagnostics
+            if d.code != "DEV999"]  # syntax errors are reported only for files that are parsed
+
+
+def _both_ways(source: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list, list]:
+    filtered = _reports(source)
+    with monkeypatch.context() as patch:
+        patch.setattr(engine, "prefilter", lambda text, rules: list(rules))
+        unfiltered = _reports(source)
+    return filtered, unfiltered
+
+
+def _kept(source: str) -> list[str]:
+    return [entry.rule.code for entry in prefilter(source, enabled_rules(ALL, None))]
+
+
+FIXTURE_FILES = sorted(path for directory in RULE_DIRS for path in directory.glob("*.py"))
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_fixtures_report_the_same_with_and_without_the_prefilter(path, monkeypatch):
+    filtered, unfiltered = _both_ways(path.read_text(), monkeypatch)
+    assert filtered == unfiltered
+
+
+# Lines as they appear in real training code, and spellings meant to slip past a naive filter.
+SNIPPETS = [
+    "import torch", "import torch as th", "import torch.nn as nn", "from torch import zeros, load, nn, Tensor",
+    "from torch import zeros as z", "from torch import load as ld", "from torch.nn import Module", "import numpy as np",
+    "device = 'cuda'", 'device = "cuda:0"', 'DEVICE = "\\x63uda"', 'dev = "cu" "da"', "dev = ('cu'\n       'da:1')",
+    'device = "cu\\\nda"', 'x = torch.zeros(3, device="\\u0063uda")',
+    "x = torch.zeros(3)", "x = x.to(device)", "x.to(device)", "x.cuda()", "y.cpu()", "x.pin_memory()",
+    "x = th.ones(2, 3)\nx.to(dev)", "x = torch.randn(4)\nx = x.to(device)", "x = z(4)\nx = x.cuda()",
+    "x = torch.tensor([1, 2]).cuda()", "mask = torch.ones(4, 4).to(device)", "t = torch.arange(5).float().to(dev)",
+    "(x\n .to  # move it\n (device))", "x.\\\nto(device)", "x . cuda ( )", "out = th.zeros(3).to(  # c\n  dev)",
+    "state = torch.load(path)", "model.load_state_dict(torch.load(path))", "s = ld(path)",
+    "m = th.jit.load(p)", "ckpt = torch.serialization.load(f)", "torch.save(model, path)",
+    "model = Net().cuda()", "if torch.cuda.is_available():\n    model.cuda()", "torch.set_default_device('cuda')",
+    "with torch.device('cuda'):\n    w = torch.zeros(3)",
+    "class Net(nn.Module):\n    def forward(self, x):\n        pos = torch.arange(x.size(1))\n        return x + pos",
+    "class Head(Module):\n    def forward(self, x: Tensor):\n        return x * z(3)",
+    "class Block(nn.Module):\n    def forward(self, x):\n        return x + torch.tensor(0.5)",
+    "def forward(x):\n    return torch.ones(3)",
+    "for images, labels in loader:\n    images.to(device)\n    labels = labels.to(device)",
+    "batch = tokenizer(text).to(device)", "model.to(device)", "self.weight.to(device)",
+    "x = torch.randn(8)  # noqa: DEV002", "t = 'torch'", "# torch cuda forward load zeros .to(",
+    "class Old(nn.Module):\n    def forward(self, x):\n        return x + torch.FloatTensor(3)",
+    "class Sparse(nn.Module):\n    def forward(self, x):\n        return torch.sparse_coo_tensor([[0]], [1.0])",
+    "class Helper(nn.Module):\n    def forward(self, x):\n        return self.make(x)\n"
+    "    def make(self, x):\n        return torch.LongTensor([1, 2])",
+    "opts = {'device': 'cuda'}\ny = torch.zeros(2, **opts)",
+    "if isinstance(x, torch.Tensor):\n    x.to(device)",
+    "state = torch.load(path, map_location=None)",
+]
+
+
+def _program(indices: list[int]) -> str:
+    return "\n".join(SNIPPETS[i] for i in indices) + "\n"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.integers(0, len(SNIPPETS) - 1), min_size=1, max_size=8))
+def test_snippet_programs_report_the_same_with_and_without_the_prefilter(indices):
+    source = _program(indices)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        filtered, unfiltered = _both_ways(source, monkeypatch)
+    assert filtered == unfiltered, source
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_generated_programs_with_torch_spliced_in_report_the_same(data):
+    import hypothesmith
+
+    program = data.draw(hypothesmith.from_grammar())
+    indices = data.draw(st.lists(st.integers(0, len(SNIPPETS) - 1), min_size=1, max_size=4))
+    lines = program.splitlines(keepends=True)
+    at = data.draw(st.integers(0, len(lines)))
+    # Splice between top-level statements only where the program has none indented after `at`.
+    if at < len(lines) and lines[at][:1] in (" ", "\t"):
+        at = len(lines)
+    source = "".join(lines[:at]) + ("\n" if lines[:at] and not lines[at - 1].endswith("\n") else "")
+    source += _program(indices) + "".join(lines[at:])
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        filtered, unfiltered = _both_ways(source, monkeypatch)
+    assert filtered == unfiltered, source
+
+
+def test_a_file_without_any_rule_tokens_is_not_parsed(monkeypatch):
+    def no_parse(*args, **kwargs):
+        raise AssertionError("parsed")
+
+    monkeypatch.setattr(engine.cst, "parse_module", no_parse)
+    assert analyze("import torch\nx = torch.relu(y)\n", "a.py", ALL).diagnostics == []
+
+
+@pytest.mark.parametrize("source, code", [
+    ('import torch\ndevice = "\\x63uda"\n', "DEV003"),
+    ('import torch\ndevice = "cu" "da"\n', "DEV003"),
+    ('import torch\ndevice = "cu\\\nda"\n', "DEV003"),
+    ("import torch\nx = torch.randn(3)\n(x\n .to  # move\n (dev))\n", "DEV001"),
+    ("import torch\nx = torch.randn(3)\nx.\\\nto(dev)\n", "DEV001"),
+    ("from torch import load as ld\nld(p)\n", "DEV004"),
+])
+def test_tricky_spellings_keep_their_rule(source, code):
+    assert code in _kept(source)
+    assert code in [c for _, _, c, _ in _reports(source)]
+
+
+@pytest.mark.parametrize("source, code", [
+    ("import torch\nx.total()\n", "DEV001"),
+    ("import torch\nmodel.load_state_dict(state)\n", "DEV004"),
+    ("import torch\nclass M(nn.Module):\n    def forward(self, x):\n        return x\n", "DEV005"),
+    ("import torch\ny = torch.zeros(3)\n", "DEV002"),
+    ('x = torch.zeros(3, device="cpu")\n', "DEV003"),
+])
+def test_files_without_a_rules_tokens_drop_that_rule(source, code):
+    assert code not in _kept(textwrap.dedent(source))
