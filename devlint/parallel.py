@@ -25,6 +25,24 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
+def _die_with_parent() -> None:
+    """Worker initializer: on Linux, ask the kernel to kill this worker when the parent dies.
+
+    Without it, a `devlint --fix` killed with SIGKILL (a CI timeout, a closed terminal) would
+    leave its workers fixing files behind the user's back, racing the next run."""
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux, or no prctl: workers end when their queue closes
+        pass
+    if os.getppid() == 1:  # the parent died before prctl took effect
+        os._exit(1)
+
+
 def _check_chunk(paths: Sequence[str], settings: Settings, mode, cache) -> list:  # type: ignore[no-untyped-def]
     from devlint.runner import process
 
@@ -38,7 +56,7 @@ def run_parallel(paths: Sequence[str], settings: Settings, mode, jobs: int,  # t
     try:
         from concurrent.futures import ProcessPoolExecutor
 
-        pool = ProcessPoolExecutor(max_workers=min(jobs, len(chunks)))
+        pool = ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), initializer=_die_with_parent)
     except (ImportError, OSError, NotImplementedError):  # no working multiprocessing here
         yield from _check_chunk(paths, settings, mode, cache)
         return

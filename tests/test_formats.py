@@ -73,7 +73,7 @@ def test_documented_json_example_has_the_real_output_shape(capsys, monkeypatch):
 
 def test_unfixable_report_has_null_fix_and_syntax_error_has_null_url(tmp_path, capsys, monkeypatch):
     (tmp_path / "a.py").write_text("import torch\nx = torch.zeros(3)\n(x + 1).to('cpu')\n")  # not assignable
-    (tmp_path / "b.py").write_text("import torch\ndef broken(:\n")
+    (tmp_path / "b.py").write_text("import torch\nx.to(d)\ndef broken(:\n")
     reports = json_reports(capsys, monkeypatch, "a.py", "b.py", cwd=tmp_path)
     assert [(r["code"], r["fix"], r["url"] is None) for r in reports] == [
         ("DEV001", None, False), ("DEV999", None, True)]
@@ -116,9 +116,9 @@ def test_fix_edits_are_computed_only_for_formats_that_show_them(tmp_path, monkey
     modes = []
     real_run = devlint.runner.run
 
-    def spy(paths, settings, mode):
+    def spy(paths, settings, mode, *args, **kwargs):
         modes.append(mode)
-        return real_run(paths, settings, mode)
+        return real_run(paths, settings, mode, *args, **kwargs)
 
     monkeypatch.setattr(devlint.runner, "run", spy)
     (tmp_path / "ok.py").write_text("x = 1\n")
@@ -159,7 +159,7 @@ def test_sarif_validates_against_the_official_schema(fixtures_sarif, sarif_schem
 
 
 def test_sarif_with_a_syntax_error_and_no_results_validates(tmp_path, capsys, monkeypatch, sarif_schema):
-    (tmp_path / "b.py").write_text("import torch\ndef broken(:\n")
+    (tmp_path / "b.py").write_text("import torch\nx.to(d)\ndef broken(:\n")
     _, out = run_format(capsys, monkeypatch, "sarif", "b.py", cwd=tmp_path)
     jsonschema.validate(json.loads(out), sarif_schema, cls=jsonschema.Draft7Validator)
     jsonschema.validate(sarif_log([]), sarif_schema, cls=jsonschema.Draft7Validator)

@@ -196,3 +196,40 @@ def test_sigkill_at_random_moments_leaves_each_file_original_or_completely_fixed
     assert subprocess.run(command, cwd=root, env=env, capture_output=True).returncode in (0, 1)
     assert all(open(p, "rb").read() == complete for p, (_, complete) in expected.items())
     assert kinds_seen, f"no file was examined (seed {seed})"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_workers_die_with_a_killed_parent(tmp_path):
+    """A `--fix --jobs 2` killed with SIGKILL must not leave workers fixing files behind."""
+    for i in range(400):
+        (tmp_path / f"m{i}.py").write_text(BUGGY)
+    command = [sys.executable, "-m", "devlint", "--isolated", "--fix", "--unsafe-fixes", "-q", "--jobs", "2", "."]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workers: list[int] = []
+    deadline = time.monotonic() + 30
+    while not workers and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.05)
+        children = f"/proc/{process.pid}/task/{process.pid}/children"
+        try:
+            workers = [int(pid) for pid in open(children).read().split()]
+        except OSError:
+            workers = []
+    if not workers:
+        process.wait()
+        pytest.skip("the run ended before its workers could be seen")
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    deadline = time.monotonic() + 10
+    alive = workers
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.05)
+        alive = [pid for pid in alive if os.path.exists(f"/proc/{pid}") and "Z" not in _state(pid)]
+    assert alive == []
+
+
+def _state(pid: int) -> str:
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "Z"
