@@ -69,6 +69,57 @@ class FactoryInForward(RuleVisitor):
         self.placed: set[int] = set()  # factories moved or used on the host in the same expression
         # factory call, its name, the method or module-level function it is in, legacy constructor?
         self.candidates: list[tuple[cst.Call, str, cst.FunctionDef, bool]] = []
+        # Names bound by the loops and comprehensions we are inside: iterated host data.
+        self.iterated: list[set[str]] = []
+
+    # `[torch.as_tensor(i) for i, j in indices]` (DETR's Hungarian matcher over SciPy results):
+    # converting host data being iterated is a NumPy round trip, on the CPU by design.
+    def visit_For(self, node: cst.For) -> None:
+        self.iterated.append(set(_bound_names(node.target)))
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self.iterated.pop()
+
+    def _visit_comprehension(self, node: cst.BaseComp) -> None:
+        names: set[str] = set()
+        loop: Optional[cst.CompFor] = node.for_in
+        while loop is not None:
+            names.update(_bound_names(loop.target))
+            loop = loop.inner_for_in
+        self.iterated.append(names)
+
+    def _leave_comprehension(self, original_node: cst.BaseComp) -> None:
+        self.iterated.pop()
+
+    # (LibCST finds callbacks by their function's own name, so each is a method of its own.)
+    def visit_ListComp(self, node: cst.ListComp) -> None:
+        self._visit_comprehension(node)
+
+    def leave_ListComp(self, original_node: cst.ListComp) -> None:
+        self._leave_comprehension(original_node)
+
+    def visit_SetComp(self, node: cst.SetComp) -> None:
+        self._visit_comprehension(node)
+
+    def leave_SetComp(self, original_node: cst.SetComp) -> None:
+        self._leave_comprehension(original_node)
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+        self._visit_comprehension(node)
+
+    def leave_GeneratorExp(self, original_node: cst.GeneratorExp) -> None:
+        self._leave_comprehension(original_node)
+
+    def visit_DictComp(self, node: cst.DictComp) -> None:
+        self._visit_comprehension(node)
+
+    def leave_DictComp(self, original_node: cst.DictComp) -> None:
+        self._leave_comprehension(original_node)
+
+    def _converts_iterated_data(self, node: cst.Call, name: str) -> bool:
+        args = positional(node)
+        return (name in ("tensor", "as_tensor") and bool(args) and isinstance(args[0].value, cst.Name)
+                and any(args[0].value.value in names for names in self.iterated))
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         # `if torch.rand(1) < self.p:` compares with a number: a bool on the host, no device mixing.
@@ -98,7 +149,8 @@ class FactoryInForward(RuleVisitor):
         if id(node) in self.placed or self.ctx.device_placed():
             return
         name = factory_name(node, self.torch)
-        if name is not None and (name in LIKE_FACTORIES or places_tensor(node) or _is_scalar_tensor(node, name)):
+        if name is not None and (name in LIKE_FACTORIES or places_tensor(node) or _is_scalar_tensor(node, name)
+                                 or self._converts_iterated_data(node, name)):
             return
         legacy = None if name else legacy_constructor_name(node, self.torch)
         name = name or legacy or sparse_on_host_name(node, self.torch)
@@ -179,6 +231,16 @@ def _is_scalar_tensor(call: cst.Call, name: str) -> bool:
 _NUMBER_CALLS = ("size", "dim", "numel", "item", "len", "int", "float", "bool", "round", "abs", "min", "max")
 
 
+def _bound_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _bound_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _bound_names(target.value)
+    return []
+
+
 def _is_number(value: cst.BaseExpression) -> bool:
     """A Python number, not a sequence: a literal, `x.size(-1)`, or arithmetic with a number on one
     side (`(n - 1) / mid`), on both for `*` (`[0] * n` is a list)."""
@@ -188,6 +250,9 @@ def _is_number(value: cst.BaseExpression) -> bool:
         return value.value in ("True", "False")
     if isinstance(value, cst.UnaryOperation):
         return _is_number(value.expression)
+    if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Attribute):
+        # `x.shape[2]`: one entry of a shape is an int (a slice `x.shape[2:]` is not)
+        return value.value.attr.value == "shape" and all(isinstance(e.slice, cst.Index) for e in value.slice)
     if isinstance(value, cst.Call):
         func = value.func
         name = dotted_name(func) or ""

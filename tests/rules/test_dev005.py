@@ -13,6 +13,13 @@ from rules.cases import cases_for, reports
 case = cases_for("DEV005")
 
 FLAGGED = [
+    case("a_shape_slice_is_not_a_scalar", """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def forward(self, x):
+                return x * torch.tensor(x.shape[2:])
+    """, [(5, 20)]),
     # torchmetrics nisqa: a CPU arange compared with a (CUDA) tensor fails
     case("factory_compared_with_a_tensor", """
         import torch
@@ -204,6 +211,32 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    # DETR's Hungarian matcher: SciPy's index arrays converted on the host, by design
+    case("iterated_host_data_converted_in_a_comprehension", """
+        import torch
+        from torch import nn
+        class Matcher(nn.Module):
+            def forward(self, outputs, targets):
+                indices = [linear_sum_assignment(c) for c in outputs.split(2, -1)]
+                return [(torch.as_tensor(i, dtype=torch.int64), torch.as_tensor(j)) for i, j in indices]
+    """, []),
+    case("iterated_host_data_converted_in_a_loop", """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def forward(self, x, sizes):
+                for size in sizes:
+                    x = x * torch.tensor(size).item()
+                return x
+    """, []),
+    case("one_shape_entry_is_a_scalar", """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def forward(self, x):
+                n = torch.tensor(x.shape[2], dtype=torch.float)
+                return x / n
+    """, []),
     # augmentation idiom: a comparison with a number gives a host bool
     case("factory_compared_with_a_number", """
         import torch
