@@ -10,7 +10,7 @@ from devlint.analysis.calls import reached_from_forward, returned_sources
 from devlint.analysis.edits import append_keyword
 from devlint.analysis.factories import (
     FACTORIES, LEGACY_CONSTRUCTORS, LIKE_FACTORIES, SPARSE_FACTORIES, factory_name, is_dtype_only_move, legacy_constructor_name, move_target, places_tensor,
-    sparse_on_host_name, strip_casts,
+    sparse_on_host_name,
 )
 from devlint.analysis.names import dotted_name, positional
 from devlint.diagnostics import Applicability
@@ -145,7 +145,13 @@ class FactoryInForward(RuleVisitor):
             method = node.func.attr.value
             device_move = method == "to" and not is_dtype_only_move(node, self.torch)  # incl. `.to("cpu")`
             if method in _HOST_USES or method in ("cpu", "cuda") or device_move:
-                self.placed.add(id(strip_casts(node.func.value)))
+                # `torch.arange(n).view(1, -1).repeat(b, 1).to(dev)`: everything down the chain is placed
+                receiver = node.func.value
+                while True:
+                    self.placed.add(id(receiver))
+                    if not (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute)):
+                        break
+                    receiver = receiver.func.value
         if id(node) in self.placed or self.ctx.device_placed():
             return
         name = factory_name(node, self.torch)

@@ -211,6 +211,15 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    # autoformer: moved at the end of a chain of tensor methods
+    case("moved_after_a_chain_of_tensor_methods", """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def forward(self, x):
+                index = torch.arange(x.size(1)).view(1, -1, 1).repeat(4, 1, 2).to(x.device)
+                return x[index]
+    """, []),
     # DETR's Hungarian matcher: SciPy's index arrays converted on the host, by design
     case("iterated_host_data_converted_in_a_comprehension", """
         import torch
