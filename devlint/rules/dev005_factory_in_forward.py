@@ -9,8 +9,8 @@ import libcst as cst
 from devlint.analysis.calls import reached_from_forward, returned_sources
 from devlint.analysis.edits import append_keyword
 from devlint.analysis.factories import (
-    FACTORIES, LEGACY_CONSTRUCTORS, LIKE_FACTORIES, SPARSE_FACTORIES, factory_name, is_dtype_only_move, legacy_constructor_name, move_target, places_tensor,
-    sparse_on_host_name,
+    FACTORIES, LEGACY_CONSTRUCTORS, LIKE_FACTORIES, SPARSE_FACTORIES, factory_name, is_dtype_only_move,
+    legacy_constructor_name, move_target, places_tensor, sparse_on_host_name,
 )
 from devlint.analysis.names import dotted_name, positional
 from devlint.diagnostics import Applicability
@@ -144,7 +144,8 @@ class FactoryInForward(RuleVisitor):
         if isinstance(node.func, cst.Attribute):
             method = node.func.attr.value
             device_move = method == "to" and not is_dtype_only_move(node, self.torch)  # incl. `.to("cpu")`
-            if method in _HOST_USES or method in ("cpu", "cuda") or device_move:
+            # `.type_as(other)` takes `other`'s device as well as its dtype
+            if method in _HOST_USES or method in ("cpu", "cuda", "type_as") or device_move:
                 # `torch.arange(n).view(1, -1).repeat(b, 1).to(dev)`: everything down the chain is placed
                 receiver = node.func.value
                 while True:

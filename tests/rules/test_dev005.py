@@ -211,6 +211,15 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    # seamless_m4t / wav2vec2: type_as takes the other tensor's device too
+    case("type_as_places_the_tensor", """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def forward(self, x):
+                steps = torch.arange(x.size(1)).type_as(self.inv_freq)
+                return steps[:, None] * self.inv_freq
+    """, []),
     # autoformer: moved at the end of a chain of tensor methods
     case("moved_after_a_chain_of_tensor_methods", """
         import torch
