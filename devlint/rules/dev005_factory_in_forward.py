@@ -121,6 +121,13 @@ class FactoryInForward(RuleVisitor):
         return (name in ("tensor", "as_tensor") and bool(args) and isinstance(args[0].value, cst.Name)
                 and any(args[0].value.value in names for names in self.iterated))
 
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        # `grid.cpu() * torch.tensor([1, m, m])`: arithmetic with an explicit host tensor is host work.
+        for side, other in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(other, cst.Call) and isinstance(other.func, cst.Attribute) and (
+                    other.func.attr.value in ("cpu", "numpy")):
+                self.placed.add(id(side))
+
     def visit_Comparison(self, node: cst.Comparison) -> None:
         # `if torch.rand(1) < self.p:` compares with a number: a bool on the host, no device mixing.
         # `torch.arange(n) < lengths` compares with a tensor, maybe a CUDA one: that stays a report.

@@ -211,6 +211,15 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    # inkling2: host-side bookkeeping next to an explicit .cpu()
+    case("arithmetic_with_an_explicit_host_tensor", """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def forward(self, x, grid):
+                patches = grid.cpu() * torch.tensor([1, 2, 2])
+                return x, patches
+    """, []),
     # seamless_m4t / wav2vec2: type_as takes the other tensor's device too
     case("type_as_places_the_tensor", """
         import torch
