@@ -286,8 +286,8 @@ def _print_statistics(diagnostics, unsafe_fixes: bool, out) -> None:  # type: ig
         print(f"{total:>6}  {code}  {mark} {rule_name(code)}", file=out)
 
 
-def _summary(diagnostics, fixed: dict[str, int], file_count: int, mode, error_count: int = 0,  # type: ignore[no-untyped-def]
-             baselined: int = 0) -> str:
+def _summary(diagnostics, fixed: dict[str, int], file_count: int, mode,  # type: ignore[no-untyped-def]
+             error_count: int = 0, baselined: int = 0) -> str:
     from devlint.diagnostics import Applicability
 
     text = _counts(diagnostics, fixed, file_count, mode, Applicability, error_count)
@@ -305,7 +305,8 @@ def _counts(diagnostics, fixed, file_count, mode, Applicability, error_count) ->
         verb = "would be fixed" if mode.diff else "fixed"
         return f"{done} {verb}, {n} remaining ({file_count} file{'s' if file_count != 1 else ''} checked)."
     if not n:
-        return f"{'No reports' if error_count else 'All checks passed'} ({file_count} file{'s' if file_count != 1 else ''} checked)."
+        files = f"{file_count} file{'s' if file_count != 1 else ''}"
+        return f"{'No reports' if error_count else 'All checks passed'} ({files} checked)."
     safe = sum(1 for d in diagnostics if d.fix and d.fix.applicability is Applicability.SAFE)
     unsafe = sum(1 for d in diagnostics if d.fix and d.fix.applicability is Applicability.UNSAFE)
     parts = [f"Found {n} report{'s' if n != 1 else ''} in {file_count} file{'s' if file_count != 1 else ''}"]

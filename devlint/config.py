@@ -118,7 +118,8 @@ def validate_codes(codes: list[str], known_codes: tuple[str, ...], where: str) -
     return tuple(result)
 
 
-def parse_per_file_ignores(value: Any, source: str, known_codes: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def parse_per_file_ignores(value: Any, source: str,
+                           known_codes: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """TOML: {"tests/*" = ["DEV003"]}; setup.cfg / CLI: "tests/*:DEV003,DEV004" lines."""
     pairs: list[tuple[str, list[str]]] = []
     if isinstance(value, dict):

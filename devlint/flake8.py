@@ -44,5 +44,3 @@ class Plugin:
             if d.code == "DEV999":
                 continue  # flake8 reports syntax errors itself (E999)
             yield d.line, d.col - 1, f"{d.code} {d.message}", type(self)
-
-

@@ -19,7 +19,8 @@ _KNOWN_MODULE_BASES = {
 }
 # Names of bases that, by the conventions of PyTorch code, are modules.
 _MODULE_SUFFIX = re.compile(
-    r"(Module|Model|Layer|Block|Net|Network|Encoder|Decoder|Head|Backbone|Embedding|Embeddings|Attention|MLP|Classifier)$"
+    r"(Module|Model|Layer|Block|Net|Network|Encoder|Decoder|Head|Backbone|Embedding|Embeddings|Attention|MLP"
+    r"|Classifier)$"
 )
 
 

@@ -285,7 +285,8 @@ class TypeOracle:
             return self._element_kind(expr, functions, cls)
         return self.value_kind(expr, functions, cls)
 
-    def value_kind(self, expr: cst.BaseExpression, functions: list[cst.FunctionDef], cls: Optional[cst.ClassDef]) -> Kind:
+    def value_kind(self, expr: cst.BaseExpression, functions: list[cst.FunctionDef],
+                   cls: Optional[cst.ClassDef]) -> Kind:
         """The kind of a value expression (right-hand side of an assignment)."""
         if isinstance(expr, (cst.Name, cst.Attribute, cst.Subscript)):
             return self.kind_of(expr, functions, cls)

@@ -110,7 +110,8 @@ class CpuTensorThenMove(RuleVisitor):
                 later = body[j]
                 move = _self_move(later, variable, self.torch)
                 if move is not None:
-                    self._report_split(statement, created, factory, name, later, move, body[i + 1:j])  # type: ignore[arg-type]
+                    self._report_split(statement, created, factory, name, later, move,  # type: ignore[arg-type]
+                                       body[i + 1:j])
                     break
                 if variable in set(identifiers(later)):
                     break
@@ -166,7 +167,8 @@ def _device_argument(move: cst.Call, target: cst.BaseExpression) -> Optional[cst
     return None if others else target
 
 
-def _applicability(device: cst.BaseExpression, factory_name_: str, factory: cst.Call, torch) -> Optional[Applicability]:  # type: ignore[no-untyped-def]
+def _applicability(device: cst.BaseExpression, factory_name_: str, factory: cst.Call,  # type: ignore[no-untyped-def]
+                   torch) -> Optional[Applicability]:
     plain = is_plain_device(device, torch)
     looks_like_device = plain or any("dev" in word.lower() for word in identifiers(device))
     if not looks_like_device:
