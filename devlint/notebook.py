@@ -534,10 +534,10 @@ def _source_value(text: str, span: _SourceLayout, source: str, as_list: bool, en
 
 def process(path: str, settings: Settings, mode: Mode) -> FileOutcome:
     """Check, fix or diff one notebook (runner.process for `.ipynb` files)."""
-    from devlint.runner import FileOutcome
+    from devlint.runner import FileOutcome, recording_errors, unified_diff
 
     outcome = FileOutcome(path)
-    try:
+    with recording_errors(outcome):
         notebook = read_notebook(path)
         if not (mode.fix or mode.diff):
             outcome.diagnostics = lint_notebook(notebook, settings, with_fixes=mode.with_edits)
@@ -547,15 +547,7 @@ def process(path: str, settings: Settings, mode: Mode) -> FileOutcome:
         if new_text != notebook.text:
             outcome.fixed = result.fixed
             if mode.diff:
-                outcome.diff = "".join(difflib.unified_diff(
-                    split_lines(notebook.text), split_lines(new_text),
-                    fromfile=f"a/{path}", tofile=f"b/{path}",
-                ))
+                outcome.diff = unified_diff(path, split_lines(notebook.text), split_lines(new_text))
             else:
                 write_source(SourceFile(path, notebook.text, notebook.encoding, notebook.raw), new_text)
-    except SourceError as error:
-        outcome.error = str(error)
-        outcome.fixed = {}
-    except RecursionError:
-        outcome.error = f"{path}: too deeply nested to analyse (recursion limit)"
     return outcome

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional
@@ -37,7 +38,7 @@ def process(path: str, settings: Settings, mode: Mode, cache: Optional[Cache] = 
 
         return notebook.process(path, settings, mode)
     outcome = FileOutcome(path)
-    try:
+    with recording_errors(outcome):
         source = read_source(path)
         if not (mode.fix or mode.diff):
             key = cache.key(path, source.raw, settings, mode.with_edits) if cache is not None else ""
@@ -60,22 +61,32 @@ def process(path: str, settings: Settings, mode: Mode, cache: Optional[Cache] = 
         if result.source != source.text:
             outcome.fixed = result.fixed
             if mode.diff:
-                outcome.diff = "".join(difflib.unified_diff(
-                    source.text.splitlines(keepends=True), result.source.splitlines(keepends=True),
-                    fromfile=f"a/{path}", tofile=f"b/{path}",
-                ))
+                outcome.diff = unified_diff(path, source.text.splitlines(keepends=True),
+                                            result.source.splitlines(keepends=True))
             else:
                 try:
                     write_source(source, result.source)
                 except SourceError:
                     outcome.diagnostics = analyze(source.text, path, settings).diagnostics  # nothing was fixed
                     raise
+    return outcome
+
+
+@contextlib.contextmanager
+def recording_errors(outcome: FileOutcome) -> Iterator[None]:
+    """A file that cannot be read, written or analysed becomes the outcome's error, never a traceback."""
+    try:
+        yield
     except SourceError as error:
         outcome.error = str(error)
         outcome.fixed = {}
     except RecursionError:
-        outcome.error = f"{path}: too deeply nested to analyse (recursion limit)"
-    return outcome
+        outcome.error = f"{outcome.path}: too deeply nested to analyse (recursion limit)"
+
+
+def unified_diff(path: str, old_lines: list[str], new_lines: list[str]) -> str:
+    """What `--diff` prints for one file."""
+    return "".join(difflib.unified_diff(old_lines, new_lines, fromfile=f"a/{path}", tofile=f"b/{path}"))
 
 
 def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int = 1,
