@@ -10,13 +10,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections import Counter
 import traceback
 from dataclasses import replace
 from typing import Optional, Sequence
 
 from devlint import __version__
+from devlint.diagnostics import Applicability
 
 EXIT_CLEAN, EXIT_REPORTS, EXIT_ERROR = 0, 1, 2
+# Formats whose output is one self-contained line per report: printed file by file.
+STREAMED_FORMATS = ("text", "github", "json-lines")
 SUBCOMMANDS = ("rule", "rules", "confirm", "clean")
 
 
@@ -225,12 +229,24 @@ def _check(args: argparse.Namespace) -> int:
     from devlint.parallel import default_jobs
 
     jobs = args.jobs or default_jobs()
+    # Line-oriented output is written file by file as outcomes arrive (in path order), so memory
+    # does not grow with the number of reports; the others need every report before they print.
+    files.sort()
+    render = FORMATS[args.output_format]
+    streaming = (args.output_format in STREAMED_FORMATS and not (args.diff or args.write_baseline or baseline))
+    out = sys.stdout
     diagnostics = []
+    counts: Counter = Counter()
     errors: list[str] = []
     fixed: dict[str, int] = {}
     diffs: list[str] = []
     for outcome in run(files, settings, mode, jobs, cache):
-        diagnostics.extend(outcome.diagnostics)
+        if streaming:
+            file_reports = sorted(outcome.diagnostics, key=lambda d: d.sort_key)
+            out.write(render(file_reports, settings.unsafe_fixes))
+            counts.update(tally(file_reports))
+        else:
+            diagnostics.extend(outcome.diagnostics)
         if outcome.error:
             errors.append(outcome.error)
         for code, count in outcome.fixed.items():
@@ -250,47 +266,53 @@ def _check(args: argparse.Namespace) -> int:
     if baseline is not None:
         new = baseline.new(diagnostics)
         baselined, diagnostics = len(diagnostics) - len(new), new
-    out = sys.stdout
+    if not streaming:
+        counts = tally(diagnostics)
     if args.diff:
         out.write("".join(diffs))
-    else:
-        out.write(FORMATS[args.output_format](diagnostics, settings.unsafe_fixes))
+    elif not streaming:
+        out.write(render(diagnostics, settings.unsafe_fixes))
     if args.statistics:  # after text reports; on stderr when stdout must stay machine-readable
-        _print_statistics(diagnostics, settings.unsafe_fixes, out if args.output_format == "text" else sys.stderr)
+        _print_statistics(counts, settings.unsafe_fixes, out if args.output_format == "text" else sys.stderr)
     for error in errors:
         print(f"devlint: error: {error}", file=sys.stderr)
     if not args.quiet:
-        print(_summary(diagnostics, fixed, len(files), mode, len(errors), baselined), file=sys.stderr)
+        print(_summary(counts, fixed, len(files), mode, len(errors), baselined), file=sys.stderr)
     if errors:
         return EXIT_ERROR
     if args.exit_zero:
         return EXIT_CLEAN
     if args.diff:
         return EXIT_REPORTS if diffs else EXIT_CLEAN
-    return EXIT_REPORTS if diagnostics else EXIT_CLEAN
+    return EXIT_REPORTS if sum(counts.values()) else EXIT_CLEAN
 
 
-def _print_statistics(diagnostics, unsafe_fixes: bool, out) -> None:  # type: ignore[no-untyped-def]
-    from devlint.diagnostics import Applicability
+Tally = "Counter[tuple[str, Optional[Applicability]]]"
+
+
+def tally(diagnostics) -> "Counter[tuple[str, Optional[Applicability]]]":  # type: ignore[no-untyped-def]
+    """What the summary and `--statistics` need of the reports: (code, fix applicability) counts."""
+    return Counter((d.code, d.fix.applicability if d.fix is not None else None) for d in diagnostics)
+
+
+def _print_statistics(counts: Tally, unsafe_fixes: bool, out) -> None:  # type: ignore[no-untyped-def]
     from devlint.report.meta import rule_name
 
-    counts: dict[str, list[int]] = {}
-    for d in diagnostics:
-        entry = counts.setdefault(d.code, [0, 0])
-        entry[0] += 1
-        if d.fix is not None and (d.fix.applicability is Applicability.SAFE or unsafe_fixes):
-            entry[1] += 1
-    for code in sorted(counts):
-        total, fixable = counts[code]
+    per_code: dict[str, list[int]] = {}
+    for (code, applicability), count in counts.items():
+        entry = per_code.setdefault(code, [0, 0])
+        entry[0] += count
+        if applicability is Applicability.SAFE or (applicability is not None and unsafe_fixes):
+            entry[1] += count
+    for code in sorted(per_code):
+        total, fixable = per_code[code]
         mark = "[*]" if fixable else "   "
         print(f"{total:>6}  {code}  {mark} {rule_name(code)}", file=out)
 
 
-def _summary(diagnostics, fixed: dict[str, int], file_count: int, mode,  # type: ignore[no-untyped-def]
+def _summary(counts: Tally, fixed: dict[str, int], file_count: int, mode,  # type: ignore[no-untyped-def]
              error_count: int = 0, baselined: int = 0) -> str:
-    from devlint.diagnostics import Applicability
-
-    text = _counts(diagnostics, fixed, file_count, mode, Applicability, error_count)
+    text = _counts(counts, fixed, file_count, mode, error_count)
     if baselined:
         text = f"{text[:-1]}; {baselined} more in the baseline."
     if error_count:
@@ -298,18 +320,19 @@ def _summary(diagnostics, fixed: dict[str, int], file_count: int, mode,  # type:
     return text
 
 
-def _counts(diagnostics, fixed, file_count, mode, Applicability, error_count) -> str:  # type: ignore[no-untyped-def]
-    n = len(diagnostics)
+def _counts(counts: Tally, fixed: dict[str, int], file_count: int, mode,  # type: ignore[no-untyped-def]
+            error_count: int) -> str:
+    n = sum(counts.values())
+    files = f"{file_count} file{'s' if file_count != 1 else ''}"
     if mode.fix or mode.diff:
         done = sum(fixed.values())
         verb = "would be fixed" if mode.diff else "fixed"
-        return f"{done} {verb}, {n} remaining ({file_count} file{'s' if file_count != 1 else ''} checked)."
+        return f"{done} {verb}, {n} remaining ({files} checked)."
     if not n:
-        files = f"{file_count} file{'s' if file_count != 1 else ''}"
         return f"{'No reports' if error_count else 'All checks passed'} ({files} checked)."
-    safe = sum(1 for d in diagnostics if d.fix and d.fix.applicability is Applicability.SAFE)
-    unsafe = sum(1 for d in diagnostics if d.fix and d.fix.applicability is Applicability.UNSAFE)
-    parts = [f"Found {n} report{'s' if n != 1 else ''} in {file_count} file{'s' if file_count != 1 else ''}"]
+    safe = sum(count for (_, applicability), count in counts.items() if applicability is Applicability.SAFE)
+    unsafe = sum(count for (_, applicability), count in counts.items() if applicability is Applicability.UNSAFE)
+    parts = [f"Found {n} report{'s' if n != 1 else ''} in {files}"]
     if safe or unsafe:
         parts.append(f"{safe} fixable with --fix, {unsafe} more with --unsafe-fixes")
     return "; ".join(parts) + "."
