@@ -148,18 +148,14 @@ class FactoryInForward(RuleVisitor):
             self.placed.add(id(node.value))
 
     def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Attribute):
-            method = node.func.attr.value
-            device_move = method == "to" and not is_dtype_only_move(node, self.torch)  # incl. `.to("cpu")`
-            # `.type_as(other)` takes `other`'s device as well as its dtype
-            if method in _HOST_USES or method in ("cpu", "cuda", "type_as") or device_move:
-                # `torch.arange(n).view(1, -1).repeat(b, 1).to(dev)`: everything down the chain is placed
-                receiver = node.func.value
-                while True:
-                    self.placed.add(id(receiver))
-                    if not (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute)):
-                        break
-                    receiver = receiver.func.value
+        if self._moves(node):
+            # `torch.arange(n).view(1, -1).repeat(b, 1).to(dev)`: everything down the chain is placed
+            receiver = node.func.value  # type: ignore[union-attr]
+            while True:
+                self.placed.add(id(receiver))
+                if not (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute)):
+                    break
+                receiver = receiver.func.value
         if id(node) in self.placed or self.ctx.device_placed():
             return
         name = factory_name(node, self.torch)
@@ -215,7 +211,7 @@ class FactoryInForward(RuleVisitor):
         method = call.func.attr.value
         if method == "to":
             return not is_dtype_only_move(call, self.torch)
-        return method in ("cpu", "cuda", "type_as", *_HOST_USES)
+        return method in ("cpu", "cuda", "type_as", *_HOST_USES)  # type_as takes the other's device too
 
 
 def _device_fix(node: cst.Call, forward: cst.FunctionDef) -> Optional[Fix]:
