@@ -91,3 +91,14 @@ def identifiers(expr: cst.CSTNode) -> Iterator[str]:
         elif isinstance(node, cst.SimpleString):
             yield node.value
         stack.extend(children(node))  # node.children would rebuild the node
+
+
+def target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:
+    """The names an assignment or loop target binds: `x`, `(a, [b, *c])`."""
+    if isinstance(target, cst.Name):
+        yield target
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from target_names(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from target_names(target.value)

@@ -20,7 +20,7 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from devlint.analysis.classes import ClassTable
-from devlint.analysis.names import dotted_name, string_value
+from devlint.analysis.names import dotted_name, string_value, target_names
 from devlint.analysis.torch_names import TorchNames
 from devlint.walk import children
 
@@ -114,16 +114,6 @@ def _children_in_scope(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
         yield child
 
 
-def _target_names(target: cst.BaseExpression) -> Iterable[cst.Name]:
-    if isinstance(target, cst.Name):
-        yield target
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            yield from _target_names(element.value)
-    elif isinstance(target, cst.StarredElement):
-        yield from _target_names(target.value)
-
-
 class TypeOracle:
     """Answers `kind_of(expr)` for a position in the file. One per file; memoised."""
 
@@ -168,7 +158,7 @@ class TypeOracle:
                     if isinstance(target.target, cst.Name):
                         index.bind(target.target.value, "value", node.value)
                     else:
-                        for name in _target_names(target.target):
+                        for name in target_names(target.target):
                             index.bind(name.value, "unpack", node.value)
             elif isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name):
                 index.bind(node.target.value, "annotation", node.annotation.annotation)
@@ -180,10 +170,10 @@ class TypeOracle:
                 if isinstance(node.target, cst.Name):
                     index.bind(node.target.value, "iterate", node.iter)
                 else:
-                    for name in _target_names(node.target):
+                    for name in target_names(node.target):
                         index.bind(name.value, "iterate-unpack", node.iter)
             elif isinstance(node, cst.WithItem) and node.asname is not None:
-                for name in _target_names(node.asname.name):
+                for name in target_names(node.asname.name):
                     index.bind(name.value, "with", node.item)
             elif isinstance(node, (cst.Import, cst.ImportFrom)):
                 if not isinstance(node.names, cst.ImportStar):

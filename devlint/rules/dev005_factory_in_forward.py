@@ -12,7 +12,7 @@ from devlint.analysis.factories import (
     FACTORIES, LEGACY_CONSTRUCTORS, LIKE_FACTORIES, SPARSE_FACTORIES, factory_name, is_dtype_only_move,
     legacy_constructor_name, move_target, places_tensor, sparse_on_host_name,
 )
-from devlint.analysis.names import dotted_name, positional
+from devlint.analysis.names import dotted_name, positional, target_names
 from devlint.diagnostics import Applicability
 from devlint.prefilter import words
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
@@ -75,7 +75,7 @@ class FactoryInForward(RuleVisitor):
     # `[torch.as_tensor(i) for i, j in indices]` (DETR's Hungarian matcher over SciPy results):
     # converting host data being iterated is a NumPy round trip, on the CPU by design.
     def visit_For(self, node: cst.For) -> None:
-        self.iterated.append(set(_bound_names(node.target)))
+        self.iterated.append({name.value for name in target_names(node.target)})
 
     def leave_For(self, original_node: cst.For) -> None:
         self.iterated.pop()
@@ -84,7 +84,7 @@ class FactoryInForward(RuleVisitor):
         names: set[str] = set()
         loop: Optional[cst.CompFor] = node.for_in
         while loop is not None:
-            names.update(_bound_names(loop.target))
+            names.update(name.value for name in target_names(loop.target))
             loop = loop.inner_for_in
         self.iterated.append(names)
 
@@ -239,16 +239,6 @@ def _is_scalar_tensor(call: cst.Call, name: str) -> bool:
 
 # Calls that give a Python number: `x.size(-1)`, `len(xs)`, `int(v)`, `t.item()`.
 _NUMBER_CALLS = ("size", "dim", "numel", "item", "len", "int", "float", "bool", "round", "abs", "min", "max")
-
-
-def _bound_names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for element in target.elements for name in _bound_names(element.value)]
-    if isinstance(target, cst.StarredElement):
-        return _bound_names(target.value)
-    return []
 
 
 def _is_number(value: cst.BaseExpression) -> bool:
