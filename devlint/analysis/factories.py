@@ -77,6 +77,17 @@ def sparse_on_host_name(node: cst.BaseExpression, torch: TorchNames) -> Optional
     return None
 
 
+def cpu_factory_name(node: cst.BaseExpression, torch: TorchNames) -> Optional[str]:
+    """The factory's name when `node` certainly creates a tensor on the CPU (the default device).
+
+    `zeros_like(x)` and friends follow `x`'s device, and a factory given `device=` (or
+    `**kwargs` that may carry it) is placed already: those are not CPU tensors."""
+    name = factory_name(node, torch)
+    if name is None or name in LIKE_FACTORIES or places_tensor(node):  # type: ignore[arg-type]
+        return None
+    return name
+
+
 def places_tensor(call: cst.Call) -> bool:
     """The factory call already says where the tensor goes (or we cannot know)."""
     return (

@@ -8,8 +8,7 @@ import libcst as cst
 
 from devlint.analysis.edits import append_keyword
 from devlint.analysis.factories import (
-    FACTORIES, LIKE_FACTORIES, RANDOM_FACTORIES, factory_name, is_plain_device, move_target, places_tensor,
-    strip_casts,
+    FACTORIES, RANDOM_FACTORIES, cpu_factory_name, is_plain_device, move_target, strip_casts,
 )
 from devlint.analysis.names import identifiers, keyword
 from devlint.diagnostics import Applicability
@@ -63,7 +62,7 @@ class CpuTensorThenMove(RuleVisitor):
         if target is None or self.ctx.device_placed():
             return
         factory = strip_casts(node.func.value)  # type: ignore[union-attr]
-        name = _cpu_factory(factory, self.torch)
+        name = cpu_factory_name(factory, self.torch)
         if name is None:
             return
         assert isinstance(factory, cst.Call)
@@ -103,7 +102,7 @@ class CpuTensorThenMove(RuleVisitor):
                 continue
             variable = created.targets[0].target.value
             factory = strip_casts(created.value)
-            name = _cpu_factory(factory, self.torch)
+            name = cpu_factory_name(factory, self.torch)
             if name is None or factory is not created.value:
                 continue
             for j in range(i + 1, min(i + 8, len(body))):
@@ -145,17 +144,6 @@ class CpuTensorThenMove(RuleVisitor):
             return  # factories land on the default device already
         for node, message, fix in self.pending:
             self.report(node, message, fix)
-
-
-def _cpu_factory(node: cst.BaseExpression, torch) -> Optional[str]:  # type: ignore[no-untyped-def]
-    """The factory's name when `node` certainly creates a tensor on the CPU.
-
-    `zeros_like(x)` and friends follow `x`'s device, so a move after them is at most
-    redundant, not a host allocation: they are left alone."""
-    name = factory_name(node, torch)
-    if name is None or name in LIKE_FACTORIES or places_tensor(node):  # type: ignore[arg-type]
-        return None
-    return name
 
 
 def _device_argument(move: cst.Call, target: cst.BaseExpression) -> Optional[cst.BaseExpression]:

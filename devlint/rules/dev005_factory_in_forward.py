@@ -9,8 +9,8 @@ import libcst as cst
 from devlint.analysis.calls import reached_from_forward, returned_sources
 from devlint.analysis.edits import append_keyword
 from devlint.analysis.factories import (
-    FACTORIES, LEGACY_CONSTRUCTORS, LIKE_FACTORIES, SPARSE_FACTORIES, factory_name, is_dtype_only_move,
-    legacy_constructor_name, move_target, places_tensor, sparse_on_host_name,
+    FACTORIES, LEGACY_CONSTRUCTORS, SPARSE_FACTORIES, cpu_factory_name, factory_name, is_dtype_only_move,
+    legacy_constructor_name, move_target, sparse_on_host_name,
 )
 from devlint.analysis.names import dotted_name, positional, target_names
 from devlint.diagnostics import Applicability
@@ -158,10 +158,12 @@ class FactoryInForward(RuleVisitor):
                 receiver = receiver.func.value
         if id(node) in self.placed or self.ctx.device_placed():
             return
-        name = factory_name(node, self.torch)
-        if name is not None and (name in LIKE_FACTORIES or places_tensor(node) or _is_scalar_tensor(node, name)
-                                 or self._converts_iterated_data(node, name)):
-            return
+        if factory_name(node, self.torch) is not None:
+            name = cpu_factory_name(node, self.torch)
+            if name is None or _is_scalar_tensor(node, name) or self._converts_iterated_data(node, name):
+                return
+        else:
+            name = None
         legacy = None if name else legacy_constructor_name(node, self.torch)
         name = name or legacy or sparse_on_host_name(node, self.torch)
         function = self._unit()
