@@ -55,6 +55,7 @@ class FileContext:
     sets_default_device: bool = False  # torch.set_default_device(...) somewhere in the file
     narrowings: list[narrowing.Narrowing] = field(default_factory=list)  # one per enclosing `if` body
     reports: list[RawReport] = field(default_factory=list)
+    cuda_tests: dict[int, bool] = field(default_factory=dict)  # id(test) -> mentions CUDA
     # Filled lazily by analysis.types; kept here so every rule shares one copy per file.
     cache: dict[object, object] = field(default_factory=dict)
 
@@ -107,6 +108,15 @@ class FileContext:
             result.update(known)
         return result
 
+    def is_cuda_test(self, test: cst.BaseExpression) -> bool:
+        """`guards.mentions_cuda(test)`, asked once per test: an `if` is asked on the way into and out
+        of its body and its `else`, and scanning a test's names is a hot path."""
+        key = id(test)
+        answer = self.cuda_tests.get(key)
+        if answer is None:
+            answer = self.cuda_tests[key] = guards.mentions_cuda(test)
+        return answer
+
     def add_report(self, report: RawReport) -> None:
         self.reports.append(report)
 
@@ -155,20 +165,20 @@ class ContextEnter(cst.BatchableCSTVisitor):
         self.ctx.frames.append(Frame(node, cuda_only))
 
     def visit_If_body(self, node: cst.If) -> None:
-        if guards.mentions_cuda(node.test):
+        if self.ctx.is_cuda_test(node.test):
             self.ctx.guard_depth += 1
         self.ctx.narrowings.append(narrowing.holds_when_true(node.test))
 
     def visit_If_orelse(self, node: cst.If) -> None:
-        if guards.mentions_cuda(node.test):
+        if self.ctx.is_cuda_test(node.test):
             self.ctx.guard_depth += 1
 
     def visit_IfExp_body(self, node: cst.IfExp) -> None:
-        if guards.mentions_cuda(node.test):
+        if self.ctx.is_cuda_test(node.test):
             self.ctx.guard_depth += 1
 
     def visit_IfExp_orelse(self, node: cst.IfExp) -> None:
-        if guards.mentions_cuda(node.test):
+        if self.ctx.is_cuda_test(node.test):
             self.ctx.guard_depth += 1
 
     def visit_With_body(self, node: cst.With) -> None:
@@ -206,28 +216,29 @@ class ContextExit(cst.BatchableCSTVisitor):
         self.ctx.frames.pop()
 
     def leave_If_body(self, original_node: cst.If) -> None:
-        if guards.mentions_cuda(original_node.test):
+        if self.ctx.is_cuda_test(original_node.test):
             self.ctx.guard_depth -= 1
         self.ctx.narrowings.pop()
 
     def leave_If_orelse(self, original_node: cst.If) -> None:
-        if guards.mentions_cuda(original_node.test):
+        if self.ctx.is_cuda_test(original_node.test):
             self.ctx.guard_depth -= 1
 
     def leave_If(self, original_node: cst.If) -> None:
         # `if not torch.cuda.is_available(): return` -- what follows in this function needs CUDA.
-        if guards.is_early_exit_guard(original_node) and self.ctx.frames:
+        if (original_node.orelse is None and self.ctx.is_cuda_test(original_node.test)
+                and guards.ends_with_exit(original_node.body) and self.ctx.frames):
             self.ctx.frames[-1].cuda_only = True
         # `if not isinstance(x, torch.Tensor): return x` -- `x` is a tensor below.
         if original_node.orelse is None and guards.ends_with_exit(original_node.body) and self.ctx.frames:
             self.ctx.frames[-1].narrowed.update(narrowing.holds_when_false(original_node.test))
 
     def leave_IfExp_body(self, original_node: cst.IfExp) -> None:
-        if guards.mentions_cuda(original_node.test):
+        if self.ctx.is_cuda_test(original_node.test):
             self.ctx.guard_depth -= 1
 
     def leave_IfExp_orelse(self, original_node: cst.IfExp) -> None:
-        if guards.mentions_cuda(original_node.test):
+        if self.ctx.is_cuda_test(original_node.test):
             self.ctx.guard_depth -= 1
 
     def leave_With_body(self, original_node: cst.With) -> None:

@@ -47,11 +47,6 @@ def ends_with_exit(body: cst.BaseSuite) -> bool:
     return False
 
 
-def is_early_exit_guard(node: cst.If) -> bool:
-    """`if not torch.cuda.is_available(): return` (or raise / skip): the rest needs CUDA."""
-    return node.orelse is None and mentions_cuda(node.test) and ends_with_exit(node.body)
-
-
 def decorator_requires_cuda(decorator: cst.Decorator) -> bool:
     """`@pytest.mark.skipif(not torch.cuda.is_available(), ...)`, `@unittest.skipIf(...)`,
     `@requires_cuda`, `@require_torch_gpu` and the like."""
