@@ -103,7 +103,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         return cst.parse_expression(f"{text} if {torch_name}.cuda.is_available() else {quote}cpu{quote}")
 
     def visit_Call(self, node: cst.Call) -> None:
-        plain_torch = dotted_name(node.func) is not None and (dotted_name(node.func) or "").startswith("torch.")
+        plain_torch = (dotted_name(node.func) or "").startswith("torch.")
         if self.torch.is_call_to(node, "device"):
             args = positional(node)
             if args:
