@@ -1,7 +1,9 @@
 """One parse per file, every enabled rule in one batched traversal, noqa, positions, fixes.
 
 The pipeline for one module's text:
-1. the text prefilter drops rules whose tokens are absent (no parse at all if none is left);
+1. the text prefilter drops rules whose tokens are absent, then the syntax screen (Python's
+   own `ast`, a fraction of LibCST's cost) drops rules with no candidate node; a file with no
+   rule left is never parsed by LibCST;
 2. LibCST parses once; the context visitors and every enabled rule share one traversal;
 3. rules' `finish()` decide what needed the whole file;
 4. positions are resolved only when there is something to report;
@@ -10,15 +12,16 @@ The pipeline for one module's text:
 
 from __future__ import annotations
 
+import ast
 import bisect
 import re
 import sys
 import threading
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence, TypeVar
+from typing import Callable, Mapping, Optional, Sequence, TypeVar
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, PositionProvider
 
 from devlint.analysis.context import ContextEnter, ContextExit, FileContext, RawReport
 from devlint.diagnostics import Applicability, Diagnostic, Edit, FixInfo, FixResult
@@ -26,6 +29,7 @@ from devlint.noqa import is_suppressed
 from devlint.prefilter import prefilter
 from devlint.rules import RuleEntry, all_rules
 from devlint.rules.base import Fix
+from devlint.screen import screen
 from devlint.settings import DEFAULT_SETTINGS, SYNTAX_ERROR_CODE, Settings
 from devlint.walk import visit_batched
 
@@ -55,6 +59,7 @@ class Analysis:
     module: Optional[cst.Module] = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     fixes: list[tuple[Diagnostic, Fix, tuple[int, int]]] = field(default_factory=list)  # with char ranges
+    skipped: bool = False  # no enabled rule could report here (prefilter, screen): never parsed
 
 
 class _Lines:
@@ -150,12 +155,13 @@ def _with_deep_stack(function: Callable[..., _Result], *args: object, **kwargs: 
 
 
 def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = None,
-            *, with_fixes: bool = False, ignore_noqa: bool = False) -> Analysis:
+            *, with_fixes: bool = False, ignore_noqa: bool = False, tree: Optional[ast.AST] = None) -> Analysis:
     """Lint `source`. `with_fixes` computes each fix's text edits (for output formats);
-    `ignore_noqa` keeps suppressed reports (flake8 applies `# noqa` itself)."""
+    `ignore_noqa` keeps suppressed reports (flake8 applies `# noqa` itself); `tree` is the
+    text's `ast` when the caller has it (flake8), saving the screen its own parse."""
     settings = settings or DEFAULT_SETTINGS
     try:
-        return _with_deep_stack(_analyze, source, path, settings, with_fixes, ignore_noqa)
+        return _with_deep_stack(_analyze, source, path, settings, with_fixes, ignore_noqa, tree)
     except RecursionError as error:
         result = Analysis(source)
         if settings.enabled(SYNTAX_ERROR_CODE, path):
@@ -163,10 +169,14 @@ def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = 
         return result
 
 
-def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignore_noqa: bool) -> Analysis:
+def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignore_noqa: bool,
+             tree: Optional[ast.AST] = None) -> Analysis:
     rules = prefilter(source, enabled_rules(settings, path))
+    if rules:
+        rules = screen(source, rules, tree)
     result = Analysis(source)
     if not rules:
+        result.skipped = True
         return result
     nesting = _nesting_error(source)
     try:
@@ -188,7 +198,7 @@ def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignor
     raw = [r for r in ctx.reports if ctx.torch.imports_torch or not _needs_torch_import(r, rules)]
     if not raw:
         return result
-    _resolve(result, MetadataWrapper(module, unsafe_skip_copy=True), raw, path, with_fixes, ignore_noqa)
+    _resolve(result, _positions(module), raw, path, with_fixes, ignore_noqa)
     return result
 
 
@@ -199,9 +209,18 @@ def _needs_torch_import(report: RawReport, rules: Sequence[RuleEntry]) -> bool:
     return True
 
 
-def _resolve(result: Analysis, wrapper: MetadataWrapper, raw: list[RawReport], path: str, with_fixes: bool,
-             ignore_noqa: bool) -> None:
-    positions = wrapper.resolve(PositionProvider)
+def _positions(module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
+    """Every node's position: LibCST's PositionProvider, run on its own. Through a MetadataWrapper
+    it would cost twice as much: `resolve` also walks (and rebuilds) the whole tree for an empty
+    batch of batchable providers. `_gen_impl` and `_computed` are the interface LibCST documents
+    for writing providers."""
+    provider = PositionProvider()
+    provider._gen_impl(module)
+    return provider._computed  # type: ignore[return-value]
+
+
+def _resolve(result: Analysis, positions: Mapping[cst.CSTNode, CodeRange], raw: list[RawReport], path: str,
+             with_fixes: bool, ignore_noqa: bool) -> None:
     lines = _Lines(result.source)
     seen: set[tuple[int, int, str]] = set()
     for report in raw:

@@ -1,9 +1,10 @@
 """The flake8 plugin (`flake8 --select DEV`): a thin adapter over the engine.
 
 flake8 runs every installed plugin on every file whatever `--select` says, so the plugin
-relies on the engine's text prefilter (the same as the CLI's): files without the rules'
-tokens are never parsed. flake8 does
-its own `# noqa` and selection; the plugin reports everything the engine finds.
+relies on the engine's prefilter (the same as the CLI's): files without the rules' tokens,
+or whose `ast` has no candidate for any rule, are never parsed by LibCST. flake8 hands the
+plugin the `ast` it parsed already, so the screen costs one walk of it. flake8 does its own
+`# noqa` and selection; the plugin reports everything the engine finds.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ class Plugin:
     version = __version__
 
     def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str = "<stdin>") -> None:
+        self.tree = tree
         self.lines = lines
         self.filename = filename
 
@@ -37,10 +39,7 @@ class Plugin:
         from devlint.engine import analyze
 
         source = "".join(self.lines)
-        # analyze() runs the rules' text prefilter first: a file without any rule's tokens costs
-        # a few regular-expression searches, and is never parsed.
-
-        for d in analyze(source, self.filename, _settings(), ignore_noqa=True).diagnostics:
+        for d in analyze(source, self.filename, _settings(), ignore_noqa=True, tree=self.tree).diagnostics:
             if d.code == "DEV999":
                 continue  # flake8 reports syntax errors itself (E999)
             yield d.line, d.col - 1, f"{d.code} {d.message}", type(self)

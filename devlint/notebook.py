@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from devlint.diagnostics import Diagnostic, Edit, FixResult
-from devlint.engine import Analysis, analyze, enabled_rules, fix_text, prefilter
+from devlint.engine import Analysis, analyze, fix_text
 from devlint.engine import _syntax_error as syntax_error_report
 from devlint.files import SourceError, SourceFile, read_bytes, write_source
 from devlint.settings import SYNTAX_ERROR_CODE, Settings
@@ -344,7 +344,7 @@ def _analysable(notebook: Notebook, settings: Settings, with_fixes: bool = False
     reported (DEV999, as a `.py` file's syntax error) and blanked: one broken cell hides no other."""
     path = notebook.path
     analysis = analyze(notebook.module, path, settings, with_fixes=with_fixes)
-    if analysis.module is not None or not prefilter(notebook.module, enabled_rules(settings, path)):
+    if analysis.module is not None or analysis.skipped:
         return notebook.module, [], set(), analysis
     lines = split_lines(notebook.module)
     broken: list[Diagnostic] = []

@@ -1,21 +1,26 @@
-"""The text prefilter never loses a report: every rule, with and without it, reports the same.
+"""The prefilter never loses a report: every rule, with and without it, reports the same.
 
-The prefilter (devlint/prefilter.py) skips rules, and whole files, whose tokens are not in the
-text. These tests run the engine both ways over every fixture, over files assembled from
-corpus-like snippets (tricky spellings included: escapes, split strings, comments and
-continuations inside a call), and over generated programs with those snippets spliced in.
+The prefilter's two stages skip rules, and whole files: the text search (devlint/prefilter.py)
+those whose tokens are not in the text, the syntax screen (devlint/screen.py) those with no
+candidate in the file's `ast`. These tests run the engine both ways over every fixture, over
+files assembled from corpus-like snippets (tricky spellings included: escapes, split strings,
+comments and continuations inside a call; aliases, helpers of `forward`, chains, split moves),
+and over generated programs with those snippets spliced in.
 """
 
 from __future__ import annotations
 
 import textwrap
+import warnings
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from devlint import engine
+from devlint import engine, screen as screen_module
 from devlint.engine import analyze, enabled_rules
+from devlint.flake8 import Plugin
 from devlint.prefilter import prefilter
+from devlint.screen import screen
 from devlint.settings import Settings
 
 from conftest import RULE_DIRS
@@ -32,12 +37,17 @@ def _both_ways(source: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list, list
     filtered = _reports(source)
     with monkeypatch.context() as patch:
         patch.setattr(engine, "prefilter", lambda text, rules: list(rules))
+        patch.setattr(engine, "screen", lambda text, rules, tree=None: list(rules))
         unfiltered = _reports(source)
     return filtered, unfiltered
 
 
 def _kept(source: str) -> list[str]:
     return [entry.rule.code for entry in prefilter(source, enabled_rules(ALL, None))]
+
+
+def _screened(source: str) -> list[str]:
+    return [entry.rule.code for entry in screen(source, prefilter(source, enabled_rules(ALL, None)))]
 
 
 FIXTURE_FILES = sorted(path for directory in RULE_DIRS for path in directory.glob("*.py"))
@@ -77,7 +87,41 @@ SNIPPETS = [
     "opts = {'device': 'cuda'}\ny = torch.zeros(2, **opts)",
     "if isinstance(x, torch.Tensor):\n    x.to(device)",
     "state = torch.load(path, map_location=None)",
+    # for the syntax screen: what each rule's candidate looks like to `ast`, and what it must not miss
+    "x = torch.zeros(3); x = x.to(device)", "x = torch.ones(2)\ny = 1\nprint(y)\nx = x.cuda()",
+    "t = torch.empty(3).type(torch.float).cuda()", "t = torch.arange(4).view(1, -1).to(dev)",
+    "t = torch.full((2,), 1.0).to(dtype=torch.half).to(dev)", "t = torch.zeros(3, device=d).to(dev)",
+    "t = torch.zeros(3, **kw).to(dev)", "t = torch.zeros(*shape).to(dev)", "t = torch.zeros_like(x).to(dev)",
+    "def f():\n    from torch import ones as o\n    return o(3).to(dev)",
+    "class A(nn.Module):\n    async def forward(self, x):\n        return torch.arange(3)",
+    "class B(nn.Module):\n    @deco(torch.zeros(3))\n    def forward(self, x):\n        return x",
+    "class C(nn.Module):\n    def forward(self, x): return x + torch.ones(2)",
+    "class D(nn.Module):\n    def forward(self, x):\n        def inner():\n            return torch.eye(2)\n"
+    "        return inner()",
+    "def helper(n):\n    return torch.arange(n)\nclass E(nn.Module):\n    def forward(self, x):\n"
+    "        return x + helper(3)",
+    "class F(nn.Module):\n    def forward(self, x):\n        return self.a(x)\n    def a(self, x):\n"
+    "        return self.b(x)\n    def b(self, x):\n        return x + torch.randn(3)",
+    "def build():\n    class G(nn.Module):\n        def forward(self, x):\n            return torch.ones(3)\n"
+    "    return G",
+    "class H(nn.Module):\n    def __init__(self):\n        self.w = torch.zeros(3)\n    def forward(self, x):\n"
+    "        return x * self.w",
+    "class I(nn.Module):\n    def forward(self, x):\n        return (x + torch.tensor(0.5) + torch.tensor(-1)"
+    " + torch.tensor(True) + torch.rand([]) + torch.zeros(()) + torch.tensor(self.eps) + torch.tensor([1]))",
+    "class J(nn.Module):\n    def forward(self, x):\n        return x + torch.Tensor() + torch.LongTensor(size=3)",
+    "class K(nn.Module):\n    def forward(self, x):\n        return torch.sparse_coo_tensor(i, v, device=x.device)",
+    "from torch import load\nstate = load(path)", "state = th.load(f=path)", "m = torch.jit.load()",
+    "d = 'cu' f'da'", "d = f'cuda'", "d = b'cuda'", "d = ' cuda:1 '", "d = 'cuda:x'", "x.cuda(0)",
+    "y = torch.ones(2, **{'device': 'cuda'})", "dev: str = 'cuda'", "def g(device='cuda'):\n    return device",
+    "from torch import nn as torch\nx = torch.zeros(3).to(d)", "import torch.nn\nx = torch.zeros(2).cuda()",
 ]
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS)
+def test_each_snippet_reports_the_same_with_and_without_the_prefilter(snippet, monkeypatch):
+    source = "import torch\nimport torch as th\nfrom torch import nn\n" + snippet + "\n"
+    filtered, unfiltered = _both_ways(source, monkeypatch)
+    assert filtered == unfiltered
 
 
 def _program(indices: list[int]) -> str:
@@ -142,3 +186,51 @@ def test_tricky_spellings_keep_their_rule(source, code):
 ])
 def test_files_without_a_rules_tokens_drop_that_rule(source, code):
     assert code not in _kept(textwrap.dedent(source))
+
+
+def test_a_file_whose_ast_holds_no_candidate_is_not_parsed(monkeypatch):
+    source = textwrap.dedent('''
+        """Example: `x.to(device)` is discarded; use torch.zeros(3, device=d) in forward."""
+        import torch
+
+        def forward(x, d):
+            mask = torch.zeros(3, device=d)  # not x.cuda()
+            return x.to(d) + mask
+    ''')
+    assert _kept(source) == ["DEV001", "DEV002", "DEV003", "DEV005"]  # the words are all there
+    assert _screened(source) == []
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("parsed")
+
+    monkeypatch.setattr(engine.cst, "parse_module", no_parse)
+    result = analyze(source, "a.py", ALL)
+    assert result.diagnostics == [] and result.skipped
+
+
+@pytest.mark.parametrize("source", [
+    "import torch\nx.to(d)\nprint 'python 2'\n",  # neither parser accepts it: LibCST reports DEV999
+    "import torch\nx.to(d)\ns = 'a\x00b'\n",  # CPython refuses null bytes
+])
+def test_what_ast_cannot_parse_is_not_screened(source):
+    assert _screened(source) == _kept(source) != []
+
+
+def test_invalid_escapes_print_no_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _screened('import torch\npattern = "\\d+"\nx.to(d)\n') == ["DEV001"]
+
+
+def test_the_flake8_plugin_screens_with_the_tree_flake8_parsed(monkeypatch):
+    import ast
+
+    source = "import torch\nx = torch.zeros(3, device=d)\ny = x.to(d)\n"
+    tree = ast.parse(source)
+
+    def no_parse(text):
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(screen_module, "parse", no_parse)
+    monkeypatch.setattr(engine.cst, "parse_module", no_parse)
+    assert list(Plugin(tree, source.splitlines(keepends=True), "a.py").run()) == []

@@ -13,6 +13,7 @@ import libcst as cst
 
 from devlint.analysis.classes import ClassTable
 from devlint.analysis.torch_names import TorchNames
+from devlint.walk import children
 
 _MOVES = ("to", "cuda", "type_as")
 
@@ -23,7 +24,7 @@ def _walk(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while stack:
         node = stack.pop()
         yield node
-        stack.extend(reversed(node.children))
+        stack.extend(reversed(children(node)))  # node.children would rebuild the node
 
 
 def _is_move(node: cst.CSTNode) -> bool:

@@ -6,12 +6,15 @@ import enum
 import re
 import textwrap
 from dataclasses import dataclass, field
-from typing import ClassVar, Optional
+from typing import TYPE_CHECKING, Callable, ClassVar, Optional
 
 import libcst as cst
 
 from devlint.analysis.context import FileContext, RawReport
 from devlint.diagnostics import Applicability
+
+if TYPE_CHECKING:  # pragma: no cover
+    from devlint.screen import SyntaxFacts
 
 
 class FixSafety(str, enum.Enum):
@@ -36,6 +39,9 @@ class Rule:
     # A report needs *every* entry of `tokens` (a string, or a pattern searched for) in the
     # text; files without them are not parsed. Must be conservative: see devlint/prefilter.py.
     tokens: tuple["str | re.Pattern[str]", ...] = ("torch",)
+    # Could the rule report on a module with these facts (from Python's `ast`)? Files for which
+    # no rule can are not parsed by LibCST. Must be conservative too: see devlint/screen.py.
+    screen: Optional[Callable[["SyntaxFacts"], bool]] = None
 
     @property
     def url(self) -> str:

@@ -12,6 +12,15 @@ from devlint.analysis.types import Kind
 from devlint.diagnostics import Applicability
 from devlint.prefilter import method_call
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
+from devlint.screen import SyntaxFacts
+
+_MOVES = ("to", "cuda", "cpu", "pin_memory")
+
+
+def _screen(facts: SyntaxFacts) -> bool:
+    """A move that is a statement of its own: `R.to(...)`, whatever `R` is."""
+    return not facts.methods_discarded.isdisjoint(_MOVES)
+
 
 RULE = Rule(
     code="DEV001",
@@ -41,10 +50,9 @@ RULE = Rule(
         `weight` or `bias`, or an attribute of a module): assigning a plain tensor to a parameter raises
         `TypeError`.
     """,
-    tokens=("torch", method_call("to", "cuda", "cpu", "pin_memory")),
+    tokens=("torch", method_call(*_MOVES)),
+    screen=_screen,
 )
-
-_MOVES = ("to", "cuda", "cpu", "pin_memory")
 
 
 class DiscardedTensorMove(RuleVisitor):

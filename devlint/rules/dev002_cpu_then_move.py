@@ -14,6 +14,16 @@ from devlint.analysis.names import identifiers, keyword
 from devlint.diagnostics import Applicability
 from devlint.prefilter import method_call, words
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
+from devlint.screen import SyntaxFacts, strip_casts as strip_casts_of_ast
+
+
+def _screen(facts: SyntaxFacts) -> bool:
+    """A CPU factory moved in its own chain, or assigned to `x` where some `x = x.to(...)` is."""
+    for move in facts.moves:
+        if facts.is_cpu_factory(strip_casts_of_ast(move.func.value)):  # type: ignore[attr-defined]
+            return True
+    return any(name in facts.moved_in_place and facts.is_cpu_factory(call) for name, call in facts.assigned_calls)
+
 
 RULE = Rule(
     code="DEV002",
@@ -47,6 +57,7 @@ RULE = Rule(
         its dtype) or the move has more arguments than the device.
     """,
     tokens=("torch", method_call("to", "cuda"), words(*FACTORIES)),
+    screen=_screen,
 )
 
 

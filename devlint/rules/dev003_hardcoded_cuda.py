@@ -12,6 +12,14 @@ from devlint.analysis.names import dotted_name, is_cuda_string, keyword, positio
 from devlint.diagnostics import Applicability
 from devlint.prefilter import CUDA_STRING
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
+from devlint.screen import SyntaxFacts
+from devlint.walk import children
+
+
+def _screen(facts: SyntaxFacts) -> bool:
+    """A `"cuda"` literal, or a `.cuda(...)` call."""
+    return facts.cuda_string or "cuda" in facts.methods_called
+
 
 RULE = Rule(
     code="DEV003",
@@ -43,6 +51,7 @@ RULE = Rule(
         no fix.
     """,
     tokens=("torch", CUDA_STRING),
+    screen=_screen,
 )
 
 _DEVICE_NAME = re.compile(r"device", re.IGNORECASE)
@@ -203,7 +212,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
                 continue
             if isinstance(node, cst.Name) and node.value == name:
                 uses += 1
-            stack.extend(node.children)
+            stack.extend(children(node))  # node.children would rebuild the node
         return uses > 0 and uses == type_uses
 
     def finish(self) -> None:

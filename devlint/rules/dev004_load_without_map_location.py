@@ -10,6 +10,15 @@ from devlint.analysis.names import has_star_kwargs, keyword, positional
 from devlint.diagnostics import Applicability
 from devlint.prefilter import words
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
+from devlint.screen import SyntaxFacts
+
+_LOADS = ("load", "serialization.load", "jit.load")
+
+
+def _screen(facts: SyntaxFacts) -> bool:
+    """A call of `torch.load` (any alias) with arguments."""
+    return facts.calls_to((f"torch.{name}" for name in _LOADS), with_arguments=True)
+
 
 RULE = Rule(
     code="DEV004",
@@ -40,9 +49,8 @@ RULE = Rule(
         saved from. No fix when the call passes `*args`.
     """,
     tokens=("torch", words("load")),
+    screen=_screen,
 )
-
-_LOADS = ("load", "serialization.load", "jit.load")
 
 
 class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Optional
 
 import libcst as cst
@@ -16,6 +17,28 @@ from devlint.analysis.names import dotted_name, positional, target_names
 from devlint.diagnostics import Applicability
 from devlint.prefilter import words
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
+from devlint.screen import SyntaxFacts, contains
+from devlint.walk import children
+
+
+def _screen(facts: SyntaxFacts) -> bool:
+    """A factory that may make a host tensor, inside a function that some class's `forward` reaches."""
+    candidates = facts.host_tensor_calls(_surely_scalar)
+    return bool(candidates) and any(
+        contains(function, call) for function in facts.reached_from_forward() for call in candidates)
+
+
+def _surely_scalar(call: ast.Call, name: str) -> bool:
+    """The plainest of the 0-dim tensors that `_is_scalar_tensor` excuses, as `ast` shows them:
+    `torch.tensor(0.5)`, `torch.tensor(self.eps)`, `torch.rand([])` (never more than it excuses)."""
+    if not call.args:
+        return False
+    value = call.args[0]
+    if name in ("tensor", "as_tensor"):
+        number = type(value) is ast.Constant and type(value.value) in (int, float, bool)  # type: ignore[attr-defined]
+        return number or type(value) is ast.Attribute
+    return len(call.args) == 1 and type(value) in (ast.List, ast.Tuple) and not value.elts  # type: ignore[attr-defined]
+
 
 RULE = Rule(
     code="DEV005",
@@ -55,6 +78,7 @@ RULE = Rule(
         `device=`).
     """,
     tokens=("torch", words("forward"), words(*FACTORIES, *LEGACY_CONSTRUCTORS, *SPARSE_FACTORIES)),
+    screen=_screen,
 )
 
 # Right after these, a tensor is used on the host on purpose.
@@ -275,7 +299,7 @@ def _moved_later(function: cst.FunctionDef, name: str, torch) -> bool:  # type: 
             receiver = node.func.value
             if isinstance(receiver, cst.Name) and receiver.value == name and move_target(node, torch) is not None:
                 return True
-        stack.extend(node.children)
+        stack.extend(children(node))  # node.children would rebuild the node
     return False
 
 

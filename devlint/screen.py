@@ -1,0 +1,254 @@
+"""The syntax screen: which rules have a candidate in a module, asked of Python's own parser.
+
+The second stage of the prefilter (the first is the text search of devlint/prefilter.py). A
+file that holds a rule's words often holds nothing the rule could report: `torch.zeros` in a
+docstring, a `.to(device)` whose result is used, factories only in `__init__`. LibCST's parse
+costs about twelve times `ast.parse`, and the rules' analysis as much again, so each rule
+declares a cheap `screen` over the facts gathered here from one `ast` walk, and a file for
+which no rule is left is never parsed by LibCST.
+
+A screen must be *conservative*: it answers "could the rule report here?", and may say yes
+where the rule then finds nothing, never no where it would report. So every fact below is a
+superset of what the LibCST analysis uses: torch aliases from every import anywhere in the file
+(the analysis records them in order), every class with a `forward` (the analysis wants an
+`nn.Module`), a function's extent by lines (decorators included). `tests/test_prefilter.py` runs
+every rule with and without both stages over the fixtures and generated programs and asserts the
+same reports; `benchmarks/prefilter_check.py` does the same over a corpus of real code.
+
+When `ast` cannot parse the text (a newer grammar than this Python's, null bytes, nesting that
+CPython refuses), nothing is screened: LibCST decides, and reports a syntax error if it must.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import warnings
+from typing import TYPE_CHECKING, Callable, Iterable, Optional, Sequence
+
+from devlint.analysis.factories import CAST_METHODS, FACTORIES, LEGACY_CONSTRUCTORS, LIKE_FACTORIES, SPARSE_FACTORIES
+
+if TYPE_CHECKING:  # pragma: no cover
+    from devlint.rules import RuleEntry
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_CPU_FACTORIES = frozenset(f"torch.{name}" for name in FACTORIES - LIKE_FACTORIES)
+_LEGACY = frozenset(f"torch.{name}" for name in LEGACY_CONSTRUCTORS)
+_SPARSE = frozenset(f"torch.{name}" for name in SPARSE_FACTORIES)
+# The methods that move a tensor to a device; `.to(...)` also when it only casts (a superset).
+MOVE_METHODS = ("to", "cuda")
+
+
+class SyntaxFacts:
+    """What one walk over a module's `ast` tells the rules' screens."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        # local name -> every torch name it is bound to by some import (plain `torch` always)
+        self.aliases: dict[str, set[str]] = {"torch": {"torch"}}
+        self.calls: list[ast.Call] = []  # calls of a name or a dotted name
+        self.moves: list[ast.Call] = []  # `R.to(...)`, `R.cuda(...)`
+        self.methods_called: set[str] = set()  # `m` of every `R.m(...)`
+        self.methods_discarded: set[str] = set()  # `m` of `R.m(...)` as a statement of its own
+        self.assigned_calls: list[tuple[str, ast.Call]] = []  # `x = f(...)`
+        self.moved_in_place: set[str] = set()  # `x` of `x = x.to(...)` / `x = x.cuda(...)`
+        self.classes: list[ast.ClassDef] = []
+        self.cuda_string = False  # a `"cuda"` / `"cuda:N"` string literal
+        self._local_calls: list[tuple[int, str]] = []  # (line, name) of `f(...)` and `self.f(...)`
+        self._gather(tree)
+        self._local_calls.sort()
+
+    def _gather(self, tree: ast.Module) -> None:
+        for node in ast.walk(tree):
+            kind = type(node)
+            if kind is ast.Call:
+                self._call(node)
+            elif kind is ast.Constant:
+                value = node.value
+                if type(value) is str and "cuda" in value and is_cuda_value(value):
+                    self.cuda_string = True
+            elif kind is ast.Expr:
+                value = node.value
+                if type(value) is ast.Call and type(value.func) is ast.Attribute:
+                    self.methods_discarded.add(value.func.attr)
+            elif kind is ast.Assign:
+                self._assign(node)
+            elif kind is ast.ClassDef:
+                self.classes.append(node)
+            elif kind is ast.Import or kind is ast.ImportFrom:
+                self._import(node)
+
+    def _call(self, node: ast.Call) -> None:
+        func = node.func
+        if type(func) is ast.Name:
+            self.calls.append(node)
+            self._local_calls.append((node.lineno, func.id))
+        elif type(func) is ast.Attribute:
+            self.methods_called.add(func.attr)
+            if func.attr in MOVE_METHODS:
+                self.moves.append(node)
+            receiver = func.value
+            if type(receiver) is ast.Name:
+                self.calls.append(node)
+                if receiver.id == "self":
+                    self._local_calls.append((node.lineno, func.attr))
+            elif type(receiver) is ast.Attribute:
+                self.calls.append(node)
+
+    def _assign(self, node: ast.Assign) -> None:
+        if len(node.targets) != 1 or type(node.targets[0]) is not ast.Name or type(node.value) is not ast.Call:
+            return
+        name = node.targets[0].id
+        self.assigned_calls.append((name, node.value))
+        func = node.value.func
+        if type(func) is ast.Attribute and func.attr in MOVE_METHODS:
+            if type(func.value) is ast.Name and func.value.id == name:
+                self.moved_in_place.add(name)
+
+    def _import(self, node: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "torch" or alias.name.startswith("torch."):
+                    # `import torch.nn` binds `torch`; `import torch.nn as nn` binds `nn`
+                    local, full = (alias.asname, alias.name) if alias.asname else ("torch", "torch")
+                    self.aliases.setdefault(local, set()).add(full)
+            return
+        module = node.module
+        if node.level or not module or not (module == "torch" or module.startswith("torch.")):
+            return
+        for alias in node.names:
+            if alias.name != "*":
+                self.aliases.setdefault(alias.asname or alias.name, set()).add(f"{module}.{alias.name}")
+
+    # -- questions -------------------------------------------------------------------------
+
+    def torch_names(self, call: ast.Call) -> list[str]:
+        """Every torch name the callee may be: `th.zeros` -> ["torch.zeros"]; [] when not torch."""
+        func = call.func
+        parts: list[str] = []
+        while type(func) is ast.Attribute:
+            parts.append(func.attr)
+            func = func.value
+        if type(func) is not ast.Name:
+            return []
+        heads = self.aliases.get(func.id)
+        if not heads:
+            return []
+        rest = ".".join(reversed(parts))
+        return [f"{head}.{rest}" if rest else head for head in heads]
+
+    def calls_to(self, names: Iterable[str], *, with_arguments: bool = False) -> bool:
+        """Is some call (with arguments, if asked) a call of one of the torch `names`?"""
+        wanted = set(names)
+        for call in self.calls:
+            if with_arguments and not (call.args or call.keywords):
+                continue
+            if any(name in wanted for name in self.torch_names(call)):
+                return True
+        return False
+
+    def is_cpu_factory(self, node: ast.expr) -> bool:
+        """A torch factory call that may create a CPU tensor (mirrors `cpu_factory_name`)."""
+        return (type(node) is ast.Call and not places_tensor(node)  # type: ignore[arg-type]
+                and any(name in _CPU_FACTORIES for name in self.torch_names(node)))  # type: ignore[arg-type]
+
+    def host_tensor_calls(self, is_scalar: Callable[[ast.Call, str], bool]) -> list[ast.Call]:
+        """Calls that may create a tensor on the host, whatever the input's device: a CPU
+        factory that `is_scalar` does not excuse, a legacy constructor with arguments, a sparse
+        constructor without `device=`."""
+        found = []
+        for call in self.calls:
+            for name in self.torch_names(call):
+                if name in _CPU_FACTORIES:
+                    host = not places_tensor(call) and not is_scalar(call, name[6:])
+                elif name in _LEGACY:
+                    host = bool(call.args or call.keywords)
+                else:
+                    host = name in _SPARSE and not places_tensor(call)
+                if host:
+                    found.append(call)
+                    break
+        return found
+
+    def reached_from_forward(self) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+        """A superset of the functions that run in some class's `forward` (devlint/analysis/calls.py):
+        `forward`, and what it calls as `self.m(...)` or `f(...)`, transitively."""
+        module_functions = {s.name: s for s in self.tree.body if isinstance(s, _FUNCTIONS)}
+        reached: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        for cls in self.classes:
+            methods = {s.name: s for s in cls.body if isinstance(s, _FUNCTIONS)}
+            if "forward" not in methods:
+                continue
+            work = [methods["forward"]]
+            while work:
+                function = work.pop()
+                if function in reached:
+                    continue
+                reached.append(function)
+                first, last = extent(function)
+                lo = bisect.bisect_left(self._local_calls, (first, ""))
+                hi = bisect.bisect_right(self._local_calls, (last, "\U0010ffff"))
+                for _line, name in self._local_calls[lo:hi]:
+                    for table in (methods, module_functions):
+                        if name in table:
+                            work.append(table[name])
+        return reached
+
+
+def extent(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]:
+    """First and last line of a function, its decorators included (LibCST's node holds them)."""
+    first = min([function.lineno, *(d.lineno for d in function.decorator_list)])
+    return first, function.end_lineno or function.lineno
+
+
+def contains(function: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.expr) -> bool:
+    first, last = extent(function)
+    return first <= node.lineno and (node.end_lineno or node.lineno) <= last
+
+
+def places_tensor(call: ast.Call) -> bool:
+    """`device=`, `out=`, `*args` or `**kwargs` (mirrors `analysis.factories.places_tensor`)."""
+    return (any(k.arg in ("device", "out") or k.arg is None for k in call.keywords)
+            or any(type(a) is ast.Starred for a in call.args))
+
+
+def strip_casts(expr: ast.expr) -> ast.expr:
+    """The receiver under dtype casts; strips every `.to(...)` and `.type(x)` (more than
+    `analysis.factories.strip_casts` does, which is conservative: a factory is never stripped)."""
+    while type(expr) is ast.Call and type(expr.func) is ast.Attribute:  # type: ignore[attr-defined]
+        call: ast.Call = expr  # type: ignore[assignment]
+        method = call.func.attr  # type: ignore[attr-defined]
+        arguments = len(call.args) + len(call.keywords)
+        if (method in CAST_METHODS and not arguments) or method == "to" or (method == "type" and arguments == 1):
+            expr = call.func.value  # type: ignore[attr-defined]
+        else:
+            break
+    return expr
+
+
+def is_cuda_value(value: str) -> bool:
+    """`"cuda"` or `"cuda:N"` (as `analysis.names.is_cuda_string` reads a literal's value)."""
+    value = value.strip()
+    return value == "cuda" or (value.startswith("cuda:") and value[5:].isdigit())
+
+
+def parse(source: str) -> Optional[ast.Module]:
+    """Python's own tree of `source`, or None when this Python cannot parse it."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escapes and the like: not ours to report
+            return ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
+        return None
+
+
+def screen(source: str, rules: Sequence["RuleEntry"], tree: Optional[ast.AST] = None) -> list["RuleEntry"]:
+    """The rules of `rules` that have a candidate in `source` (`tree`: its `ast`, if parsed already)."""
+    if not any(entry.rule.screen is not None for entry in rules):
+        return list(rules)
+    if not isinstance(tree, ast.Module):
+        tree = parse(source)
+        if tree is None:
+            return list(rules)
+    facts = SyntaxFacts(tree)
+    return [entry for entry in rules if entry.rule.screen is None or entry.rule.screen(facts)]
