@@ -13,7 +13,9 @@ What each row runs (all with the Python running this script, devlint from this c
   the cache entries of 1% of the files (every 100th) are deleted before each run — exactly
   what a content change of those files does to the cache, without writing to the corpus;
 - LibCST parse / ast.parse: every file parsed in one process (the floors);
-- torchfix: `torchfix CORPUS` with its defaults (all CPUs);
+- torchfix: `torchfix CORPUS` with its defaults (all CPUs); with `--torchfix-limit S` it is
+  stopped after S seconds and S stands as a lower bound of its time (ratios against it are
+  then upper bounds, marked `<`);
 - flake8 --select DEV with and without devlint: flake8 with the installed plugins, minus
   TorchFix in both and minus devlint in the second (benchmarks/flake8_with_plugins.py).
 """
@@ -24,6 +26,7 @@ import argparse
 import os
 import platform
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -52,28 +55,41 @@ for directory in sys.argv[1:]:
 """
 
 
-def timed(command: list[str]) -> tuple[float, float, int]:
-    """(wall s, cpu s, peak RSS MB) of one run of `command`."""
+def timed(command: list[str], limit: Optional[float] = None) -> Optional[tuple[float, float, int]]:
+    """(wall s, cpu s, peak RSS MB) of one run of `command`; None when it ran past `limit` s
+    (it is then stopped, with every process it started)."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
         start = time.perf_counter()
-        subprocess.run(["/usr/bin/time", "-o", report.name, "-f", "%U %S %M", *command], env=ENV, cwd=ROOT,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(["/usr/bin/time", "-o", report.name, "-f", "%U %S %M", *command], env=ENV,
+                                   cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   start_new_session=True)
+        try:
+            process.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            return None
         wall = time.perf_counter() - start
         user, system, rss = report.read().split()[-3:]
     return wall, float(user) + float(system), int(rss) // 1024
 
 
-def measure(command: list[str], reps: int, before: Optional[Callable[[], None]] = None) -> dict:
+def measure(command: list[str], reps: int, before: Optional[Callable[[], None]] = None,
+            limit: Optional[float] = None) -> dict:
     runs = []
     for _ in range(reps):
         if before is not None:
             before()
-        runs.append(timed(command))
+        run = timed(command, limit)
+        if run is None:  # stopped: the limit is a lower bound of its wall time, and no more runs
+            return {"wall": limit, "cpu": None, "rss": None, "runs": len(runs) + 1, "stopped": True}
+        runs.append(run)
     return {
         "wall": statistics.median(r[0] for r in runs),
         "cpu": statistics.median(r[1] for r in runs),
         "rss": max(r[2] for r in runs),
         "runs": len(runs),
+        "stopped": False,
     }
 
 
@@ -107,7 +123,7 @@ def forget_one_percent(corpus: str, cache_dir: str) -> Callable[[], None]:
     return forget
 
 
-def bench(corpus: str, reps: int, slow_reps: int, skip: set[str]) -> list[tuple[str, dict]]:
+def bench(corpus: str, reps: int, slow_reps: int, skip: set[str], limit: Optional[float]) -> list[tuple[str, dict]]:
     devlint = [PY, "-m", "devlint", corpus, "--isolated", "--quiet", "--exit-zero"]
     rows: list[tuple[str, dict]] = []
 
@@ -119,8 +135,8 @@ def bench(corpus: str, reps: int, slow_reps: int, skip: set[str]) -> list[tuple[
 
     row("LibCST parse, 1 process (floor)", [PY, "-c", PARSE_FLOOR.format(
         module="libcst", call="libcst.parse_module(data)"), corpus], slow_reps)
-    row("ast.parse, 1 process (floor)", [PY, "-c", PARSE_FLOOR.format(module="ast", call="ast.parse(data)"),
-                                          corpus], reps)
+    ast_floor = PARSE_FLOOR.format(module="ast", call="ast.parse(data)")
+    row("ast.parse, 1 process (floor)", [PY, "-c", ast_floor, corpus], reps)
     row("devlint cold --jobs 1", [*devlint, "--no-cache", "--jobs", "1"], reps)
     row("devlint cold (default jobs)", [*devlint, "--no-cache"], reps)
     cache_dir = tempfile.mkdtemp(prefix="devlint-bench-cache-")
@@ -134,7 +150,9 @@ def bench(corpus: str, reps: int, slow_reps: int, skip: set[str]) -> list[tuple[
         shutil.rmtree(cache_dir, ignore_errors=True)
     torchfix = shutil.which("torchfix", path=os.path.dirname(PY))
     if torchfix:
-        row("torchfix (default jobs)", [torchfix, corpus], slow_reps)
+        if not any(word in "torchfix (default jobs)" for word in skip):
+            print("  torchfix (default jobs) ...", file=sys.stderr, flush=True)
+            rows.append(("torchfix (default jobs)", measure([torchfix, corpus], slow_reps, limit=limit)))
     shim = os.path.join(ROOT, "benchmarks", "flake8_with_plugins.py")
     row("flake8 --select DEV, without devlint", [PY, shim, "--drop", "torchfix,devlint", "--", "--select", "DEV",
                                                  "--exit-zero", corpus], reps)
@@ -148,12 +166,17 @@ def table(corpus: str, rows: list[tuple[str, dict]]) -> str:
     lines = [f"### {os.path.basename(os.path.normpath(corpus))} ({files} files)", "",
              "| command | runs | wall (median s) | CPU (median s) | peak RSS (MB) |", "|---|---|---|---|---|"]
     for name, result in rows:
-        lines.append(f"| {name} | {result['runs']} | {result['wall']:.1f} | {result['cpu']:.1f} | {result['rss']} |")
+        if result["stopped"]:
+            lines.append(f"| {name} | {result['runs']} | > {result['wall']:.0f} (stopped) | - | - |")
+        else:
+            lines.append(f"| {name} | {result['runs']} | {result['wall']:.1f} | {result['cpu']:.1f}"
+                         f" | {result['rss']} |")
     got = dict(rows)
 
     def ratio(a: str, b: str, target: str) -> None:
         if a in got and b in got:
-            lines.append(f"- {a} / {b}: **{got[a]['wall'] / got[b]['wall']:.3f}** (target {target})")
+            bound = "< " if got[b]["stopped"] else ""  # the denominator is a lower bound
+            lines.append(f"- {a} / {b}: **{bound}{got[a]['wall'] / got[b]['wall']:.3f}** (target {target})")
 
     lines.append("")
     ratio("devlint cold (default jobs)", "LibCST parse, 1 process (floor)", "≤ 0.35")
@@ -171,6 +194,8 @@ def main() -> int:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--slow-reps", type=int, default=3, help="runs of the LibCST floor and torchfix")
     parser.add_argument("--skip", default="", help="comma-separated words: rows whose name has one are skipped")
+    parser.add_argument("--torchfix-limit", type=float, default=None, metavar="SECONDS",
+                        help="stop torchfix after this long and report the time as a lower bound")
     args = parser.parse_args()
     skip = {word for word in args.skip.split(",") if word}
     load = os.getloadavg()
@@ -184,7 +209,8 @@ def main() -> int:
     print()
     for corpus in args.corpora:
         print(f"{corpus}:", file=sys.stderr)
-        print(table(corpus, bench(os.path.abspath(corpus), args.reps, args.slow_reps, skip)), flush=True)
+        rows = bench(os.path.abspath(corpus), args.reps, args.slow_reps, skip, args.torchfix_limit)
+        print(table(corpus, rows), flush=True)
     return 0
 
 
