@@ -22,6 +22,7 @@ from typing import Callable, Mapping, Optional, Sequence, TypeVar
 
 import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
+from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from devlint.analysis.context import ContextEnter, ContextExit, FileContext, RawReport
 from devlint.diagnostics import Applicability, Diagnostic, Edit, FixInfo, FixResult
@@ -198,7 +199,8 @@ def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignor
     raw = [r for r in ctx.reports if ctx.torch.imports_torch or not _needs_torch_import(r, rules)]
     if not raw:
         return result
-    _resolve(result, _positions(module), raw, path, with_fixes, ignore_noqa)
+    wanted = [node for report in raw for node in (report.node, *(report.fix.replacements if report.fix else ()))]
+    _resolve(result, _positions(module, wanted), raw, path, with_fixes, ignore_noqa)
     return result
 
 
@@ -209,13 +211,42 @@ def _needs_torch_import(report: RawReport, rules: Sequence[RuleEntry]) -> bool:
     return True
 
 
-def _positions(module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
-    """Every node's position: LibCST's PositionProvider, run on its own. Through a MetadataWrapper
-    it would cost twice as much: `resolve` also walks (and rebuilds) the whole tree for an empty
-    batch of batchable providers. `_gen_impl` and `_computed` are the interface LibCST documents
-    for writing providers."""
+class _PositionsUpTo(PositionProvidingCodegenState):
+    """LibCST's position-recording codegen, stopped once every wanted node is placed."""
+
+    wanted: set[cst.CSTNode]
+    done: bool
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        super().after_codegen(node)
+        if node in self.wanted:
+            self.wanted.discard(node)
+            if not self.wanted:
+                self.done = True
+                raise _Placed
+
+
+class _Placed(Exception):
+    pass
+
+
+def _positions(module: cst.Module, wanted: Sequence[cst.CSTNode]) -> Mapping[cst.CSTNode, CodeRange]:
+    """The positions of `wanted` (and of what comes before them): LibCST's PositionProvider, run
+    on its own and only as far into the file as the last wanted node. Through a MetadataWrapper
+    it would cost more than twice as much: the codegen runs to the end of the file, and
+    `resolve` also walks (and rebuilds) the whole tree for an empty batch of batchable
+    providers. `_computed` and the codegen state are the interface LibCST gives providers."""
     provider = PositionProvider()
-    provider._gen_impl(module)
+    state = _PositionsUpTo(default_indent=module.default_indent, default_newline=module.default_newline,
+                           provider=provider)
+    state.wanted, state.done = set(wanted), False
+    try:
+        module._codegen(state)
+    except Exception:
+        # Stopping unwinds through LibCST's position records of the enclosing nodes, which may
+        # fail for want of a child's position: nothing wanted is lost by that.
+        if not state.done:
+            raise
     return provider._computed  # type: ignore[return-value]
 
 

@@ -1,5 +1,6 @@
 """The text prefilter: which enabled rules could report on a text, decided before any parse.
 
+The first of two stages (the second, devlint/screen.py, asks Python's `ast` of what is left).
 Each rule lists `tokens` (`Rule.tokens`): strings or compiled patterns that must *all* be
 found in the text for the rule to be able to report. A file for which no rule is left is
 never parsed. The prefilter must be conservative — it may keep a rule that then finds

@@ -26,7 +26,9 @@ import bisect
 import warnings
 from typing import TYPE_CHECKING, Callable, Iterable, Optional, Sequence
 
-from devlint.analysis.factories import CAST_METHODS, FACTORIES, LEGACY_CONSTRUCTORS, LIKE_FACTORIES, SPARSE_FACTORIES
+from devlint.analysis.factories import (
+    CAST_METHODS, DTYPE_NAMES, FACTORIES, LEGACY_CONSTRUCTORS, LIKE_FACTORIES, SPARSE_FACTORIES,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.rules import RuleEntry
@@ -37,6 +39,8 @@ _LEGACY = frozenset(f"torch.{name}" for name in LEGACY_CONSTRUCTORS)
 _SPARSE = frozenset(f"torch.{name}" for name in SPARSE_FACTORIES)
 # The methods that move a tensor to a device; `.to(...)` also when it only casts (a superset).
 MOVE_METHODS = ("to", "cuda")
+# After these a tensor is placed (DEV005's `_moves`): on a device, or on the host on purpose.
+_PLACING_METHODS = ("cpu", "cuda", "type_as", "numpy", "tolist", "item")
 
 
 class SyntaxFacts:
@@ -53,7 +57,10 @@ class SyntaxFacts:
         self.assigned_calls: list[tuple[str, ast.Call]] = []  # `x = f(...)`
         self.moved_in_place: set[str] = set()  # `x` of `x = x.to(...)` / `x = x.cuda(...)`
         self.classes: list[ast.ClassDef] = []
-        self.cuda_string = False  # a `"cuda"` / `"cuda:N"` string literal
+        # A `"cuda"` / `"cuda:N"` literal where DEV003 looks: a call's first argument, `device=` or
+        # `map_location=`, a dict's value, an assigned value, a parameter's default.
+        self.cuda_string = False
+        self.placed: set[int] = set()  # ids of receivers of a surely placing call, down the chain
         self._local_calls: list[tuple[int, str]] = []  # (line, name) of `f(...)` and `self.f(...)`
         self._gather(tree)
         self._local_calls.sort()
@@ -63,22 +70,36 @@ class SyntaxFacts:
             kind = type(node)
             if kind is ast.Call:
                 self._call(node)
-            elif kind is ast.Constant:
-                value = node.value
-                if type(value) is str and "cuda" in value and is_cuda_value(value):
-                    self.cuda_string = True
             elif kind is ast.Expr:
                 value = node.value
                 if type(value) is ast.Call and type(value.func) is ast.Attribute:
                     self.methods_discarded.add(value.func.attr)
             elif kind is ast.Assign:
                 self._assign(node)
+                self._cuda_in(node.value)
+            elif kind is ast.AnnAssign:
+                self._cuda_in(node.value)
+            elif kind is ast.Dict:
+                for value in node.values:
+                    self._cuda_in(value)
+            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.Lambda:
+                for value in (*node.args.defaults, *node.args.kw_defaults):
+                    self._cuda_in(value)
             elif kind is ast.ClassDef:
                 self.classes.append(node)
             elif kind is ast.Import or kind is ast.ImportFrom:
                 self._import(node)
 
+    def _cuda_in(self, value: Optional[ast.expr]) -> None:
+        if type(value) is ast.Constant and type(value.value) is str and is_cuda_value(value.value):  # type: ignore
+            self.cuda_string = True
+
     def _call(self, node: ast.Call) -> None:
+        if node.args:
+            self._cuda_in(node.args[0])
+        for keyword in node.keywords:
+            if keyword.arg == "device" or keyword.arg == "map_location":
+                self._cuda_in(keyword.value)
         func = node.func
         if type(func) is ast.Name:
             self.calls.append(node)
@@ -87,6 +108,13 @@ class SyntaxFacts:
             self.methods_called.add(func.attr)
             if func.attr in MOVE_METHODS:
                 self.moves.append(node)
+            if func.attr in _PLACING_METHODS or (func.attr == "to" and self._surely_not_dtype_only(node)):
+                chained: ast.expr = func.value
+                while True:
+                    self.placed.add(id(chained))
+                    if not (type(chained) is ast.Call and type(chained.func) is ast.Attribute):  # type: ignore
+                        break
+                    chained = chained.func.value  # type: ignore[attr-defined]
             receiver = func.value
             if type(receiver) is ast.Name:
                 self.calls.append(node)
@@ -119,6 +147,36 @@ class SyntaxFacts:
         for alias in node.names:
             if alias.name != "*":
                 self.aliases.setdefault(alias.asname or alias.name, set()).add(f"{module}.{alias.name}")
+
+    def _surely_not_dtype_only(self, call: ast.Call) -> bool:
+        """A `.to(...)` that `is_dtype_only_move` certainly calls a move (as aliases go: any of them)."""
+        if any(type(a) is ast.Starred for a in call.args) or any(k.arg is None for k in call.keywords):
+            return False  # where the positional arguments stop is LibCST's call, not ours
+        keywords = {k.arg for k in call.keywords}
+        if "device" in keywords:
+            return True
+        if not call.args:
+            return "dtype" not in keywords
+        if len(call.args) > 1:
+            return True
+        return not self._may_be_dtype(call.args[0])
+
+    def _may_be_dtype(self, expr: ast.expr) -> bool:
+        parts: list[str] = []
+        while type(expr) is ast.Attribute:
+            parts.append(expr.attr)  # type: ignore[attr-defined]
+            expr = expr.value  # type: ignore[attr-defined]
+        if type(expr) is not ast.Name:
+            return False
+        parts.append(expr.id)  # type: ignore[attr-defined]
+        if "dtype" in parts[0].lower():
+            return True
+        rest = ".".join(reversed(parts[:-1]))
+        for head in self.aliases.get(parts[-1], ()):
+            full = f"{head}.{rest}" if rest else head
+            if full.startswith("torch.") and full[6:] in DTYPE_NAMES:
+                return True
+        return False
 
     # -- questions -------------------------------------------------------------------------
 
@@ -158,6 +216,8 @@ class SyntaxFacts:
         constructor without `device=`."""
         found = []
         for call in self.calls:
+            if id(call) in self.placed:
+                continue  # DEV005 sees it moved, or used on the host, in the same chain
             for name in self.torch_names(call):
                 if name in _CPU_FACTORIES:
                     host = not places_tensor(call) and not is_scalar(call, name[6:])

@@ -1,0 +1,70 @@
+"""Where devlint's time goes: CPU seconds per stage of the engine, one process, over a corpus.
+
+    python benchmarks/stages.py ~/.cache/devlint-dev-corpus/src
+
+Runs `engine.analyze` on every `.py` file with each stage wrapped in a timer: the text
+prefilter, `ast.parse` and the screen's facts (devlint/screen.py), LibCST's parse, the batched
+traversal (context and every rule's visitor), positions, and the rest (rules' `finish`,
+noqa, reports). Run by hand, like benchmarks/run.py; the figures go in benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Callable
+
+from devlint import engine, screen
+from devlint.settings import Settings
+
+spent: Counter[str] = Counter()
+calls: Counter[str] = Counter()
+
+
+def timer(stage: str, function: Callable[..., object]) -> Callable[..., object]:
+    def timed(*args: object, **kwargs: object) -> object:
+        start = time.process_time()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            spent[stage] += time.process_time() - start
+            calls[stage] += 1
+    return timed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("roots", nargs="+")
+    args = parser.parse_args()
+    engine.prefilter = timer("text prefilter", engine.prefilter)  # type: ignore[assignment]
+    screen.parse = timer("ast.parse (screen)", screen.parse)  # type: ignore[assignment]
+    engine.screen = timer("screen (ast.parse + facts)", engine.screen)  # type: ignore[assignment]
+    engine.cst.parse_module = timer("LibCST parse", engine.cst.parse_module)  # type: ignore[assignment]
+    engine.visit_batched = timer("traversal (context + rule visitors)", engine.visit_batched)  # type: ignore
+    engine._positions = timer("positions (files with reports)", engine._positions)  # type: ignore[assignment]
+    settings = Settings(select=("DEV",))
+    files = sorted(p for root in args.roots for p in Path(root).rglob("*.py") if p.is_file())
+    reports = 0
+    start = time.process_time()
+    for path in files:
+        source = path.read_text(encoding="utf-8", errors="replace")
+        reports += len(engine.analyze(source, str(path), settings).diagnostics)
+    total = time.process_time() - start
+    spent["screen facts"] = spent.pop("screen (ast.parse + facts)") - spent["ast.parse (screen)"]
+    calls["screen facts"] = calls.pop("screen (ast.parse + facts)")
+    spent["rest (finish, noqa, reports)"] = total - sum(spent.values())
+    print(f"{len(files)} files, {reports} reports, {total:.1f} s CPU in one process\n")
+    print("| stage | files | CPU s | share |\n|---|---:|---:|---:|")
+    for stage in ("text prefilter", "ast.parse (screen)", "screen facts", "LibCST parse",
+                  "traversal (context + rule visitors)", "positions (files with reports)",
+                  "rest (finish, noqa, reports)"):
+        count = calls[stage] if stage in calls else "-"
+        print(f"| {stage} | {count} | {spent[stage]:.1f} | {spent[stage] / total:.0%} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
