@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Optional, Sequence
 from devlint.analysis.factories import (
     CAST_METHODS, DTYPE_NAMES, FACTORIES, LEGACY_CONSTRUCTORS, LIKE_FACTORIES, SPARSE_FACTORIES,
 )
+from devlint.analysis.names import is_cuda_value
 
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.rules import RuleEntry
@@ -162,37 +163,26 @@ class SyntaxFacts:
         return not self._may_be_dtype(call.args[0])
 
     def _may_be_dtype(self, expr: ast.expr) -> bool:
-        parts: list[str] = []
-        while type(expr) is ast.Attribute:
-            parts.append(expr.attr)  # type: ignore[attr-defined]
-            expr = expr.value  # type: ignore[attr-defined]
-        if type(expr) is not ast.Name:
+        """`analysis.factories.is_dtype`, true under any of the name's aliases."""
+        parts = _dotted(expr)
+        if parts is None:
             return False
-        parts.append(expr.id)  # type: ignore[attr-defined]
-        if "dtype" in parts[0].lower():
-            return True
-        rest = ".".join(reversed(parts[:-1]))
-        for head in self.aliases.get(parts[-1], ()):
-            full = f"{head}.{rest}" if rest else head
-            if full.startswith("torch.") and full[6:] in DTYPE_NAMES:
-                return True
-        return False
+        return "dtype" in parts[-1].lower() or any(
+            full.startswith("torch.") and full[6:] in DTYPE_NAMES for full in self._qualify(parts))
 
     # -- questions -------------------------------------------------------------------------
 
     def torch_names(self, call: ast.Call) -> list[str]:
         """Every torch name the callee may be: `th.zeros` -> ["torch.zeros"]; [] when not torch."""
-        func = call.func
-        parts: list[str] = []
-        while type(func) is ast.Attribute:
-            parts.append(func.attr)
-            func = func.value
-        if type(func) is not ast.Name:
-            return []
-        heads = self.aliases.get(func.id)
+        parts = _dotted(call.func)
+        return [] if parts is None else self._qualify(parts)
+
+    def _qualify(self, parts: list[str]) -> list[str]:
+        """Every torch name `a.b.c` may be (`TorchNames.qualify` under each alias of `a`)."""
+        heads = self.aliases.get(parts[0])
         if not heads:
             return []
-        rest = ".".join(reversed(parts))
+        rest = ".".join(parts[1:])
         return [f"{head}.{rest}" if rest else head for head in heads]
 
     def calls_to(self, names: Iterable[str], *, with_arguments: bool = False) -> bool:
@@ -234,7 +224,7 @@ class SyntaxFacts:
         """A superset of the functions that run in some class's `forward` (devlint/analysis/calls.py):
         `forward`, and what it calls as `self.m(...)` or `f(...)`, transitively."""
         module_functions = {s.name: s for s in self.tree.body if isinstance(s, _FUNCTIONS)}
-        reached: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        reached: dict[ast.FunctionDef | ast.AsyncFunctionDef, None] = {}  # in the order found
         for cls in self.classes:
             methods = {s.name: s for s in cls.body if isinstance(s, _FUNCTIONS)}
             if "forward" not in methods:
@@ -244,7 +234,7 @@ class SyntaxFacts:
                 function = work.pop()
                 if function in reached:
                     continue
-                reached.append(function)
+                reached[function] = None
                 first, last = extent(function)
                 lo = bisect.bisect_left(self._local_calls, (first, ""))
                 hi = bisect.bisect_right(self._local_calls, (last, "\U0010ffff"))
@@ -252,7 +242,20 @@ class SyntaxFacts:
                     for table in (methods, module_functions):
                         if name in table:
                             work.append(table[name])
-        return reached
+        return list(reached)
+
+
+def _dotted(expr: ast.expr) -> Optional[list[str]]:
+    """`a.b.c` -> ["a", "b", "c"]; None when `expr` is not a chain of names."""
+    parts: list[str] = []
+    while type(expr) is ast.Attribute:
+        parts.append(expr.attr)  # type: ignore[attr-defined]
+        expr = expr.value  # type: ignore[attr-defined]
+    if type(expr) is not ast.Name:
+        return None
+    parts.append(expr.id)  # type: ignore[attr-defined]
+    parts.reverse()
+    return parts
 
 
 def extent(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]:
@@ -284,12 +287,6 @@ def strip_casts(expr: ast.expr) -> ast.expr:
         else:
             break
     return expr
-
-
-def is_cuda_value(value: str) -> bool:
-    """`"cuda"` or `"cuda:N"` (as `analysis.names.is_cuda_string` reads a literal's value)."""
-    value = value.strip()
-    return value == "cuda" or (value.startswith("cuda:") and value[5:].isdigit())
 
 
 def parse(source: str) -> Optional[ast.Module]:

@@ -41,8 +41,11 @@ def string_value(expr: cst.BaseExpression) -> Optional[str]:
 def is_cuda_string(expr: cst.BaseExpression) -> bool:
     """`"cuda"` or `"cuda:N"`."""
     value = string_value(expr)
-    if value is None:
-        return False
+    return value is not None and is_cuda_value(value)
+
+
+def is_cuda_value(value: str) -> bool:
+    """A string literal's value that names CUDA: `"cuda"`, `"cuda:N"` (spaces around allowed)."""
     value = value.strip()
     return value == "cuda" or (value.startswith("cuda:") and value[5:].isdigit())
 
