@@ -2,8 +2,10 @@
 
     python benchmarks/precision.py REPORTS.txt [--labels benchmarks/labels.csv] [--markdown]
 
-REPORTS.txt is devlint's text output over the corpus root (`~/.cache/devlint-dev-corpus/src`,
-fetched by `../shared/corpus/fetch.sh full`), paths relative to that root or absolute.
+REPORTS.txt is devlint's text output over a corpus root (`~/.cache/devlint-dev-corpus/src` from
+`../shared/corpus/fetch.sh full`, `.../wide` from `fetch.sh wide`; give both outputs concatenated to
+judge both sets), paths relative to that root or absolute. Labels name paths relative to their root
+(the two sets hold different projects, so a path names one file).
 Prints per-rule counts (reports, true bug, defensible, false positive, not yet labelled) and
 every unlabelled report, so a rule change shows exactly what to read. Labels that no longer
 match a report are listed as "gone" (a fixed false positive, or a lost true bug: read them).
@@ -25,13 +27,16 @@ _LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<code>DEV\d{3
 
 
 def read_reports(path: str) -> list[tuple[str, int, str]]:
-    root = os.path.expanduser("~/.cache/devlint-dev-corpus/src/")
+    roots = [os.path.expanduser(f"~/.cache/devlint-dev-corpus/{name}/") for name in ("src", "wide")]
     reports = []
     with open(path, encoding="utf-8") as handle:
         for line in handle:
             match = _LINE.match(line)
             if match:
-                rel = match["path"][len(root):] if match["path"].startswith(root) else match["path"]
+                rel = match["path"]
+                for root in roots:
+                    if rel.startswith(root):
+                        rel = rel[len(root):]
                 reports.append((rel, int(match["line"]), match["code"]))
     return reports
 
@@ -63,17 +68,18 @@ def main() -> int:
             unlabelled.append(key)
     gone = sorted(set(labels) - set(reports))
     if args.markdown:
-        print("| rule | reports | true bug | defensible | false positive | FP rate |")
-        print("|---|---:|---:|---:|---:|---:|")
+        print("| rule | reports | true bug | defensible | false positive | TRUE share | FP rate |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
     for code in sorted(counts):
         c = counts[code]
         total = sum(c.values())
         rate = c["false"] / total if total else 0.0
+        share = c["true"] / total if total else 0.0
         if args.markdown:
-            print(f"| {code} | {total} | {c['true']} | {c['defensible']} | {c['false']} | {rate:.1%} |")
+            print(f"| {code} | {total} | {c['true']} | {c['defensible']} | {c['false']} | {share:.0%} | {rate:.1%} |")
         else:
             print(f"{code}: {total} reports, {c['true']} true, {c['defensible']} defensible, {c['false']} false,"
-                  f" {c['unlabelled']} unlabelled (FP rate {rate:.1%})")
+                  f" {c['unlabelled']} unlabelled (TRUE {share:.0%}, FP rate {rate:.1%})")
     for path, line, code in unlabelled:
         print(f"unlabelled: {path}:{line}: {code}", file=sys.stderr)
     for path, line, code in gone:
