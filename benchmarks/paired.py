@@ -1,0 +1,57 @@
+"""Cold-run time of two devlint checkouts, side by side, in alternating pairs.
+
+    python benchmarks/paired.py OLD_CHECKOUT NEW_CHECKOUT CORPUS [--pairs 5] [--jobs 2]
+
+Each pair runs `python -m devlint --isolated --no-cache -q --exit-zero CORPUS` once from each
+checkout (PYTHONPATH set to it), the order alternating from pair to pair, so that the noise of a
+shared machine falls on both sides alike. Prints every pair, the median of each side, and the
+median and range of the paired ratios NEW/OLD: the figure for "not more than N% slower".
+Run by hand, never by the tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+
+def cold_run(checkout: str, corpus: str, jobs: int) -> float:
+    env = {**os.environ, "PYTHONPATH": os.path.abspath(checkout)}
+    command = [sys.executable, "-m", "devlint", "--isolated", "--no-cache", "-q", "--exit-zero",
+               "--jobs", str(jobs), corpus]
+    start = time.perf_counter()
+    subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("old")
+    parser.add_argument("new")
+    parser.add_argument("corpus")
+    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    olds, news, ratios = [], [], []
+    for index in range(args.pairs):
+        if index % 2:
+            new = cold_run(args.new, args.corpus, args.jobs)
+            old = cold_run(args.old, args.corpus, args.jobs)
+        else:
+            old = cold_run(args.old, args.corpus, args.jobs)
+            new = cold_run(args.new, args.corpus, args.jobs)
+        olds.append(old)
+        news.append(new)
+        ratios.append(new / old)
+        print(f"pair {index + 1}: old {old:.1f} s, new {new:.1f} s, ratio {new / old:.3f}", flush=True)
+    print(f"median: old {statistics.median(olds):.1f} s, new {statistics.median(news):.1f} s; "
+          f"paired ratio median {statistics.median(ratios):.3f} (range {min(ratios):.3f}-{max(ratios):.3f})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
