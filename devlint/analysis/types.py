@@ -6,8 +6,23 @@ of an unpacked batch, a buffer), its annotation, an `isinstance(x, torch.Tensor)
 around it, or how it is used (`x.shape`, `x.view(...)`). Evidence that it is a module
 (an `nn.*` layer, a Module class of the file, a model factory, `m.parameters()`, being
 called) or an object with its own in-place `.to()` (a tokenizer's `BatchEncoding`, a
-PyTorch Geometric `Data`) wins over tensor evidence. No evidence means UNKNOWN, and
-rules do not report UNKNOWN receivers.
+PyTorch Geometric `Data`, an object of any class constructed by name) wins over tensor
+evidence. No evidence means UNKNOWN, and rules do not report UNKNOWN receivers.
+
+Two conventions give *weak* evidence, which stands only where nothing in the file speaks
+against it: an input of `forward` of an nn.Module class (`def forward(self, inp)`), and a
+value of `for k, v in batch.items()` over a plain name. It is void for names that say
+"model" / "batch" / "data" (`_MODULE_WORDS`), names used as containers (iterated, unpacked,
+`len()`-ed, `isinstance`-tested, indexed with an int), names used for what a tensor does not
+have (`inp.input_ids`), annotations that are not tensors, and in files that define a class
+with its own `to()`.
+
+Which bindings count: all bindings of the name in its scope (flow-insensitive, as usages
+are), except those in a branch of an `if` that excludes the use's branch (`if a: x = cls(x)`
+/ `elif b: x.to(d)`), when no loop around the `if` carries the binding over. A rebinding that
+does reach the use decides by its kind: a constructed object (`Wrapper(x)`, `cls(x)`) is
+OTHER and silences; a call of unknown type (`x = helper(x)`) does not erase the evidence of
+the other bindings.
 """
 
 from __future__ import annotations
@@ -107,11 +122,6 @@ _TENSOR_VOCABULARY = TENSOR_METHODS | TENSOR_ATTRIBUTES | frozenset({
     "bitwise_or", "bitwise_not", "bitwise_xor", "logical_xor", "take", "take_along_dim",
     "movedim", "moveaxis", "swapaxes", "swapdims", "squeeze_", "unsqueeze_", "t_", "transpose_", "as_strided",
 })
-# Binding kinds that carry the weak evidence of a convention (a `forward` input, a batch dict's
-# value): tensor unless the name or its uses say otherwise.
-_WEAK = "weak"
-
-
 @dataclass
 class ScopeIndex:
     """What one function (or the module body) says about its names."""
@@ -588,16 +598,30 @@ class TypeOracle:
         if how == "iterate-unpack":
             if _calls_module_iterator(node) or _is_items_call(node) or _is_zip_or_enumerate_of_non_loader(node):
                 return Kind.UNKNOWN
+            if self._literal_container(node, functions):
+                return Kind.UNKNOWN  # for net, opt in [(a, b), ...]: the elements say, not the loop
             return Kind.TENSOR  # for x, y in loader
         return Kind.UNKNOWN
+
+    def _literal_container(self, expr: cst.CSTNode, functions: list[cst.FunctionDef]) -> bool:
+        """A list, tuple, set or dict display (or comprehension), or a name bound to one."""
+        displays = (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp)
+        if isinstance(expr, displays):
+            return True
+        if isinstance(expr, cst.Name):
+            for scope in [*functions, self.module]:
+                bindings = self.scope_index(scope).bindings.get(expr.value)
+                if bindings:
+                    return any(how == "value" and isinstance(node, displays) for how, node in bindings)
+        return False
 
     def _dict_value_kind(self, container: cst.BaseExpression, functions: list[cst.FunctionDef],
                          cls: Optional[cst.ClassDef]) -> Kind:
         """A value of `for k, v in batch.items()`: a tensor by convention (weak evidence), unless
         the dict is one the file built or typed (its values say), a module's, or `**kwargs`."""
-        name = dotted_name(container)
-        if name is None or name == "self" or name.rsplit(".", 1)[-1] in ("__dict__", "_modules"):
-            return Kind.UNKNOWN
+        if not isinstance(container, cst.Name) or container.value == "self":
+            return Kind.UNKNOWN  # an object's attribute (a cache, a registry, `__dict__`): anything
+        name = container.value
         if re.search(r"model|module|layer|net|optim|tokenizer|processor|metric|callback|hook", name, re.IGNORECASE):
             return Kind.UNKNOWN
         if self.kind_of(container, functions, cls) is not Kind.UNKNOWN:

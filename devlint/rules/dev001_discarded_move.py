@@ -6,13 +6,14 @@ from typing import Optional
 
 import libcst as cst
 
-from devlint.analysis.names import dotted_name
+from devlint.analysis.names import dotted_name, target_names
 from devlint.analysis.narrowing import Narrowing
 from devlint.analysis.types import Kind
 from devlint.diagnostics import Applicability
 from devlint.prefilter import method_call
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
 from devlint.screen import SyntaxFacts
+from devlint.walk import children
 
 _MOVES = ("to", "cuda", "cpu", "pin_memory")
 
@@ -44,7 +45,10 @@ RULE = Rule(
     """,
     fix_safety=FixSafety.SAFE,
     fix="""
-        Assigns the result back: `x = x.to(device)`, for a name, an attribute or a subscript. Safe: the
+        Assigns the result back: `x = x.to(device)`, for a name, an attribute or a subscript; for the
+        value of `for k, v in batch.items()`, stores it in the dict (`batch[k] = v.to(device)`) when `v` is
+        not used again in the loop (otherwise, and for `.values()`, no fix). The call is kept as written:
+        its arguments and its line breaks. Safe: the
         statement had no effect, and the value now has the device the code asked for. No fix is offered
         for other receivers, nor for attributes that are or may be an `nn.Parameter` (bound to one, named
         `weight` or `bias`, or an attribute of a module): assigning a plain tensor to a parameter raises
@@ -61,7 +65,14 @@ class DiscardedTensorMove(RuleVisitor):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self.candidates: list[tuple[cst.Expr, cst.Call, list[cst.FunctionDef], Optional[cst.ClassDef],
-                                    Narrowing]] = []
+                                    Narrowing, Optional[cst.For]]] = []
+        self.loops: list[cst.For] = []
+
+    def visit_For(self, node: cst.For) -> None:
+        self.loops.append(node)
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self.loops.pop()
 
     def visit_Expr(self, node: cst.Expr) -> None:
         call = node.value
@@ -69,28 +80,42 @@ class DiscardedTensorMove(RuleVisitor):
             return
         if call.func.attr.value not in _MOVES:
             return
+        loop = _binding_loop(call.func.value, self.loops)
         self.candidates.append(
-            (node, call, self.ctx.enclosing_functions(), self.ctx.current_class(), self.ctx.narrowed()))
+            (node, call, self.ctx.enclosing_functions(), self.ctx.current_class(), self.ctx.narrowed(), loop))
 
     def finish(self) -> None:
-        for statement, call, functions, cls, narrowing in self.candidates:
+        for statement, call, functions, cls, narrowing, loop in self.candidates:
             receiver = call.func.value  # type: ignore[union-attr]
             narrowed = self.ctx.types.narrowed_kinds(narrowing)
             if self.ctx.types.kind_of(receiver, functions, cls, narrowed) is not Kind.TENSOR:
                 continue
             method = call.func.attr.value  # type: ignore[union-attr]
             text = _short(self.ctx.module.code_for_node(receiver))
-            if isinstance(receiver, (cst.Name, cst.Attribute, cst.Subscript)):
+            entry = _dict_entry(receiver, loop)
+            if entry is not None:
+                # `for k, v in batch.items(): v.to(d)`: what was meant is the dict's entry
+                slot = _short(f"{entry[0].value}[{entry[1].value}]")
+                advice = f"store it: `{slot} = {text}.{method}(...)`"
+            elif isinstance(receiver, (cst.Name, cst.Attribute, cst.Subscript)):
                 advice = f"assign it: `{text} = {text}.{method}(...)`"
             else:
                 advice = "use the tensor it returns"
             message = f"`{text}.{method}(...)` result is discarded; tensors are not moved in place — {advice}"
-            self.report(call, message, self._fix(statement, receiver, functions, cls))
+            self.report(call, message, self._fix(statement, receiver, functions, cls, loop))
 
     def _fix(self, statement: cst.Expr, receiver: cst.BaseExpression, functions: list[cst.FunctionDef],
-             cls: Optional[cst.ClassDef]) -> Optional[Fix]:
+             cls: Optional[cst.ClassDef], loop: Optional[cst.For]) -> Optional[Fix]:
         if not isinstance(receiver, (cst.Name, cst.Attribute, cst.Subscript)):
             return None
+        if isinstance(receiver, cst.Name) and loop is not None and _is_dict_value(receiver, loop):
+            entry = _dict_entry(receiver, loop)
+            if entry is None or _uses(loop.body, receiver.value) != 1:
+                return None  # `v = v.to(d)` would leave the dict as it was; `batch[k] = ...` would not move `v`
+            target = cst.Subscript(entry[0], [cst.SubscriptElement(cst.Index(entry[1]))])
+            assign = cst.Assign(targets=[cst.AssignTarget(target)], value=statement.value,
+                                semicolon=statement.semicolon)
+            return Fix(Applicability.SAFE, "Store the moved tensor in the dict", {statement: assign})
         if isinstance(receiver, cst.Attribute) and (
             (cls is not None and _is_parameter_attr(self, receiver, cls))
             or _may_be_parameter(self, receiver, functions, cls)
@@ -129,6 +154,57 @@ def _is_parameter_attr(visitor: RuleVisitor, receiver: cst.Attribute, cls: cst.C
             if full.endswith("Parameter"):
                 return True
     return False
+
+
+def _binding_loop(receiver: cst.BaseExpression, loops: list[cst.For]) -> Optional[cst.For]:
+    """The innermost enclosing `for` whose target binds the receiver's name."""
+    if isinstance(receiver, cst.Name):
+        for loop in reversed(loops):
+            if any(name.value == receiver.value for name in target_names(loop.target)):
+                return loop
+    return None
+
+
+def _is_dict_value(name: cst.Name, loop: cst.For) -> bool:
+    """Is `name` the value target of `for ... in d.items()` / `for v in d.values()` (or under `enumerate`)?"""
+    target, iterable = loop.target, loop.iter
+    if (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate"
+            and isinstance(target, cst.Tuple) and len(target.elements) == 2 and iterable.args):
+        target, iterable = target.elements[1].value, iterable.args[0].value
+    if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute)):
+        return False
+    if iterable.func.attr.value == "values":
+        return isinstance(target, cst.Name) and target.value == name.value
+    if iterable.func.attr.value == "items" and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+        value = target.elements[1].value
+        return isinstance(value, cst.Name) and value.value == name.value
+    return False
+
+
+def _dict_entry(receiver: cst.BaseExpression, loop: Optional[cst.For]) -> Optional[tuple[cst.Name, cst.Name]]:
+    """(`batch`, `k`) for `v` of `for k, v in batch.items()`, else None."""
+    if loop is None or not isinstance(receiver, cst.Name) or not _is_dict_value(receiver, loop):
+        return None
+    target, iterable = loop.target, loop.iter
+    if not (isinstance(target, cst.Tuple) and isinstance(iterable, cst.Call) and not iterable.args
+            and isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value == "items"):
+        return None
+    key, container = target.elements[0].value, iterable.func.value
+    if isinstance(key, cst.Name) and isinstance(container, cst.Name):
+        return container, key
+    return None
+
+
+def _uses(node: cst.CSTNode, name: str) -> int:
+    """How often `name` occurs in `node`."""
+    count = 0
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name) and current.value == name:
+            count += 1
+        stack.extend(children(current))
+    return count
 
 
 def _short(text: str) -> str:
