@@ -47,8 +47,9 @@ RULE = Rule(
     fix="""
         Assigns the result back: `x = x.to(device)`, for a name, an attribute or a subscript; for the
         value of `for k, v in batch.items()`, stores it in the dict (`batch[k] = v.to(device)`) when `v` is
-        not used again in the loop (otherwise, and for `.values()`, no fix). The call is kept as written:
-        its arguments and its line breaks. Safe: the
+        not used again in the loop (otherwise, and for `.values()`, no fix). No fix for a local name that
+        is not read again: the assignment would be dead, and what was meant is for the author to say. The
+        call is kept as written: its arguments and its line breaks. Safe: the
         statement had no effect, and the value now has the device the code asked for. No fix is offered
         for other receivers, nor for attributes that are or may be an `nn.Parameter` (bound to one, named
         `weight` or `bias`, or an attribute of a module): assigning a plain tensor to a parameter raises
@@ -65,14 +66,23 @@ class DiscardedTensorMove(RuleVisitor):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self.candidates: list[tuple[cst.Expr, cst.Call, list[cst.FunctionDef], Optional[cst.ClassDef],
-                                    Narrowing, Optional[cst.For]]] = []
+                                    Narrowing, Optional[cst.For], tuple[cst.For | cst.While, ...]]] = []
         self.loops: list[cst.For] = []
+        self.repeats: list[cst.For | cst.While] = []  # every enclosing loop, for reads in a later round
 
     def visit_For(self, node: cst.For) -> None:
         self.loops.append(node)
+        self.repeats.append(node)
 
     def leave_For(self, original_node: cst.For) -> None:
         self.loops.pop()
+        self.repeats.pop()
+
+    def visit_While(self, node: cst.While) -> None:
+        self.repeats.append(node)
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self.repeats.pop()
 
     def visit_Expr(self, node: cst.Expr) -> None:
         call = node.value
@@ -81,11 +91,11 @@ class DiscardedTensorMove(RuleVisitor):
         if call.func.attr.value not in _MOVES:
             return
         loop = _binding_loop(call.func.value, self.loops)
-        self.candidates.append(
-            (node, call, self.ctx.enclosing_functions(), self.ctx.current_class(), self.ctx.narrowed(), loop))
+        self.candidates.append((node, call, self.ctx.enclosing_functions(), self.ctx.current_class(),
+                                self.ctx.narrowed(), loop, tuple(self.repeats)))
 
     def finish(self) -> None:
-        for statement, call, functions, cls, narrowing, loop in self.candidates:
+        for statement, call, functions, cls, narrowing, loop, repeats in self.candidates:
             receiver = call.func.value  # type: ignore[union-attr]
             narrowed = self.ctx.types.narrowed_kinds(narrowing)
             if self.ctx.types.kind_of(receiver, functions, cls, narrowed) is not Kind.TENSOR:
@@ -102,7 +112,12 @@ class DiscardedTensorMove(RuleVisitor):
             else:
                 advice = "use the tensor it returns"
             message = f"`{text}.{method}(...)` result is discarded; tensors are not moved in place — {advice}"
-            self.report(call, message, self._fix(statement, receiver, functions, cls, loop))
+            fix = self._fix(statement, receiver, functions, cls, loop)
+            if fix is not None and isinstance(receiver, cst.Name) and entry is None and functions:
+                # (a module's global may be read by whoever imports it)
+                if not _read_after(statement, receiver.value, functions[0], repeats):
+                    fix = None  # `x = x.to(d)` with `x` never read again: a dead store, not a fix
+            self.report(call, message, fix)
 
     def _fix(self, statement: cst.Expr, receiver: cst.BaseExpression, functions: list[cst.FunctionDef],
              cls: Optional[cst.ClassDef], loop: Optional[cst.For]) -> Optional[Fix]:
@@ -193,6 +208,46 @@ def _dict_entry(receiver: cst.BaseExpression, loop: Optional[cst.For]) -> Option
     if isinstance(key, cst.Name) and isinstance(container, cst.Name):
         return container, key
     return None
+
+
+def _read_after(statement: cst.Expr, name: str, scope: cst.CSTNode,
+                repeats: tuple[cst.For | cst.While, ...]) -> bool:
+    """Is `name` read after `statement`: later in `scope`, or anywhere in a loop around it
+    (the next round) that does not rebind it? A plain assignment to it is not a read."""
+    for loop in reversed(repeats):
+        if isinstance(loop, cst.For) and any(n.value == name for n in target_names(loop.target)):
+            break  # the next round rebinds it
+        if _reads(loop, name, skip=statement):
+            return True
+    seen = False
+    stack: list[tuple[cst.CSTNode, Optional[cst.CSTNode]]] = [(scope, None)]
+    while stack:
+        node, parent = stack.pop()
+        if node is statement:
+            seen = True
+            continue
+        if seen and isinstance(node, cst.Name) and node.value == name and not _stored(node, parent):
+            return True
+        stack.extend((child, node) for child in reversed(children(node)))
+    return False
+
+
+def _reads(node: cst.CSTNode, name: str, skip: cst.CSTNode) -> bool:
+    stack: list[tuple[cst.CSTNode, Optional[cst.CSTNode]]] = [(node, None)]
+    while stack:
+        current, parent = stack.pop()
+        if current is skip:
+            continue
+        if isinstance(current, cst.Name) and current.value == name and not _stored(current, parent):
+            return True
+        stack.extend((child, current) for child in children(current))
+    return False
+
+
+def _stored(name: cst.Name, parent: Optional[cst.CSTNode]) -> bool:
+    """`name = ...`, `for name in ...`: a plain store, not a read."""
+    return (isinstance(parent, cst.AssignTarget) and parent.target is name) or (
+        isinstance(parent, cst.For) and parent.target is name)
 
 
 def _uses(node: cst.CSTNode, name: str) -> int:

@@ -285,19 +285,19 @@ def test_loop_targets_of_enumerate_over_a_loader():
     check(
         """
         import torch
-        def train(model, loader, dev):
+        def train(model, criterion, loader, dev):
             for step, (images, target) in enumerate(loader):
                 images.to(dev)
                 target.to(dev, non_blocking=True)
-                model(images).sum().backward()
+                criterion(model(images), target).backward()
         """,
         """
         import torch
-        def train(model, loader, dev):
+        def train(model, criterion, loader, dev):
             for step, (images, target) in enumerate(loader):
                 images = images.to(dev)
                 target = target.to(dev, non_blocking=True)
-                model(images).sum().backward()
+                criterion(model(images), target).backward()
         """,
     )
 
@@ -361,5 +361,53 @@ def test_value_of_a_batch_dict_moved_in_an_inner_loop():
             for k, v in batch.items():
                 for _ in range(n):
                     batch[k] = v.to(dev)
+        """,
+    )
+
+
+def test_name_never_read_again_gets_no_fix():
+    # `w = w.to(d)` would be a dead store: what the author meant (move the module's weight?) is theirs to say
+    unchanged(
+        """
+        import torch
+        def load(encoder, values, device):
+            w = torch.as_tensor(values)
+            encoder.set(w)
+            w.to(device)
+        """
+    )
+
+
+def test_loop_target_never_read_again_gets_no_fix():
+    unchanged(
+        """
+        import torch
+        def move(batch, device):
+            for item in batch:
+                if isinstance(item, torch.Tensor):
+                    item.to(device)
+        """
+    )
+
+
+def test_name_read_in_the_next_round_of_a_loop_gets_the_fix():
+    check(
+        """
+        import torch
+        def run(step, device):
+            state = torch.zeros(4)
+            while True:
+                if step(state):
+                    break
+                state.to(device)
+        """,
+        """
+        import torch
+        def run(step, device):
+            state = torch.zeros(4)
+            while True:
+                if step(state):
+                    break
+                state = state.to(device)
         """,
     )
