@@ -624,12 +624,24 @@ class TypeOracle:
         name = container.value
         if re.search(r"model|module|layer|net|optim|tokenizer|processor|metric|callback|hook", name, re.IGNORECASE):
             return Kind.UNKNOWN
+        bindings = next((self.scope_index(scope).bindings[name] for scope in [*functions, self.module]
+                         if name in self.scope_index(scope).bindings), [])
+        if bindings and all(how == "value" and isinstance(node, cst.Dict) for how, node in bindings):
+            # a dict display of the file: its values say
+            values = [e for how, node in bindings for e in node.elements]  # type: ignore[attr-defined]
+            if values and all(isinstance(e, cst.DictElement)
+                              and self.value_kind(e.value, functions, cls) is Kind.TENSOR for e in values):
+                return Kind.TENSOR
+            return Kind.UNKNOWN
         if self.kind_of(container, functions, cls) is not Kind.UNKNOWN:
             return Kind.UNKNOWN
+        for how, node in bindings:
+            if how == "star-param":
+                return Kind.UNKNOWN
+            if how in ("iterate", "iterate-unpack") and self._literal_container(node, functions):
+                return Kind.UNKNOWN  # `for d in [self.models, self.losses]`: a dict of whatever those hold
         for scope in [*functions, self.module]:
             index = self.scope_index(scope)
-            if any(how == "star-param" for how, _node in index.bindings.get(name, ())):
-                return Kind.UNKNOWN
             for value in index.element_bindings.get(name, []):
                 if self.value_kind(value, functions, cls) is not Kind.TENSOR:
                     return Kind.UNKNOWN
@@ -706,7 +718,16 @@ def _calls_module_iterator(expr: cst.CSTNode) -> bool:
     return False
 
 
+def unwrap_listing(expr: cst.CSTNode) -> cst.CSTNode:
+    """`d.items()` of `list(d.items())`, `sorted(...)`, `tuple(...)`, `reversed(...)`."""
+    while (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name)
+           and expr.func.value in ("list", "tuple", "sorted", "reversed") and expr.args and not expr.args[0].star):
+        expr = expr.args[0].value
+    return expr
+
+
 def _is_items_call(expr: cst.CSTNode) -> bool:
+    expr = unwrap_listing(expr)
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
         return expr.func.attr.value == "items"
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("zip", "enumerate"):
@@ -767,6 +788,7 @@ def _method_call(expr: cst.BaseExpression, *methods: str) -> Optional[cst.BaseEx
 def _bind_loop_target(index: ScopeIndex, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
     """What a `for` target binds: `for v in d.values()`, `for k, v in d.items()` (the values of a
     dict), `for i, (x, y) in enumerate(loader)` (as `for x, y in loader`), else the elements."""
+    iterable = unwrap_listing(iterable)  # type: ignore[assignment]
     if isinstance(target, cst.Name):
         container = _method_call(iterable, "values")
         if container is not None:

@@ -8,7 +8,7 @@ import libcst as cst
 
 from devlint.analysis.names import dotted_name, target_names
 from devlint.analysis.narrowing import Narrowing
-from devlint.analysis.types import Kind
+from devlint.analysis.types import Kind, unwrap_listing
 from devlint.diagnostics import Applicability
 from devlint.prefilter import method_call
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
@@ -102,9 +102,12 @@ class DiscardedTensorMove(RuleVisitor):
                 continue
             method = call.func.attr.value  # type: ignore[union-attr]
             text = _short(self.ctx.module.code_for_node(receiver))
-            entry = _dict_entry(receiver, loop)
+            read_after = isinstance(receiver, cst.Name) and (
+                not functions  # a module's global may be read by whoever imports it
+                or _read_after(statement, receiver.value, functions[0], repeats))
+            entry = None if read_after else _dict_entry(receiver, loop)
             if entry is not None:
-                # `for k, v in batch.items(): v.to(d)`: what was meant is the dict's entry
+                # `for k, v in batch.items(): v.to(d)`, `v` not used again: what was meant is the dict's entry
                 slot = _short(f"{entry[0].value}[{entry[1].value}]")
                 advice = f"store it: `{slot} = {text}.{method}(...)`"
             elif isinstance(receiver, (cst.Name, cst.Attribute, cst.Subscript)):
@@ -112,25 +115,18 @@ class DiscardedTensorMove(RuleVisitor):
             else:
                 advice = "use the tensor it returns"
             message = f"`{text}.{method}(...)` result is discarded; tensors are not moved in place — {advice}"
-            fix = self._fix(statement, receiver, functions, cls, loop)
-            if fix is not None and isinstance(receiver, cst.Name) and entry is None and functions:
-                # (a module's global may be read by whoever imports it)
-                if not _read_after(statement, receiver.value, functions[0], repeats):
-                    fix = None  # `x = x.to(d)` with `x` never read again: a dead store, not a fix
+            if entry is not None:
+                fix: Optional[Fix] = _store_fix(statement, entry)
+            elif isinstance(receiver, cst.Name) and not read_after:
+                fix = None  # `x = x.to(d)` with `x` never read again: a dead store, not a fix
+            else:
+                fix = self._fix(statement, receiver, functions, cls)
             self.report(call, message, fix)
 
     def _fix(self, statement: cst.Expr, receiver: cst.BaseExpression, functions: list[cst.FunctionDef],
-             cls: Optional[cst.ClassDef], loop: Optional[cst.For]) -> Optional[Fix]:
+             cls: Optional[cst.ClassDef]) -> Optional[Fix]:
         if not isinstance(receiver, (cst.Name, cst.Attribute, cst.Subscript)):
             return None
-        if isinstance(receiver, cst.Name) and loop is not None and _is_dict_value(receiver, loop):
-            entry = _dict_entry(receiver, loop)
-            if entry is None or _uses(loop.body, receiver.value) != 1:
-                return None  # `v = v.to(d)` would leave the dict as it was; `batch[k] = ...` would not move `v`
-            target = cst.Subscript(entry[0], [cst.SubscriptElement(cst.Index(entry[1]))])
-            assign = cst.Assign(targets=[cst.AssignTarget(target)], value=statement.value,
-                                semicolon=statement.semicolon)
-            return Fix(Applicability.SAFE, "Store the moved tensor in the dict", {statement: assign})
         if isinstance(receiver, cst.Attribute) and (
             (cls is not None and _is_parameter_attr(self, receiver, cls))
             or _may_be_parameter(self, receiver, functions, cls)
@@ -171,6 +167,13 @@ def _is_parameter_attr(visitor: RuleVisitor, receiver: cst.Attribute, cls: cst.C
     return False
 
 
+def _store_fix(statement: cst.Expr, entry: tuple[cst.Name, cst.Name]) -> Fix:
+    """`v.to(d)` -> `batch[k] = v.to(d)`: assigning an existing key while iterating is allowed."""
+    target = cst.Subscript(entry[0], [cst.SubscriptElement(cst.Index(entry[1]))])
+    assign = cst.Assign(targets=[cst.AssignTarget(target)], value=statement.value, semicolon=statement.semicolon)
+    return Fix(Applicability.SAFE, "Store the moved tensor in the dict", {statement: assign})
+
+
 def _binding_loop(receiver: cst.BaseExpression, loops: list[cst.For]) -> Optional[cst.For]:
     """The innermost enclosing `for` whose target binds the receiver's name."""
     if isinstance(receiver, cst.Name):
@@ -182,7 +185,7 @@ def _binding_loop(receiver: cst.BaseExpression, loops: list[cst.For]) -> Optiona
 
 def _is_dict_value(name: cst.Name, loop: cst.For) -> bool:
     """Is `name` the value target of `for ... in d.items()` / `for v in d.values()` (or under `enumerate`)?"""
-    target, iterable = loop.target, loop.iter
+    target, iterable = loop.target, unwrap_listing(loop.iter)
     if (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate"
             and isinstance(target, cst.Tuple) and len(target.elements) == 2 and iterable.args):
         target, iterable = target.elements[1].value, iterable.args[0].value
@@ -200,7 +203,7 @@ def _dict_entry(receiver: cst.BaseExpression, loop: Optional[cst.For]) -> Option
     """(`batch`, `k`) for `v` of `for k, v in batch.items()`, else None."""
     if loop is None or not isinstance(receiver, cst.Name) or not _is_dict_value(receiver, loop):
         return None
-    target, iterable = loop.target, loop.iter
+    target, iterable = loop.target, unwrap_listing(loop.iter)
     if not (isinstance(target, cst.Tuple) and isinstance(iterable, cst.Call) and not iterable.args
             and isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value == "items"):
         return None
@@ -248,18 +251,6 @@ def _stored(name: cst.Name, parent: Optional[cst.CSTNode]) -> bool:
     """`name = ...`, `for name in ...`: a plain store, not a read."""
     return (isinstance(parent, cst.AssignTarget) and parent.target is name) or (
         isinstance(parent, cst.For) and parent.target is name)
-
-
-def _uses(node: cst.CSTNode, name: str) -> int:
-    """How often `name` occurs in `node`."""
-    count = 0
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Name) and current.value == name:
-            count += 1
-        stack.extend(children(current))
-    return count
 
 
 def _short(text: str) -> str:

@@ -322,16 +322,44 @@ def test_value_of_a_batch_dict_is_stored_in_the_dict():
     )
 
 
-def test_value_of_a_batch_dict_used_again_in_the_loop_gets_no_fix():
-    # neither `v = ...` (the dict keeps the old tensor) nor `batch[k] = ...` (`v` stays) is the whole fix
-    unchanged(
+def test_value_of_a_batch_dict_used_again_in_the_loop_is_assigned_back():
+    # the later uses want the moved tensor; the dict is left as the code left it
+    check(
         """
         import torch
         def to_device(batch, dev, out):
             for k, v in batch.items():
                 v.to(dev)
                 out[k] = v
+        """,
         """
+        import torch
+        def to_device(batch, dev, out):
+            for k, v in batch.items():
+                v = v.to(dev)
+                out[k] = v
+        """,
+    )
+
+
+def test_value_of_a_dict_display_of_tensors_is_stored_in_the_dict():
+    check(
+        """
+        import torch
+        def encode(model, ids, dev):
+            inputs = {"input_ids": torch.as_tensor(ids), "labels": torch.tensor([1])}
+            for key, value in inputs.items():
+                value.to(dev)
+            return model(**inputs)
+        """,
+        """
+        import torch
+        def encode(model, ids, dev):
+            inputs = {"input_ids": torch.as_tensor(ids), "labels": torch.tensor([1])}
+            for key, value in inputs.items():
+                inputs[key] = value.to(dev)
+            return model(**inputs)
+        """,
     )
 
 

@@ -310,6 +310,27 @@ FLAGGED = [
             for v in batch.values():
                 v.to(dev)
     """, [(4, 9)]),
+    case("value_of_a_sorted_batch_dict", """
+        import torch
+        def to_device(batch, dev):
+            for k, v in sorted(batch.items()):
+                v.to(dev)
+    """, [(4, 9)]),
+    case("value_of_a_dict_display_of_tensors", """
+        import torch
+        def encode(ids, dev):
+            inputs = {"input_ids": torch.as_tensor(ids), "labels": torch.tensor([1])}
+            for k, v in inputs.items():
+                v.to(dev)
+    """, [(5, 9)]),
+    case("value_tested_with_torch_is_tensor", """
+        import torch
+        def move(obj, params, dev):
+            for k, v in params.items():
+                if torch.is_tensor(v):
+                    v.to(dev)
+                setattr(obj, k, v)
+    """, [(5, 13)]),
     case("value_of_a_batch_dict_under_enumerate", """
         import torch
         def to_device(batch, dev):
@@ -741,6 +762,29 @@ NOT_FLAGGED = [
             ok = torch.is_tensor(obj)
             obj.to(d)
             return ok
+    """, []),
+    case("items_listed_before_the_loop_are_not_a_batch", """
+        import torch
+        class Trainer:
+            def setup(self, networks):
+                for key, v in list(networks.items()):
+                    v.to(self.device)
+                    networks[key] = torch.nn.DataParallel(v)
+    """, []),
+    case("values_of_dicts_taken_from_a_list_display", """
+        import torch
+        class Trainer:
+            def set_devices(self):
+                for group in [self.models, self.losses]:
+                    for v in group.values():
+                        v.to(self.device)
+    """, []),
+    case("dict_display_with_a_value_of_unknown_type", """
+        import torch
+        def move(encoder, ids, dev):
+            parts = {"ids": torch.as_tensor(ids), "encoder": encoder}
+            for k, v in parts.items():
+                v.to(dev)
     """, []),
     case("enumerate_over_a_list_of_plain_elements", """
         import torch
