@@ -113,15 +113,18 @@ _TENSOR_VOCABULARY = TENSOR_METHODS | TENSOR_ATTRIBUTES | frozenset({
     "to", "cuda", "cpu", "device", "dtype", "clone", "double", "type", "data", "new", "is_sparse", "layout",
     "unfold", "masked_scatter", "index_fill", "index_add", "index_copy", "repeat_interleave", "add", "mul", "sub",
     "div", "neg", "sin", "cos", "floor", "ceil", "round", "sign", "square", "rsqrt", "reciprocal", "lerp",
-    "log1p", "expm1", "erf", "exp_", "addmm", "baddbmm", "is_floating_point", "is_complex", "real", "imag", "conj", "angle", "cumprod", "logsumexp", "var", "median", "mode", "unique",
-    "bincount", "diff", "diag", "diagonal", "tril", "triu", "isnan", "isinf", "isfinite", "nan_to_num",
-    "all", "any", "amax", "amin", "logical_not", "logical_and", "logical_or", "clamp_min", "clamp_max", "clip",
-    "to_dense", "to_sparse", "coalesce", "is_meta", "untyped_storage",
-    "numpy", "record_stream", "share_memory_", "is_shared", "get_device", "nelement", "ndimension", "nbytes",
-    "itemsize", "sigmoid_", "tanh_", "relu_", "softplus", "fmod", "remainder", "floor_divide", "bitwise_and",
-    "bitwise_or", "bitwise_not", "bitwise_xor", "logical_xor", "take", "take_along_dim",
-    "movedim", "moveaxis", "swapaxes", "swapdims", "squeeze_", "unsqueeze_", "t_", "transpose_", "as_strided",
+    "log1p", "expm1", "erf", "exp_", "addmm", "baddbmm", "is_floating_point", "is_complex", "real", "imag",
+    "conj", "angle", "cumprod", "logsumexp", "var", "median", "mode", "unique", "bincount", "diff", "diag",
+    "diagonal", "tril", "triu", "isnan", "isinf", "isfinite", "nan_to_num", "amax", "amin", "logical_not",
+    "logical_and", "logical_or", "logical_xor", "clamp_min", "clamp_max", "clip", "to_dense", "to_sparse",
+    "coalesce", "is_meta", "untyped_storage", "record_stream", "share_memory_", "is_shared", "get_device",
+    "nelement", "ndimension", "nbytes", "itemsize", "sigmoid_", "tanh_", "relu_", "softplus", "fmod",
+    "remainder", "floor_divide", "bitwise_and", "bitwise_or", "bitwise_not", "bitwise_xor", "take",
+    "take_along_dim", "movedim", "moveaxis", "swapaxes", "swapdims", "squeeze_", "unsqueeze_", "t_",
+    "transpose_", "as_strided",
 })
+
+
 @dataclass
 class ScopeIndex:
     """What one function (or the module body) says about its names."""
@@ -522,7 +525,8 @@ class TypeOracle:
         if not isinstance(param, cst.Param) or param.star:
             return False
         params = scope.params
-        if params.params and params.params[0] is param or params.posonly_params and params.posonly_params[0] is param:
+        first = (*params.posonly_params, *params.params)[:1]
+        if first and first[0] is param:
             return False  # self
         if param.default is not None and not (isinstance(param.default, cst.Name) and param.default.value == "None"):
             return False
