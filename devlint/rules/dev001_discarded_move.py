@@ -110,6 +110,8 @@ class DiscardedTensorMove(RuleVisitor):
                 # `for k, v in batch.items(): v.to(d)`, `v` not used again: what was meant is the dict's entry
                 slot = _short(f"{entry[0].value}[{entry[1].value}]")
                 advice = f"store it: `{slot} = {text}.{method}(...)`"
+            elif not read_after and loop is not None and _is_dict_value(receiver, loop):  # type: ignore[arg-type]
+                advice = "store it back in the dict it came from"  # `for v in batch.values()`
             elif isinstance(receiver, (cst.Name, cst.Attribute, cst.Subscript)):
                 advice = f"assign it: `{text} = {text}.{method}(...)`"
             else:
