@@ -667,6 +667,27 @@ NOT_FLAGGED = [
                 else:
                     x.to(device)
     """, []),
+    case("pyg_hetero_data_object", """
+        import torch
+        from torch_geometric.data import HeteroData
+        def f(d):
+            graph = HeteroData()
+            graph.to(d)
+            return graph
+    """, []),
+    case("object_of_a_class_of_the_file_whose_to_returns_self", """
+        import torch
+        class Records:
+            def __init__(self, values):
+                self.values = torch.as_tensor(values)
+            def to(self, device):
+                self.values = self.values.to(device)
+                return self
+        def move(values, device):
+            records = Records(values)
+            records.to(device)
+            return records
+    """, []),
     case("trainer_result_collection", """
         import torch
         class Loop:
