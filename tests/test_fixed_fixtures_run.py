@@ -29,7 +29,14 @@ def _dev001(m, tmp_path):
     assert m.move_inputs({"pixels": torch.zeros(2, 4)}, "cpu")["pixels"].shape == (2, 4)
     if torch.cuda.is_available():  # pinning needs an accelerator
         assert m.pin(torch.zeros(2)).is_pinned()
-    return {"Classifier", "prepare_model", "move_batch", "move_inputs", "pin"}
+    assert m.Sampler()(torch.ones(2, 4)).shape == (2, 4)
+    assert m.init_hidden(3, "cpu").shape == (1, 3, 4)
+    assert len(m.move_loader([(torch.zeros(2), torch.zeros(2))], "cpu")) == 1
+    assert m.batch_to_device({"x": torch.zeros(2)}, "cpu")["x"].device.type == "cpu"
+    assert m.convert([1.0], "cpu", False).device.type == "cpu"
+    assert isinstance(m.convert([1.0], None, True), m.Boxed)
+    return {"Classifier", "prepare_model", "move_batch", "move_inputs", "pin", "Sampler", "init_hidden",
+            "move_loader", "batch_to_device", "Boxed", "convert"}
 
 
 def _dev002(m, tmp_path):

@@ -114,6 +114,14 @@ SNIPPETS = [
     "d = 'cu' f'da'", "d = f'cuda'", "d = b'cuda'", "d = ' cuda:1 '", "d = 'cuda:x'", "x.cuda(0)",
     "y = torch.ones(2, **{'device': 'cuda'})", "dev: str = 'cuda'", "def g(device='cuda'):\n    return device",
     "from torch import nn as torch\nx = torch.zeros(3).to(d)", "import torch.nn\nx = torch.zeros(2).cuda()",
+    # DEV001: receivers known from forward, buffers, loops and branches
+    "class L(nn.Module):\n    def forward(self, inp, mask=None):\n        inp.to(self.device)\n        mask.cuda()",
+    "class M(nn.Module):\n    def __init__(self):\n        self.register_buffer('g', torch.zeros(2))\n"
+    "    def forward(self, f):\n        self.g.to(device=f.device)",
+    "h = torch.zeros(2)\nif torch.cuda.is_available():\n    h.cuda()",
+    "for step, (images, target) in enumerate(loader):\n    images.to(dev)",
+    "for k, v in batch.items():\n    v.to(dev)", "for v in batch.values():\n    v.to(dev, non_blocking=True)",
+    "v = torch.as_tensor(a)\nif w:\n    v = cls(v)\nelif d:\n    v.to(d)",
 ]
 
 

@@ -1,6 +1,6 @@
 """`isinstance(x, torch.Tensor)` tests: what they say about `x` where they hold.
 
-Only what a test proves is kept: the body of `if isinstance(x, T)` (alone or in an `and`),
+Only what a test proves is kept: the body of `if isinstance(x, T)` or `if torch.is_tensor(x)` (alone or in an `and`),
 and, after `if not isinstance(x, T): return`, the rest of the function. An `or`, an `else`
 branch or a negation inside the body prove nothing and narrow nothing.
 """
@@ -18,6 +18,11 @@ Narrowing = dict[str, cst.BaseExpression]
 
 
 def _isinstance(expr: cst.BaseExpression) -> Iterator[tuple[str, cst.BaseExpression]]:
+    if _is_tensor_test(expr):  # torch.is_tensor(x): as isinstance(x, Tensor)
+        subject = dotted_name(expr.args[0].value)  # type: ignore[attr-defined]
+        if subject is not None:
+            yield subject, cst.Name("Tensor")
+        return
     if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "isinstance"):
         return
     if len(expr.args) != 2 or any(arg.keyword or arg.star for arg in expr.args):
@@ -25,6 +30,17 @@ def _isinstance(expr: cst.BaseExpression) -> Iterator[tuple[str, cst.BaseExpress
     subject = dotted_name(expr.args[0].value)
     if subject is not None:
         yield subject, expr.args[1].value
+
+
+def _is_tensor_test(expr: cst.BaseExpression) -> bool:
+    """`torch.is_tensor(x)` under any alias of torch (`th.is_tensor`), or an imported `is_tensor(x)`."""
+    if not (isinstance(expr, cst.Call) and len(expr.args) == 1 and not expr.args[0].star
+            and expr.args[0].keyword is None):
+        return False
+    func = expr.func
+    if isinstance(func, cst.Name):
+        return func.value == "is_tensor"
+    return isinstance(func, cst.Attribute) and func.attr.value == "is_tensor" and isinstance(func.value, cst.Name)
 
 
 def holds_when_true(test: cst.BaseExpression) -> Narrowing:

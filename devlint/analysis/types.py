@@ -6,8 +6,23 @@ of an unpacked batch, a buffer), its annotation, an `isinstance(x, torch.Tensor)
 around it, or how it is used (`x.shape`, `x.view(...)`). Evidence that it is a module
 (an `nn.*` layer, a Module class of the file, a model factory, `m.parameters()`, being
 called) or an object with its own in-place `.to()` (a tokenizer's `BatchEncoding`, a
-PyTorch Geometric `Data`) wins over tensor evidence. No evidence means UNKNOWN, and
-rules do not report UNKNOWN receivers.
+PyTorch Geometric `Data`, an object of any class constructed by name) wins over tensor
+evidence. No evidence means UNKNOWN, and rules do not report UNKNOWN receivers.
+
+Two conventions give *weak* evidence, which stands only where nothing in the file speaks
+against it: an input of `forward` of an nn.Module class (`def forward(self, inp)`), and a
+value of `for k, v in batch.items()` over a plain name. It is void for names that say
+"model" / "batch" / "data" (`_MODULE_WORDS`), names used as containers (iterated, unpacked,
+`len()`-ed, `isinstance`-tested, indexed with an int), names used for what a tensor does not
+have (`inp.input_ids`), annotations that are not tensors, and in files that define a class
+with its own `to()`.
+
+Which bindings count: all bindings of the name in its scope (flow-insensitive, as usages
+are), except those in a branch of an `if` that excludes the use's branch (`if a: x = cls(x)`
+/ `elif b: x.to(d)`), when no loop around the `if` carries the binding over. A rebinding that
+does reach the use decides by its kind: a constructed object (`Wrapper(x)`, `cls(x)`) is
+OTHER and silences; a call of unknown type (`x = helper(x)`) does not erase the evidence of
+the other bindings.
 """
 
 from __future__ import annotations
@@ -80,6 +95,36 @@ _INPLACE_CALL_WORDS = re.compile(
 )
 
 
+# Builtins whose first argument is a container (or a value of several possible types).
+_CONTAINER_CALLS = frozenset({"len", "isinstance", "hasattr", "iter", "list", "tuple", "dict", "set", "sorted",
+                              "reversed", "enumerate", "zip", "map", "filter", "vars", "any", "all", "sum", "max",
+                              "min", "type"})
+# torch functions whose first argument is not (necessarily) a tensor: data, sizes, sequences, objects.
+_FIRST_ARGUMENT_NOT_A_TENSOR = frozenset({
+    "tensor", "as_tensor", "asarray", "from_numpy", "frombuffer", "cat", "concat", "concatenate", "stack",
+    "hstack", "vstack", "dstack", "column_stack", "row_stack", "block_diag", "broadcast_tensors", "meshgrid",
+    "is_tensor", "is_storage", "numel", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm",
+    "arange", "range", "linspace", "logspace", "eye", "tril_indices", "triu_indices", "empty_strided",
+    "sparse_coo_tensor", "sparse_csr_tensor", "einsum", "Size", "Generator", "set_printoptions",
+})
+# What a tensor input is used for. A `forward` input used for anything else (`inp.input_ids`,
+# `inp.items()`) is some other object: the weak evidence of the convention is vetoed.
+_TENSOR_VOCABULARY = TENSOR_METHODS | TENSOR_ATTRIBUTES | frozenset({
+    "to", "cuda", "cpu", "device", "dtype", "clone", "double", "type", "data", "new", "is_sparse", "layout",
+    "unfold", "masked_scatter", "index_fill", "index_add", "index_copy", "repeat_interleave", "add", "mul", "sub",
+    "div", "neg", "sin", "cos", "floor", "ceil", "round", "sign", "square", "rsqrt", "reciprocal", "lerp",
+    "log1p", "expm1", "erf", "exp_", "addmm", "baddbmm", "is_floating_point", "is_complex", "real", "imag",
+    "conj", "angle", "cumprod", "logsumexp", "var", "median", "mode", "unique", "bincount", "diff", "diag",
+    "diagonal", "tril", "triu", "isnan", "isinf", "isfinite", "nan_to_num", "amax", "amin", "logical_not",
+    "logical_and", "logical_or", "logical_xor", "clamp_min", "clamp_max", "clip", "to_dense", "to_sparse",
+    "coalesce", "is_meta", "untyped_storage", "record_stream", "share_memory_", "is_shared", "get_device",
+    "nelement", "ndimension", "nbytes", "itemsize", "sigmoid_", "tanh_", "relu_", "softplus", "fmod",
+    "remainder", "floor_divide", "bitwise_and", "bitwise_or", "bitwise_not", "bitwise_xor", "take",
+    "take_along_dim", "movedim", "moveaxis", "swapaxes", "swapdims", "squeeze_", "unsqueeze_", "t_",
+    "transpose_", "as_strided",
+})
+
+
 @dataclass
 class ScopeIndex:
     """What one function (or the module body) says about its names."""
@@ -91,6 +136,9 @@ class ScopeIndex:
     torch_arg: set[str] = field(default_factory=set)  # passed positionally to a torch function
     # `container[key] = value`: what a container's elements were set to, by container name
     element_bindings: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
+    # Used the way containers and polymorphic values are: iterated, unpacked, `len()`-ed,
+    # `isinstance`-tested, indexed with an int literal. Vetoes the weak evidence of a `forward` input.
+    container_used: set[str] = field(default_factory=set)
 
     def bind(self, name: str, how: str, node: cst.CSTNode) -> None:
         self.bindings.setdefault(name, []).append((how, node))
@@ -125,6 +173,14 @@ class TypeOracle:
         self._class_cache: dict[int, ClassIndex] = {}
         self._resolving: set[tuple[int, str]] = set()
         self._attr_cache: dict[tuple[int, str], Kind] = {}
+        self._parents: dict[int, dict[int, cst.CSTNode]] = {}  # per scope: id(node) -> parent
+        # A class of the file with its own `to()` (usually in place, returning self): any object
+        # of unknown type may be one of them.
+        self.defines_to = any(
+            isinstance(statement, cst.FunctionDef) and statement.name.value == "to"
+            for cls in self.classes.classes.values() if isinstance(cls.body, cst.IndentedBlock)
+            for statement in cls.body.body
+        )
 
     # -- indexes --------------------------------------------------------------------
     def scope_index(self, scope: cst.Module | cst.FunctionDef) -> ScopeIndex:
@@ -157,6 +213,9 @@ class TypeOracle:
                             index.element_bindings.setdefault(container, []).append(node.value)
                     if isinstance(target.target, cst.Name):
                         index.bind(target.target.value, "value", node.value)
+                    elif _same_shape(target.target, node.value):
+                        for name, value in _pairs(target.target, node.value):  # a, b = f(), g()
+                            index.bind(name.value, "value", value)
                     else:
                         for name in target_names(target.target):
                             index.bind(name.value, "unpack", node.value)
@@ -167,11 +226,9 @@ class TypeOracle:
             elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
                 index.bind(node.target.value, "aug", node.value)
             elif isinstance(node, (cst.For, cst.CompFor)):
-                if isinstance(node.target, cst.Name):
-                    index.bind(node.target.value, "iterate", node.iter)
-                else:
-                    for name in target_names(node.target):
-                        index.bind(name.value, "iterate-unpack", node.iter)
+                _bind_loop_target(index, node.target, node.iter)
+                if isinstance(node.iter, cst.Name):
+                    index.container_used.add(node.iter.value)
             elif isinstance(node, cst.WithItem) and node.asname is not None:
                 for name in target_names(node.asname.name):
                     index.bind(name.value, "with", node.item)
@@ -186,15 +243,26 @@ class TypeOracle:
             elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
                 index.attributes_used.setdefault(node.value.value, set()).add(node.attr.value)
             elif isinstance(node, cst.Call):
+                first = node.args[0].value if node.args and not node.args[0].star else None
                 if isinstance(node.func, cst.Name):
                     index.called.add(node.func.value)
+                    if node.func.value in _CONTAINER_CALLS and isinstance(first, cst.Name):
+                        index.container_used.add(first.value)
+                for arg in node.args:
+                    if arg.star and isinstance(arg.value, cst.Name):
+                        index.container_used.add(arg.value.value)  # f(*xs), f(**kw)
                 full = self.torch.qualify(node.func)
-                if full is not None and node.args and isinstance(node.args[0].value, cst.Name):
-                    index.torch_arg.add(node.args[0].value.value)
+                if full is not None and isinstance(first, cst.Name) and _takes_a_tensor(full):
+                    index.torch_arg.add(first.value)
             elif isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
                 if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-                    if string_value(node.slice[0].slice.value) is not None:
+                    key = node.slice[0].slice.value
+                    if string_value(key) is not None:
                         index.string_subscripted.add(node.value.value)
+                    elif isinstance(key, cst.Integer):
+                        index.container_used.add(node.value.value)  # xs[0]: a sequence, most likely
+            elif isinstance(node, cst.StarredElement) and isinstance(node.value, cst.Name):
+                index.container_used.add(node.value.value)  # [*xs]
             stack.extend(_children_in_scope(node))
         return index
 
@@ -263,7 +331,7 @@ class TypeOracle:
         if isinstance(expr, cst.Name):
             if expr.value == "self" and cls is not None:
                 return Kind.MODULE if self.classes.node_is_module_class(cls) else Kind.OTHER
-            return self._name_kind(expr.value, functions, cls)
+            return self._name_kind(expr.value, functions, cls, at=expr)
         if isinstance(expr, cst.Attribute):
             if _is_self(expr.value) and cls is not None:
                 return self._self_attr_kind(expr.attr.value, cls)
@@ -308,6 +376,9 @@ class TypeOracle:
         return kinds
 
     def annotation_kind(self, annotation: cst.BaseExpression) -> Kind:
+        optional = _optional_of(annotation)
+        if optional is not None:  # Optional[Tensor], Union[Tensor, None], Tensor | None
+            return self.annotation_kind(optional)
         full = self.torch.qualify(annotation)
         name = full or dotted_name(annotation) or ""
         last = name.rsplit(".", 1)[-1]
@@ -315,7 +386,13 @@ class TypeOracle:
             return Kind.TENSOR
         if isinstance(annotation, cst.SimpleString):  # "torch.Tensor" as a string annotation
             text = string_value(annotation) or ""
-            return Kind.TENSOR if text.rsplit(".", 1)[-1] == "Tensor" else Kind.OTHER
+            try:
+                parsed = cst.parse_expression(text)
+            except Exception:  # not an expression: not an annotation we read
+                return Kind.OTHER
+            if isinstance(parsed, cst.SimpleString):
+                return Kind.OTHER
+            return self.annotation_kind(parsed)
         if (full and full.startswith("torch.nn.")) or self.classes.is_module_class(last) or last in ("Module",):
             return Kind.MODULE
         return Kind.OTHER
@@ -327,7 +404,8 @@ class TypeOracle:
             rest = full[6:]
             head, _, tail = rest.partition(".")
             last = rest.rsplit(".", 1)[-1]
-            if rest in ("nn.Parameter", "nn.parameter.Parameter", "Tensor", "from_numpy", "as_tensor", "tensor"):
+            if rest in ("nn.Parameter", "nn.parameter.Parameter", "nn.Buffer", "Tensor", "from_numpy", "as_tensor",
+                        "tensor", "autograd.Variable", "autograd.variable.Variable"):
                 return Kind.TENSOR
             if head == "nn":
                 if tail.startswith("functional.") or tail.startswith("init."):
@@ -350,6 +428,10 @@ class TypeOracle:
                 return Kind.OTHER
             if _INPLACE_CALL_WORDS.search(last):
                 return Kind.OTHER
+            if name in ("cls", "self.__class__"):
+                return Kind.OTHER  # an object of the enclosing class (a tensor subclass's `to()` is its own)
+            if last[:1].isupper() and not last.endswith(("Tensor", "Parameter", "Variable", "Buffer")):
+                return Kind.OTHER  # `Wrapper(x)`: an object of some class, not a plain tensor
         if isinstance(call.func, cst.Attribute):
             method = call.func.attr.value
             receiver = call.func.value
@@ -381,7 +463,8 @@ class TypeOracle:
         # An element of a batch, a tuple of outputs, a dict of inputs: a tensor by every convention.
         return Kind.TENSOR
 
-    def _name_kind(self, name: str, functions: list[cst.FunctionDef], cls: Optional[cst.ClassDef]) -> Kind:
+    def _name_kind(self, name: str, functions: list[cst.FunctionDef], cls: Optional[cst.ClassDef],
+                   at: Optional[cst.CSTNode] = None) -> Kind:
         for depth, scope in enumerate([*functions, self.module]):
             index = self.scope_index(scope)
             if name in index.bindings:
@@ -391,17 +474,28 @@ class TypeOracle:
                 self._resolving.add(key)
                 try:
                     outer = functions[depth + 1:] if depth < len(functions) else []
-                    return self._decide(name, index, outer, cls, scope)
+                    return self._decide(name, index, outer, cls, scope, at)
                 finally:
                     self._resolving.discard(key)
         return Kind.UNKNOWN
 
     def _decide(self, name: str, index: ScopeIndex, functions: list[cst.FunctionDef], cls: Optional[cst.ClassDef],
-                scope: cst.Module | cst.FunctionDef) -> Kind:
+                scope: cst.Module | cst.FunctionDef, at: Optional[cst.CSTNode] = None) -> Kind:
         scope_functions = [scope, *functions] if isinstance(scope, cst.FunctionDef) else functions
+        bindings = index.bindings[name]
+        if at is not None and len(bindings) > 1:
+            bindings = [b for b in bindings if not self._in_exclusive_branch(b[1], at, scope)]
         kinds: set[Kind] = set()
-        for how, node in index.bindings[name]:
-            kinds.add(self._binding_kind(how, node, scope, scope_functions, cls))
+        strong = weak = False  # is there tensor evidence from a binding? only from a convention?
+        for how, node in bindings:
+            kind = self._binding_kind(how, node, scope, scope_functions, cls)
+            if kind is Kind.TENSOR and how == "dict-value":
+                weak, kind = True, Kind.UNKNOWN
+            elif how == "param" and kind is Kind.UNKNOWN and self._is_forward_input(node, scope, cls):
+                weak = True  # `def forward(self, inp)`: a tensor by convention
+            elif kind is Kind.TENSOR:
+                strong = True
+            kinds.add(kind)
         used = index.attributes_used.get(name, set())
         if used & MODULE_METHODS or name in index.called or name in index.string_subscripted:
             kinds.add(Kind.MODULE if used & MODULE_METHODS else Kind.OTHER)
@@ -409,13 +503,78 @@ class TypeOracle:
             kinds.add(Kind.TENSOR)
         if name in index.torch_arg:
             kinds.add(Kind.TENSOR)
+        if weak and not strong and self._convention_holds(name, index):
+            kinds.add(Kind.TENSOR)
         result = _combine(kinds)
-        if result is Kind.TENSOR and _MODULE_WORDS.search(name):
-            # A name that says "model" or "batch" needs a binding, not only a usage, to be a tensor.
-            if not any(self._binding_kind(how, node, scope, scope_functions, cls) is Kind.TENSOR
-                       for how, node in index.bindings[name]):
-                return Kind.UNKNOWN
+        if result is Kind.TENSOR and _MODULE_WORDS.search(name) and not strong:
+            return Kind.UNKNOWN  # a name that says "model" or "batch" needs a binding, not only a usage
         return result
+
+    def _convention_holds(self, name: str, index: ScopeIndex) -> bool:
+        """The weak evidence of a convention (a `forward` input, a value of a batch dict) stands
+        unless the file says otherwise: the name is a container's or a model's, it is used as a
+        container or for what tensors do not have, or the file has classes of its own with a `to()`."""
+        if self.defines_to or _MODULE_WORDS.search(name) or name in index.container_used:
+            return False
+        return index.attributes_used.get(name, set()) <= _TENSOR_VOCABULARY
+
+    def _is_forward_input(self, param: cst.CSTNode, scope: cst.CSTNode, cls: Optional[cst.ClassDef]) -> bool:
+        """A parameter (not `self`, without a default other than None) of `forward` of an nn.Module class."""
+        if cls is None or not isinstance(scope, cst.FunctionDef) or scope.name.value != "forward":
+            return False
+        if not isinstance(param, cst.Param) or param.star:
+            return False
+        params = scope.params
+        first = (*params.posonly_params, *params.params)[:1]
+        if first and first[0] is param:
+            return False  # self
+        if param.default is not None and not (isinstance(param.default, cst.Name) and param.default.value == "None"):
+            return False
+        body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+        return any(statement is scope for statement in body) and self.classes.node_is_module_class(cls)
+
+    def _in_exclusive_branch(self, binding: cst.CSTNode, at: cst.CSTNode, scope: cst.CSTNode) -> bool:
+        """Does a binding sit in a branch of an `if` that excludes the branch of the use `at`
+        (`if a: x = f(x)` / `elif b: x.to(d)`), with no loop around the `if` to carry it over?"""
+        parents = self._parent_map(scope)
+        if id(at) not in parents or id(binding) not in parents:
+            return False
+        use_path: dict[int, cst.CSTNode] = {}  # id(ancestor) -> its child on the way to `at`
+        node = at
+        while id(node) in parents:
+            parent = parents[id(node)]
+            use_path[id(parent)] = node
+            node = parent
+        node = binding
+        while id(node) in parents:
+            parent = parents[id(node)]
+            if id(parent) in use_path:  # the lowest common ancestor
+                other = use_path[id(parent)]
+                if not isinstance(parent, cst.If) or other is node:
+                    return False
+                branches = {id(parent.body), id(parent.orelse)}
+                if {id(node), id(other)} != branches:
+                    return False
+                while id(parent) in parents:  # a loop around the `if` carries a binding to the next round
+                    parent = parents[id(parent)]
+                    if isinstance(parent, (cst.For, cst.While)):
+                        return False
+                return True
+            node = parent
+        return False
+
+    def _parent_map(self, scope: cst.CSTNode) -> dict[int, cst.CSTNode]:
+        parents = self._parents.get(id(scope))
+        if parents is None:
+            parents = {}
+            stack = [scope]
+            while stack:
+                node = stack.pop()
+                for child in children(node):
+                    parents[id(child)] = node
+                    stack.append(child)
+            self._parents[id(scope)] = parents
+        return parents
 
     def _binding_kind(self, how: str, node: cst.CSTNode, scope: cst.CSTNode, functions: list[cst.FunctionDef],
                       cls: Optional[cst.ClassDef]) -> Kind:
@@ -438,11 +597,59 @@ class TypeOracle:
                 return Kind.UNKNOWN  # a, b = b, a: the elements say, not the tuple
             # `x, y = batch`: elements of a batch are tensors
             return Kind.TENSOR if not _calls_module_iterator(node) else Kind.UNKNOWN
+        if how == "dict-value":
+            return self._dict_value_kind(node, functions, cls)  # type: ignore[arg-type]
         if how == "iterate-unpack":
             if _calls_module_iterator(node) or _is_items_call(node) or _is_zip_or_enumerate_of_non_loader(node):
                 return Kind.UNKNOWN
+            if self._literal_container(node, functions):
+                return Kind.UNKNOWN  # for net, opt in [(a, b), ...]: the elements say, not the loop
             return Kind.TENSOR  # for x, y in loader
         return Kind.UNKNOWN
+
+    def _literal_container(self, expr: cst.CSTNode, functions: list[cst.FunctionDef]) -> bool:
+        """A list, tuple, set or dict display (or comprehension), or a name bound to one."""
+        displays = (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp)
+        if isinstance(expr, displays):
+            return True
+        if isinstance(expr, cst.Name):
+            for scope in [*functions, self.module]:
+                bindings = self.scope_index(scope).bindings.get(expr.value)
+                if bindings:
+                    return any(how == "value" and isinstance(node, displays) for how, node in bindings)
+        return False
+
+    def _dict_value_kind(self, container: cst.BaseExpression, functions: list[cst.FunctionDef],
+                         cls: Optional[cst.ClassDef]) -> Kind:
+        """A value of `for k, v in batch.items()`: a tensor by convention (weak evidence), unless
+        the dict is one the file built or typed (its values say), a module's, or `**kwargs`."""
+        if not isinstance(container, cst.Name) or container.value == "self":
+            return Kind.UNKNOWN  # an object's attribute (a cache, a registry, `__dict__`): anything
+        name = container.value
+        if re.search(r"model|module|layer|net|optim|tokenizer|processor|metric|callback|hook", name, re.IGNORECASE):
+            return Kind.UNKNOWN
+        bindings = next((self.scope_index(scope).bindings[name] for scope in [*functions, self.module]
+                         if name in self.scope_index(scope).bindings), [])
+        if bindings and all(how == "value" and isinstance(node, cst.Dict) for how, node in bindings):
+            # a dict display of the file: its values say
+            values = [e for how, node in bindings for e in node.elements]  # type: ignore[attr-defined]
+            if values and all(isinstance(e, cst.DictElement)
+                              and self.value_kind(e.value, functions, cls) is Kind.TENSOR for e in values):
+                return Kind.TENSOR
+            return Kind.UNKNOWN
+        if self.kind_of(container, functions, cls) is not Kind.UNKNOWN:
+            return Kind.UNKNOWN
+        for how, node in bindings:
+            if how == "star-param":
+                return Kind.UNKNOWN
+            if how in ("iterate", "iterate-unpack") and self._literal_container(node, functions):
+                return Kind.UNKNOWN  # `for d in [self.models, self.losses]`: a dict of whatever those hold
+        for scope in [*functions, self.module]:
+            index = self.scope_index(scope)
+            for value in index.element_bindings.get(name, []):
+                if self.value_kind(value, functions, cls) is not Kind.TENSOR:
+                    return Kind.UNKNOWN
+        return Kind.TENSOR
 
     def _self_attr_kind(self, attr: str, cls: cst.ClassDef) -> Kind:
         key = (id(cls), f"self.{attr}")
@@ -515,7 +722,16 @@ def _calls_module_iterator(expr: cst.CSTNode) -> bool:
     return False
 
 
+def unwrap_listing(expr: cst.CSTNode) -> cst.CSTNode:
+    """`d.items()` of `list(d.items())`, `sorted(...)`, `tuple(...)`, `reversed(...)`."""
+    while (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name)
+           and expr.func.value in ("list", "tuple", "sorted", "reversed") and expr.args and not expr.args[0].star):
+        expr = expr.args[0].value
+    return expr
+
+
 def _is_items_call(expr: cst.CSTNode) -> bool:
+    expr = unwrap_listing(expr)
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
         return expr.func.attr.value == "items"
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("zip", "enumerate"):
@@ -529,3 +745,102 @@ def _is_zip_or_enumerate_of_non_loader(expr: cst.CSTNode) -> bool:
         if expr.func.value in ("range", "zip", "enumerate", "sorted", "reversed", "map", "filter"):
             return True
     return False
+
+
+def _takes_a_tensor(full: str) -> bool:
+    """Is the first argument of torch function `full` a tensor by its signature?"""
+    if not full.startswith("torch."):
+        return False
+    rest = full[6:]
+    if rest in _FIRST_ARGUMENT_NOT_A_TENSOR or rest.endswith("Tensor") or rest in _TORCH_NON_TENSOR:
+        return False
+    head = rest.partition(".")[0]
+    if head == "nn":
+        return rest.startswith(("nn.functional.", "nn.init.")) or rest in ("nn.Parameter", "nn.parameter.Parameter")
+    return head not in ("cuda", "distributed", "utils", "jit", "onnx", "fx", "export", "hub", "backends", "compile",
+                        "autograd", "profiler", "testing", "multiprocessing", "package", "sparse", "ao", "quantization")
+
+
+def _same_shape(target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+    """`a, (b, c) = x, (y, z)`: element for element, no starred element on either side."""
+    if isinstance(target, cst.Name):
+        return True
+    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))):
+        return False
+    if len(target.elements) != len(value.elements):
+        return False
+    return all(isinstance(t, cst.Element) and isinstance(v, cst.Element) and _same_shape(t.value, v.value)
+               for t, v in zip(target.elements, value.elements))
+
+
+def _pairs(target: cst.BaseExpression, value: cst.BaseExpression) -> Iterable[tuple[cst.Name, cst.BaseExpression]]:
+    if isinstance(target, cst.Name):
+        yield target, value
+        return
+    for t, v in zip(target.elements, value.elements):  # type: ignore[attr-defined]
+        yield from _pairs(t.value, v.value)
+
+
+def _method_call(expr: cst.BaseExpression, *methods: str) -> Optional[cst.BaseExpression]:
+    """The receiver `D` of `D.m()` (no arguments) for `m` in `methods`, else None."""
+    if (isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value in methods):
+        return expr.func.value
+    return None
+
+
+def _bind_loop_target(index: ScopeIndex, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
+    """What a `for` target binds: `for v in d.values()`, `for k, v in d.items()` (the values of a
+    dict), `for i, (x, y) in enumerate(loader)` (as `for x, y in loader`), else the elements."""
+    iterable = unwrap_listing(iterable)  # type: ignore[assignment]
+    if isinstance(target, cst.Name):
+        container = _method_call(iterable, "values")
+        if container is not None:
+            index.bind(target.value, "dict-value", container)
+        else:
+            index.bind(target.value, "iterate", iterable)
+        return
+    pair = target.elements if isinstance(target, (cst.Tuple, cst.List)) else ()
+    if len(pair) == 2 and all(isinstance(e, cst.Element) for e in pair):
+        first, second = pair[0].value, pair[1].value
+        container = _method_call(iterable, "items")
+        if container is not None and isinstance(second, cst.Name):
+            for name in target_names(first):
+                index.bind(name.value, "iterate", iterable)
+            index.bind(second.value, "dict-value", container)
+            return
+        if (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)
+                and iterable.func.value == "enumerate" and iterable.args and not iterable.args[0].star
+                and iterable.args[0].keyword is None):
+            for name in target_names(first):
+                index.bind(name.value, "iterate", iterable)  # the count
+            _bind_loop_target(index, second, iterable.args[0].value)
+            return
+    for name in target_names(target):
+        index.bind(name.value, "iterate-unpack", iterable)
+
+
+def _optional_of(annotation: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """`X` of `Optional[X]`, `Union[X, None]`, `X | None`; else None."""
+    def is_none(expr: cst.BaseExpression) -> bool:
+        return isinstance(expr, cst.Name) and expr.value == "None"
+
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        if is_none(annotation.right):
+            return annotation.left
+        if is_none(annotation.left):
+            return annotation.right
+        return None
+    if not isinstance(annotation, cst.Subscript):
+        return None
+    base = (dotted_name(annotation.value) or "").rsplit(".", 1)[-1]
+    elements = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
+    if len(elements) != len(annotation.slice):
+        return None
+    if base == "Optional" and len(elements) == 1:
+        return elements[0]
+    if base == "Union":
+        rest = [e for e in elements if not is_none(e)]
+        if len(rest) == 1 and len(elements) == 2:
+            return rest[0]
+    return None

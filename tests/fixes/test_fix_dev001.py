@@ -153,3 +153,289 @@ def test_attribute_of_a_submodule_gets_no_fix():
                 self.lin.weight.to(device)
         """
     )
+
+
+# -- issue 14 / 15: receivers known from forward, loops and branches; layout and arguments kept --
+
+
+def test_forward_input_is_assigned_back():
+    check(
+        """
+        import torch
+        from torch import nn
+        class Head(nn.Module):
+            def forward(self, inp):
+                inp.to(self.device)
+                return inp
+        """,
+        """
+        import torch
+        from torch import nn
+        class Head(nn.Module):
+            def forward(self, inp):
+                inp = inp.to(self.device)
+                return inp
+        """,
+    )
+
+
+def test_multi_line_move_of_a_forward_input_keeps_layout_and_every_argument():
+    check(
+        """
+        import torch
+        from torch import nn
+        class Head(nn.Module):
+            def forward(self, inp):
+                inp.to(
+                    device=self.device,
+                    dtype=torch.float16,  # half precision
+                    non_blocking=True,
+                )
+                return inp
+        """,
+        """
+        import torch
+        from torch import nn
+        class Head(nn.Module):
+            def forward(self, inp):
+                inp = inp.to(
+                    device=self.device,
+                    dtype=torch.float16,  # half precision
+                    non_blocking=True,
+                )
+                return inp
+        """,
+    )
+
+
+def test_buffer_moved_to_the_inputs_device_keeps_its_keyword():
+    check(
+        """
+        import torch
+        from torch import nn
+        class Sampler(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("grid", torch.zeros(8, 8, 2))
+            def forward(self, f):
+                self.grid.to(device=f.device)
+                return f
+        """,
+        """
+        import torch
+        from torch import nn
+        class Sampler(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("grid", torch.zeros(8, 8, 2))
+            def forward(self, f):
+                self.grid = self.grid.to(device=f.device)
+                return f
+        """,
+    )
+
+
+def test_factory_moved_under_a_cuda_availability_guard():
+    check(
+        """
+        import torch
+        def init_hidden(n):
+            h_0 = torch.zeros(1, n, 4)
+            if torch.cuda.is_available():
+                h_0.cuda()
+            return h_0
+        """,
+        """
+        import torch
+        def init_hidden(n):
+            h_0 = torch.zeros(1, n, 4)
+            if torch.cuda.is_available():
+                h_0 = h_0.cuda()
+            return h_0
+        """,
+    )
+
+
+def test_move_in_the_branch_that_excludes_the_rebinding():
+    check(
+        """
+        import torch
+        def convert(cls, value, device, wrap):
+            new_value = torch.as_tensor(value)
+            if wrap:
+                new_value = cls(new_value, requires_grad=False)
+            elif device is not None:
+                new_value.to(device)
+            return new_value
+        """,
+        """
+        import torch
+        def convert(cls, value, device, wrap):
+            new_value = torch.as_tensor(value)
+            if wrap:
+                new_value = cls(new_value, requires_grad=False)
+            elif device is not None:
+                new_value = new_value.to(device)
+            return new_value
+        """,
+    )
+
+
+def test_loop_targets_of_enumerate_over_a_loader():
+    check(
+        """
+        import torch
+        def train(model, criterion, loader, dev):
+            for step, (images, target) in enumerate(loader):
+                images.to(dev)
+                target.to(dev, non_blocking=True)
+                criterion(model(images), target).backward()
+        """,
+        """
+        import torch
+        def train(model, criterion, loader, dev):
+            for step, (images, target) in enumerate(loader):
+                images = images.to(dev)
+                target = target.to(dev, non_blocking=True)
+                criterion(model(images), target).backward()
+        """,
+    )
+
+
+def test_value_of_a_batch_dict_is_stored_in_the_dict():
+    # `v = v.to(dev)` would leave the dict as it was: what was meant is the dict's entry
+    check(
+        """
+        import torch
+        def to_device(batch, dev):
+            for k, v in batch.items():
+                v.to(dev, non_blocking=True)
+            return batch
+        """,
+        """
+        import torch
+        def to_device(batch, dev):
+            for k, v in batch.items():
+                batch[k] = v.to(dev, non_blocking=True)
+            return batch
+        """,
+    )
+
+
+def test_value_of_a_batch_dict_used_again_in_the_loop_is_assigned_back():
+    # the later uses want the moved tensor; the dict is left as the code left it
+    check(
+        """
+        import torch
+        def to_device(batch, dev, out):
+            for k, v in batch.items():
+                v.to(dev)
+                out[k] = v
+        """,
+        """
+        import torch
+        def to_device(batch, dev, out):
+            for k, v in batch.items():
+                v = v.to(dev)
+                out[k] = v
+        """,
+    )
+
+
+def test_value_of_a_dict_display_of_tensors_is_stored_in_the_dict():
+    check(
+        """
+        import torch
+        def encode(model, ids, dev):
+            inputs = {"input_ids": torch.as_tensor(ids), "labels": torch.tensor([1])}
+            for key, value in inputs.items():
+                value.to(dev)
+            return model(**inputs)
+        """,
+        """
+        import torch
+        def encode(model, ids, dev):
+            inputs = {"input_ids": torch.as_tensor(ids), "labels": torch.tensor([1])}
+            for key, value in inputs.items():
+                inputs[key] = value.to(dev)
+            return model(**inputs)
+        """,
+    )
+
+
+def test_values_of_a_batch_dict_get_no_fix():
+    unchanged(
+        """
+        import torch
+        def to_device(batch, dev):
+            for v in batch.values():
+                v.to(dev)
+        """
+    )
+
+
+def test_value_of_a_batch_dict_moved_in_an_inner_loop():
+    check(
+        """
+        import torch
+        def to_device(batch, dev, n):
+            for k, v in batch.items():
+                for _ in range(n):
+                    v.to(dev)
+        """,
+        """
+        import torch
+        def to_device(batch, dev, n):
+            for k, v in batch.items():
+                for _ in range(n):
+                    batch[k] = v.to(dev)
+        """,
+    )
+
+
+def test_name_never_read_again_gets_no_fix():
+    # `w = w.to(d)` would be a dead store: what the author meant (move the module's weight?) is theirs to say
+    unchanged(
+        """
+        import torch
+        def load(encoder, values, device):
+            w = torch.as_tensor(values)
+            encoder.set(w)
+            w.to(device)
+        """
+    )
+
+
+def test_loop_target_never_read_again_gets_no_fix():
+    unchanged(
+        """
+        import torch
+        def move(batch, device):
+            for item in batch:
+                if isinstance(item, torch.Tensor):
+                    item.to(device)
+        """
+    )
+
+
+def test_name_read_in_the_next_round_of_a_loop_gets_the_fix():
+    check(
+        """
+        import torch
+        def run(step, device):
+            state = torch.zeros(4)
+            while True:
+                if step(state):
+                    break
+                state.to(device)
+        """,
+        """
+        import torch
+        def run(step, device):
+            state = torch.zeros(4)
+            while True:
+                if step(state):
+                    break
+                state = state.to(device)
+        """,
+    )

@@ -197,6 +197,146 @@ FLAGGED = [
         import torch
         x = torch.ones(1); x.to("cpu")
     """, [(2, 20)]),
+    # -- issue 14: receivers the file shows to be tensors ------------------------------------
+    case("input_of_forward_of_a_module", """
+        import torch
+        from torch import nn
+        class Head(nn.Module):
+            def forward(self, inp):
+                inp.to(self.device)
+                return inp
+    """, [(5, 9)]),
+    case("input_of_forward_with_a_none_default", """
+        import torch
+        from torch import nn
+        class Head(nn.Module):
+            def forward(self, x, mask=None):
+                if mask is not None:
+                    mask.to(x.device)
+                return x
+    """, [(6, 13)]),
+    case("input_of_forward_annotated_optional_tensor", """
+        from typing import Optional
+        import torch
+        from torch import nn
+        class Head(nn.Module):
+            def forward(self, x: Optional[torch.Tensor], y: "torch.Tensor | None"):
+                x.cuda()
+                y.cuda()
+    """, [(6, 9), (7, 9)]),
+    case("tensor_attribute_moved_to_the_inputs_device_in_forward", """
+        import torch
+        from torch import nn
+        class Sampler(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.grid = torch.zeros(8, 8, 2)
+            def forward(self, f):
+                self.grid.to(device=f.device)
+                return f
+    """, [(8, 9)]),
+    case("buffer_moved_in_forward", """
+        import torch
+        from torch import nn
+        class Sampler(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("grid", torch.zeros(8, 8, 2), persistent=False)
+            def forward(self, f):
+                self.grid.to(device=f.device)
+                return f
+    """, [(8, 9)]),
+    case("factory_a_few_lines_up_under_a_cuda_availability_guard", """
+        import torch
+        def init_hidden(batch_size, hidden_size):
+            h_0 = torch.zeros(1, batch_size, hidden_size)
+            c_0 = torch.zeros(1, batch_size, hidden_size)
+            if torch.cuda.is_available():
+                h_0.cuda()
+                c_0.cuda()
+            return h_0, c_0
+    """, [(6, 9), (7, 9)]),
+    case("factory_wrapped_in_Variable", """
+        import torch
+        from torch.autograd import Variable
+        def init_hidden(n):
+            h_0 = Variable(torch.zeros(1, n, 4))
+            if torch.cuda.is_available():
+                h_0.cuda()
+            return h_0
+    """, [(6, 9)]),
+    case("factories_bound_as_a_tuple", """
+        import torch
+        def init_hidden(n):
+            h_0, c_0 = torch.zeros(1, n, 4), torch.zeros(1, n, 4)
+            h_0.cuda()
+            return h_0, c_0
+    """, [(4, 5)]),
+    case("rebinding_in_a_branch_that_excludes_the_move", """
+        import torch
+        def convert(cls, value, device, wrap):
+            new_value = torch.as_tensor(value)
+            if wrap:
+                new_value = cls(new_value, requires_grad=False)
+            elif device is not None:
+                new_value.to(device)
+            return new_value
+    """, [(7, 9)]),
+    case("rebinding_to_a_helper_of_unknown_type_keeps_the_evidence", """
+        import torch
+        def prepare(values, device):
+            x = torch.as_tensor(values)
+            x = normalise(x)
+            x.to(device)
+            return x
+    """, [(5, 5)]),
+    case("enumerate_over_a_loader_with_a_nested_unpack", """
+        import torch
+        def train(loader, dev):
+            for step, (images, target) in enumerate(loader):
+                images.to(dev)
+                target.to(dev, non_blocking=True)
+    """, [(4, 9), (5, 9)]),
+    case("value_of_a_batch_dict", """
+        import torch
+        def to_device(batch, dev):
+            for k, v in batch.items():
+                v.to(dev)
+            return batch
+    """, [(4, 9)]),
+    case("values_of_a_batch_dict", """
+        import torch
+        def to_device(batch, dev):
+            for v in batch.values():
+                v.to(dev)
+    """, [(4, 9)]),
+    case("value_of_a_sorted_batch_dict", """
+        import torch
+        def to_device(batch, dev):
+            for k, v in sorted(batch.items()):
+                v.to(dev)
+    """, [(4, 9)]),
+    case("value_of_a_dict_display_of_tensors", """
+        import torch
+        def encode(ids, dev):
+            inputs = {"input_ids": torch.as_tensor(ids), "labels": torch.tensor([1])}
+            for k, v in inputs.items():
+                v.to(dev)
+    """, [(5, 9)]),
+    case("value_tested_with_torch_is_tensor", """
+        import torch
+        def move(obj, params, dev):
+            for k, v in params.items():
+                if torch.is_tensor(v):
+                    v.to(dev)
+                setattr(obj, k, v)
+    """, [(5, 13)]),
+    case("value_of_a_batch_dict_under_enumerate", """
+        import torch
+        def to_device(batch, dev):
+            for i, (k, v) in enumerate(batch.items()):
+                v.to(dev)
+    """, [(4, 9)]),
 ]
 
 NOT_FLAGGED = [
@@ -411,6 +551,267 @@ NOT_FLAGGED = [
         import torch
         def f(optimizer, d):
             optimizer.to(d)
+    """, []),
+    # -- issue 14: objects whose .to() works in place, and conventions the file contradicts ------
+    case("forward_input_named_data_may_be_a_pyg_graph", """
+        import torch
+        from torch import nn
+        class GNN(nn.Module):
+            def forward(self, data, batch):
+                data.to(self.device)
+                batch.to(self.device)
+    """, []),
+    case("forward_input_with_attributes_a_tensor_lacks", """
+        import torch
+        from torch import nn
+        class GNN(nn.Module):
+            def forward(self, g):
+                g.to(self.device)
+                return self.conv(g.x, g.edge_index)
+    """, []),
+    case("forward_input_annotated_as_a_dict", """
+        from typing import Dict
+        import torch
+        from torch import nn
+        class Head(nn.Module):
+            def forward(self, inp: Dict[str, torch.Tensor]):
+                inp.to(self.device)
+    """, []),
+    case("forward_input_iterated", """
+        import torch
+        from torch import nn
+        class Head(nn.Module):
+            def forward(self, inp):
+                inp.to(self.device)
+                return [t * 2 for t in inp]
+    """, []),
+    case("forward_input_passed_to_len", """
+        import torch
+        from torch import nn
+        class Head(nn.Module):
+            def forward(self, logits, labels):
+                labels.to(logits.device)
+                return torch.arange(len(labels))
+    """, []),
+    case("forward_input_indexed_with_an_int", """
+        import torch
+        from torch import nn
+        class Head(nn.Module):
+            def forward(self, inp):
+                inp.to(self.device)
+                return inp[0]
+    """, []),
+    case("forward_input_tested_with_isinstance", """
+        import torch
+        from torch import nn
+        class Head(nn.Module):
+            def forward(self, inp):
+                if isinstance(inp, list):
+                    return self.proj(torch.stack(inp))
+                inp.to(self.device)
+    """, []),
+    case("forward_input_with_a_non_none_default", """
+        import torch
+        from torch import nn
+        class Head(nn.Module):
+            def forward(self, x, scale=1.0):
+                scale.to(x.device)
+    """, []),
+    case("forward_of_a_class_that_is_not_a_module", """
+        import torch
+        class Step:
+            def forward(self, inp):
+                inp.to("cpu")
+    """, []),
+    case("input_of_a_method_other_than_forward", """
+        import torch
+        from torch import nn
+        class Head(nn.Module):
+            def prepare(self, inp):
+                inp.to(self.device)
+    """, []),
+    case("forward_input_in_a_file_with_a_class_of_its_own_with_to", """
+        import torch
+        from torch import nn
+        class Graph:
+            def to(self, device):
+                self.x = self.x.to(device)
+                return self
+        class GNN(nn.Module):
+            def forward(self, g):
+                g.to(self.device)
+    """, []),
+    case("rebinding_to_a_constructed_object_reaches_the_move", """
+        import torch
+        def wrap(values, device):
+            x = torch.as_tensor(values)
+            x = Graph(x)
+            x.to(device)
+    """, []),
+    case("rebinding_by_cls_reaches_the_move", """
+        import torch
+        class Holder:
+            @classmethod
+            def build(cls, values, device):
+                x = torch.as_tensor(values)
+                x = cls(x)
+                x.to(device)
+    """, []),
+    case("rebinding_in_an_exclusive_branch_inside_a_loop_reaches_the_next_round", """
+        import torch
+        def convert(values, device, steps):
+            x = torch.as_tensor(values)
+            for step in steps:
+                if step:
+                    x = Graph(x)
+                else:
+                    x.to(device)
+    """, []),
+    case("pyg_hetero_data_object", """
+        import torch
+        from torch_geometric.data import HeteroData
+        def f(d):
+            graph = HeteroData()
+            graph.to(d)
+            return graph
+    """, []),
+    case("object_of_a_class_of_the_file_whose_to_returns_self", """
+        import torch
+        class Records:
+            def __init__(self, values):
+                self.values = torch.as_tensor(values)
+            def to(self, device):
+                self.values = self.values.to(device)
+                return self
+        def move(values, device):
+            records = Records(values)
+            records.to(device)
+            return records
+    """, []),
+    case("trainer_result_collection", """
+        import torch
+        class Loop:
+            def reset(self):
+                self._results = _ResultCollection(training=True)
+            def teardown(self):
+                self._results.cpu()
+    """, []),
+    case("batch_encoding_from_a_processor", """
+        import torch
+        def encode(processor, images, dev):
+            inputs = processor(images=images, return_tensors="pt")
+            inputs.to(dev)
+    """, []),
+    case("module_moved_under_a_cuda_availability_guard", """
+        import torch
+        from torch import nn
+        def build():
+            rnn = nn.LSTM(4, 4)
+            if torch.cuda.is_available():
+                rnn.cuda()
+            return rnn
+    """, []),
+    case("items_of_kwargs", """
+        import torch
+        def to_device(dev, **kwargs):
+            for k, v in kwargs.items():
+                v.to(dev)
+    """, []),
+    case("items_of_a_dict_of_metrics", """
+        import torch
+        def to_device(dev):
+            meters = {"acc": Accuracy(), "f1": F1()}
+            for k, v in meters.items():
+                v.to(dev)
+    """, []),
+    case("items_of_an_attribute", """
+        import torch
+        class Tracker:
+            def move(self, dev):
+                for k, v in self.meters.items():
+                    v.to(dev)
+    """, []),
+    case("items_of_a_module_dict", """
+        import torch
+        def move(models, dev):
+            for name, m in models.items():
+                m.to(dev)
+    """, []),
+    case("items_value_named_like_a_model", """
+        import torch
+        def move(registry, dev):
+            for name, model in registry.items():
+                model.to(dev)
+    """, []),
+    case("items_value_guarded_by_hasattr", """
+        import torch
+        def move(batch, dev):
+            for k, v in batch.items():
+                if hasattr(v, "to"):
+                    v.to(dev)
+    """, []),
+    case("items_value_with_attributes_a_tensor_lacks", """
+        import torch
+        def move(batch, dev):
+            for k, v in batch.items():
+                v.to(dev)
+                print(v.name)
+    """, []),
+    case("enumerate_over_named_modules", """
+        import torch
+        def move(model, dev):
+            for i, (name, m) in enumerate(model.named_modules()):
+                m.to(dev)
+    """, []),
+    case("loop_over_a_list_of_model_optimizer_pairs", """
+        import torch
+        def move(a, b, oa, ob, dev):
+            pairs = [(a, oa), (b, ob)]
+            for m, o in pairs:
+                m.to(dev)
+    """, []),
+    case("name_passed_to_torch_stack_is_a_sequence", """
+        import torch
+        def f(xs, d):
+            y = torch.stack(xs)
+            xs.to(d)
+            return y
+    """, []),
+    case("name_tested_with_torch_is_tensor_is_not_known_to_be_one", """
+        import torch
+        def f(obj, d):
+            ok = torch.is_tensor(obj)
+            obj.to(d)
+            return ok
+    """, []),
+    case("items_listed_before_the_loop_are_not_a_batch", """
+        import torch
+        class Trainer:
+            def setup(self, networks):
+                for key, v in list(networks.items()):
+                    v.to(self.device)
+                    networks[key] = torch.nn.DataParallel(v)
+    """, []),
+    case("values_of_dicts_taken_from_a_list_display", """
+        import torch
+        class Trainer:
+            def set_devices(self):
+                for group in [self.models, self.losses]:
+                    for v in group.values():
+                        v.to(self.device)
+    """, []),
+    case("dict_display_with_a_value_of_unknown_type", """
+        import torch
+        def move(encoder, ids, dev):
+            parts = {"ids": torch.as_tensor(ids), "encoder": encoder}
+            for k, v in parts.items():
+                v.to(dev)
+    """, []),
+    case("enumerate_over_a_list_of_plain_elements", """
+        import torch
+        def move(items, dev):
+            for i, item in enumerate(items):
+                item.to(dev)
     """, []),
 ]
 
