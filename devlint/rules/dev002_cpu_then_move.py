@@ -46,9 +46,11 @@ RULE = Rule(
         `torch.zeros(n).to(device)` allocates and fills the tensor in host memory, then copies it to the
         device: an extra allocation and a host-to-device transfer (about 0.16 ms for 4 MB over PCIe 4.0)
         that `torch.zeros(n, device=device)` never does. In a training loop this adds up and
-        synchronises with the GPU. Not reported: `zeros_like(x)` and the other `*_like` factories
-        (they follow `x`'s device), `torch.from_numpy(a)` (the data is on the host anyway), moves to
-        `"cpu"` or to a dtype only, code under `with torch.device(...)` or after
+        synchronises with the GPU. Legacy constructors (`torch.LongTensor(ids)`) are CPU tensors too.
+        Not reported: `zeros_like(x)` and the other `*_like` factories (they follow `x`'s device),
+        random factories given `generator=` (a CPU generator draws on the CPU, and `device=` of
+        another device would raise), `torch.from_numpy(a)` (the data is on the host anyway), moves
+        to `"cpu"` or to a dtype only, code under `with torch.device(...)` or after
         `torch.set_default_device(...)`.
     """,
     example="""
@@ -66,8 +68,15 @@ RULE = Rule(
         `x.device`, a string, `torch.device(...)`) and the factory is not random. Unsafe when the target
         is a name that only looks like a device (`dev`), or the factory draws random numbers (`rand`,
         `randn`, `randint`, `randperm`, ...): the device's own generator gives other values than the
-        CPU's, so seeded results change. No fix when the target may be a tensor (`.to(other)` also copies
-        its dtype) or the move has more arguments than the device.
+        CPU's, so seeded results change. The move's line goes when it is a statement of its own
+        (`x = x.to(device)` after `x = torch.zeros(n)`): a comment at its end moves to the factory's
+        line, comment lines above it go above the factory. A fix never drops an argument of the
+        move: its `dtype` goes into `zeros`, `ones`, `empty` and `eye` (the same values in every
+        dtype); `non_blocking=`, `copy=`, `memory_format=`, a dtype elsewhere, and `.cuda(i)` get no
+        fix. A typed legacy constructor becomes `torch.tensor(data, dtype=..., device=...)` only for
+        a list or tuple display, `torch.empty(sizes, dtype=..., device=...)` only for integer
+        literals; otherwise (an int makes a size, a list makes data) no fix. No fix either when
+        the target may be a tensor (`.to(other)` also copies its dtype).
     """,
     tokens=("torch", method_call("to", "cuda"), words(*FACTORIES, *LEGACY_CONSTRUCTORS)),
     screen=_screen,
