@@ -74,8 +74,8 @@ RULE = Rule(
         move: its `dtype` goes into `zeros`, `ones`, `empty` and `eye` (the same values in every
         dtype); `non_blocking=`, `copy=`, `memory_format=`, a dtype elsewhere, and `.cuda(i)` get no
         fix. A typed legacy constructor becomes `torch.tensor(data, dtype=..., device=...)` only for
-        a list or tuple display, `torch.empty(sizes, dtype=..., device=...)` only for integer
-        literals; otherwise (an int makes a size, a list makes data) no fix. No fix either when
+        a list or tuple display, `torch.empty(sizes, dtype=..., device=...)` only for an integer
+        literal or several arguments; otherwise (an int makes a size, a list makes data) no fix. No fix either when
         the target may be a tensor (`.to(other)` also copies its dtype).
     """,
     tokens=("torch", method_call("to", "cuda"), words(*FACTORIES, *LEGACY_CONSTRUCTORS)),
@@ -224,16 +224,27 @@ def cpu_tensor_name(node: cst.BaseExpression, torch: TorchNames) -> Optional[str
 
 def _legacy_kind(factory: cst.Call) -> Optional[str]:
     """What a legacy constructor's arguments are, where the file shows it: "tensor" for one
-    sequence display (`LongTensor([1, 2])` is data), "empty" for integer literals
-    (`FloatTensor(2, 3)` is an uninitialised tensor of that size), else None."""
+    list (`LongTensor([1, 2])`, `LongTensor([a] + rest)` is data), "empty" for sizes
+    (`FloatTensor(2, 3)`, `LongTensor(n, m)`: the data form takes one argument), else None."""
     if any(arg.keyword is not None or arg.star for arg in factory.args):
         return None
     values = [arg.value for arg in factory.args]
-    if len(values) == 1 and isinstance(values[0], (cst.List, cst.Tuple, cst.ListComp)):
+    if len(values) == 1 and _is_sequence_display(values[0]):
         return "tensor"
-    if values and all(isinstance(value, cst.Integer) for value in values):
+    if len(values) > 1 or (values and isinstance(values[0], cst.Integer)):
         return "empty"
     return None
+
+
+def _is_sequence_display(expr: cst.BaseExpression) -> bool:
+    """`[...]`, `(a, b)`, `[x for ...]`, and `+`/`*` with a list display (`[a] + rest`, `[0] * n`),
+    which is a list or an error."""
+    if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp)):
+        return True
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Multiply)):
+        return isinstance(expr.left, cst.List) or isinstance(expr.right, cst.List) or (
+            isinstance(expr.operator, cst.Add) and (_is_sequence_display(expr.left) or _is_sequence_display(expr.right)))
+    return False
 
 
 def _suggestion(factory: cst.Call, name: str) -> str:

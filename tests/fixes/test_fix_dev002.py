@@ -749,3 +749,23 @@ def test_split_fix_and_discarded_move_fix_leave_no_report_in_one_run():
         """,
         unsafe=True,
     )
+
+
+def test_typed_legacy_constructor_of_several_sizes_and_of_a_list_sum():
+    # the data form takes one argument: two are sizes; `[a] + rest` is a list (or an error)
+    check(
+        """
+        import torch
+        def f(rows, cols, first, rest, device):
+            padded = torch.LongTensor(rows, cols).to(device)
+            ids = torch.LongTensor([first] + rest).to(device)
+            return padded, ids
+        """,
+        """
+        import torch
+        def f(rows, cols, first, rest, device):
+            padded = torch.empty(rows, cols, dtype=torch.long, device=device)
+            ids = torch.tensor([first] + rest, dtype=torch.long, device=device)
+            return padded, ids
+        """,
+    )
