@@ -10,7 +10,7 @@ import libcst as cst
 from devlint.analysis.edits import append_keyword
 from devlint.analysis.factories import (
     EXACT_IN_EVERY_DTYPE, FACTORIES, LEGACY_CONSTRUCTORS, LEGACY_DTYPES, RANDOM_FACTORIES, cpu_factory_name,
-    is_plain_device, legacy_constructor_name, move_target, strip_casts,
+    is_dtype, is_plain_device, legacy_constructor_name, move_target, strip_casts,
 )
 from devlint.analysis.names import identifiers, keyword
 from devlint.analysis.torch_names import TorchNames
@@ -109,6 +109,8 @@ class CpuTensorThenMove(RuleVisitor):
 
     def _inline_fix(self, move: cst.Call, factory: cst.Call, name: str, target: cst.BaseExpression) -> Optional[Fix]:
         receiver = move.func.value  # type: ignore[union-attr]
+        if _type_cast_between(receiver, factory, self.torch):
+            return None
         placed = self._placed_factory(move, target, factory, name, cast_between=receiver is not factory)
         if placed is None:
             return None
@@ -312,6 +314,16 @@ def _applicability(device: cst.BaseExpression, factory_name_: str, torch: TorchN
     if factory_name_ in RANDOM_FACTORIES or not plain:
         return Applicability.UNSAFE
     return Applicability.SAFE
+
+
+def _type_cast_between(expr: cst.BaseExpression, factory: cst.Call, torch: TorchNames) -> bool:
+    """A `.type(T)` between factory and move whose `T` may name a device (`"torch.FloatTensor"`,
+    `x.type()`): after the move is gone it would take the tensor back to T's device."""
+    while expr is not factory and isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        if expr.func.attr.value == "type" and not all(is_dtype(arg.value, torch) for arg in expr.args):
+            return True
+        expr = expr.func.value
+    return False
 
 
 def _replace_in_chain(expr: cst.BaseExpression, old: cst.Call, new: cst.Call) -> cst.BaseExpression:

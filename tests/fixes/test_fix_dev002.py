@@ -769,3 +769,28 @@ def test_typed_legacy_constructor_of_several_sizes_and_of_a_list_sum():
             return padded, ids
         """,
     )
+
+
+def test_type_cast_that_may_name_a_device_gets_no_fix():
+    # `.type("torch.FloatTensor")` is a CPU type: without the move after it the tensor would end there
+    unchanged(
+        """
+        import torch
+        def f(x, device):
+            a = torch.zeros(3).type("torch.FloatTensor").to(device)
+            b = torch.tensor(0).type(x.type()).to(x.device)
+            return a, b
+        """
+    )
+    check(
+        """
+        import torch
+        def f(device):
+            return torch.zeros(3).type(torch.float16).to(device)
+        """,
+        """
+        import torch
+        def f(device):
+            return torch.zeros(3, device=device).type(torch.float16)
+        """,
+    )
