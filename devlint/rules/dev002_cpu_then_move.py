@@ -75,8 +75,9 @@ RULE = Rule(
         dtype); `non_blocking=`, `copy=`, `memory_format=`, a dtype elsewhere, and `.cuda(i)` get no
         fix. A typed legacy constructor becomes `torch.tensor(data, dtype=..., device=...)` only for
         a list or tuple display, `torch.empty(sizes, dtype=..., device=...)` only for an integer
-        literal or several arguments; otherwise (an int makes a size, a list makes data) no fix. No fix either when
-        the target may be a tensor (`.to(other)` also copies its dtype).
+        literal or several arguments; otherwise (an int makes a size, a list makes data) no fix.
+        No fix either when the target may be a tensor (`.to(other)` also copies its dtype), or
+        across a `.type(T)` whose `T` may name a device.
     """,
     tokens=("torch", method_call("to", "cuda"), words(*FACTORIES, *LEGACY_CONSTRUCTORS)),
     screen=_screen,
