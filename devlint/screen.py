@@ -270,9 +270,8 @@ def contains(function: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.expr) -
 
 
 def places_tensor(call: ast.Call) -> bool:
-    """`device=`, `out=`, `*args` or `**kwargs` (mirrors `analysis.factories.places_tensor`)."""
-    return (any(k.arg in ("device", "out") or k.arg is None for k in call.keywords)
-            or any(type(a) is ast.Starred for a in call.args))
+    """`device=`, `out=` or `**kwargs` (mirrors `analysis.factories.places_tensor`)."""
+    return any(k.arg in ("device", "out") or k.arg is None for k in call.keywords)
 
 
 def strip_casts(expr: ast.expr) -> ast.expr:

@@ -45,7 +45,11 @@ def _dev002(m, tmp_path):
     assert m.make_targets([1, 2], "cpu").dtype == torch.float32
     assert m.make_image_batch("cpu").shape == (64, 3, 224, 224)
     assert m.make_noise((2, 2), "cpu").shape == (2, 2)
-    return {"make_mask", "make_positions", "make_targets", "make_image_batch", "make_noise"}
+    assert m.make_grid(2, 3, "cpu").shape == (2, 3)
+    lengths = m.make_lengths(["a", "bcd"], "cpu")
+    assert lengths.tolist() == [1, 3] and lengths.dtype == torch.long
+    return {"make_mask", "make_positions", "make_targets", "make_image_batch", "make_noise", "make_grid",
+            "make_lengths"}
 
 
 def _dev003(m, tmp_path):

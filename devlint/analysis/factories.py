@@ -20,6 +20,15 @@ LEGACY_CONSTRUCTORS = frozenset({
     "Tensor", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
     "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
 })
+# The dtype each typed legacy constructor makes, as a maintainer writes it (`torch.long`).
+LEGACY_DTYPES = {
+    "FloatTensor": "float", "DoubleTensor": "double", "HalfTensor": "half", "BFloat16Tensor": "bfloat16",
+    "LongTensor": "long", "IntTensor": "int", "ShortTensor": "short", "CharTensor": "int8",
+    "ByteTensor": "uint8", "BoolTensor": "bool",
+}
+# Factories whose values are the same whatever dtype they are made in (0, 1, uninitialised):
+# `zeros(n).to(torch.half)` is `zeros(n, dtype=torch.half)` exactly.
+EXACT_IN_EVERY_DTYPE = frozenset({"zeros", "ones", "empty", "eye"})
 # Sparse constructors take their device from their indices and values unless given `device=`.
 SPARSE_FACTORIES = frozenset({"sparse_coo_tensor", "sparse_csr_tensor"})
 LIKE_FACTORIES = frozenset(name for name in FACTORIES if name.endswith("_like"))
@@ -81,19 +90,24 @@ def cpu_factory_name(node: cst.BaseExpression, torch: TorchNames) -> Optional[st
     """The factory's name when `node` certainly creates a tensor on the CPU (the default device).
 
     `zeros_like(x)` and friends follow `x`'s device, and a factory given `device=` (or
-    `**kwargs` that may carry it) is placed already: those are not CPU tensors."""
+    `**kwargs` that may carry it) is placed already: those are not CPU tensors. Nor is a
+    random factory given `generator=`: it draws where its generator lives, and a CPU
+    generator makes the CPU draw the point (`device=` of another device would raise)."""
     name = factory_name(node, torch)
     if name is None or name in LIKE_FACTORIES or places_tensor(node):  # type: ignore[arg-type]
+        return None
+    if keyword(node, "generator") is not None:  # type: ignore[arg-type]
         return None
     return name
 
 
 def places_tensor(call: cst.Call) -> bool:
-    """The factory call already says where the tensor goes (or we cannot know)."""
+    """The factory call already says where the tensor goes (or we cannot know). A starred
+    positional (`torch.zeros(*shape)`) is only sizes or data: `device=` is keyword-only."""
     return (
         keyword(call, "device") is not None
         or keyword(call, "out") is not None
-        or any(arg.star for arg in call.args)  # **factory_kwargs usually carries device=
+        or any(arg.star == "**" for arg in call.args)  # **factory_kwargs usually carries device=
     )
 
 

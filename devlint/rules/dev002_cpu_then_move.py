@@ -2,27 +2,40 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Optional, Sequence, Union
 
 import libcst as cst
 
 from devlint.analysis.edits import append_keyword
 from devlint.analysis.factories import (
-    FACTORIES, RANDOM_FACTORIES, cpu_factory_name, is_plain_device, move_target, strip_casts,
+    EXACT_IN_EVERY_DTYPE, FACTORIES, LEGACY_CONSTRUCTORS, LEGACY_DTYPES, RANDOM_FACTORIES, cpu_factory_name,
+    is_dtype, is_plain_device, legacy_constructor_name, move_target, strip_casts,
 )
 from devlint.analysis.names import identifiers, keyword
+from devlint.analysis.torch_names import TorchNames
 from devlint.diagnostics import Applicability
 from devlint.prefilter import method_call, words
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
 from devlint.screen import SyntaxFacts, strip_casts as strip_casts_of_ast
 
+_LEGACY = frozenset(f"torch.{name}" for name in LEGACY_CONSTRUCTORS)
+
 
 def _screen(facts: SyntaxFacts) -> bool:
     """A CPU factory moved in its own chain, or assigned to `x` where some `x = x.to(...)` is."""
     for move in facts.moves:
-        if facts.is_cpu_factory(strip_casts_of_ast(move.func.value)):  # type: ignore[attr-defined]
+        if _may_be_cpu_tensor(facts, strip_casts_of_ast(move.func.value)):  # type: ignore[attr-defined]
             return True
-    return any(name in facts.moved_in_place and facts.is_cpu_factory(call) for name, call in facts.assigned_calls)
+    return any(name in facts.moved_in_place and _may_be_cpu_tensor(facts, call) for name, call in facts.assigned_calls)
+
+
+def _may_be_cpu_tensor(facts: SyntaxFacts, node: ast.expr) -> bool:
+    """Mirrors `cpu_tensor_name`: a CPU factory, or a legacy constructor with arguments."""
+    if facts.is_cpu_factory(node):
+        return True
+    return (type(node) is ast.Call and bool(node.args or node.keywords)  # type: ignore[attr-defined]
+            and any(name in _LEGACY for name in facts.torch_names(node)))  # type: ignore[arg-type]
 
 
 RULE = Rule(
@@ -33,9 +46,11 @@ RULE = Rule(
         `torch.zeros(n).to(device)` allocates and fills the tensor in host memory, then copies it to the
         device: an extra allocation and a host-to-device transfer (about 0.16 ms for 4 MB over PCIe 4.0)
         that `torch.zeros(n, device=device)` never does. In a training loop this adds up and
-        synchronises with the GPU. Not reported: `zeros_like(x)` and the other `*_like` factories
-        (they follow `x`'s device), `torch.from_numpy(a)` (the data is on the host anyway), moves to
-        `"cpu"` or to a dtype only, code under `with torch.device(...)` or after
+        synchronises with the GPU. Legacy constructors (`torch.LongTensor(ids)`) are CPU tensors too.
+        Not reported: `zeros_like(x)` and the other `*_like` factories (they follow `x`'s device),
+        random factories given `generator=` (a CPU generator draws on the CPU, and `device=` of
+        another device would raise), `torch.from_numpy(a)` (the data is on the host anyway), moves
+        to `"cpu"` or to a dtype only, code under `with torch.device(...)` or after
         `torch.set_default_device(...)`.
     """,
     example="""
@@ -53,10 +68,18 @@ RULE = Rule(
         `x.device`, a string, `torch.device(...)`) and the factory is not random. Unsafe when the target
         is a name that only looks like a device (`dev`), or the factory draws random numbers (`rand`,
         `randn`, `randint`, `randperm`, ...): the device's own generator gives other values than the
-        CPU's, so seeded results change. No fix when the target may be a tensor (`.to(other)` also copies
-        its dtype) or the move has more arguments than the device.
+        CPU's, so seeded results change. The move's line goes when it is a statement of its own
+        (`x = x.to(device)` after `x = torch.zeros(n)`): a comment at its end moves to the factory's
+        line, comment lines above it go above the factory. A fix never drops an argument of the
+        move: its `dtype` goes into `zeros`, `ones`, `empty` and `eye` (the same values in every
+        dtype); `non_blocking=`, `copy=`, `memory_format=`, a dtype elsewhere, and `.cuda(i)` get no
+        fix. A typed legacy constructor becomes `torch.tensor(data, dtype=..., device=...)` only for
+        a list or tuple display, `torch.empty(sizes, dtype=..., device=...)` only for an integer
+        literal or several arguments; otherwise (an int makes a size, a list makes data) no fix.
+        No fix either when the target may be a tensor (`.to(other)` also copies its dtype), or
+        across a `.type(T)` whose `T` may name a device.
     """,
-    tokens=("torch", method_call("to", "cuda"), words(*FACTORIES)),
+    tokens=("torch", method_call("to", "cuda"), words(*FACTORIES, *LEGACY_CONSTRUCTORS)),
     screen=_screen,
 )
 
@@ -73,7 +96,7 @@ class CpuTensorThenMove(RuleVisitor):
         if target is None or self.ctx.device_placed():
             return
         factory = strip_casts(node.func.value)  # type: ignore[union-attr]
-        name = cpu_factory_name(factory, self.torch)
+        name = cpu_tensor_name(factory, self.torch)
         if name is None:
             return
         assert isinstance(factory, cst.Call)
@@ -81,21 +104,47 @@ class CpuTensorThenMove(RuleVisitor):
         move = ".cuda()" if method == "cuda" else ".to(...)"
         message = (
             f"`torch.{name}(...)` is created on the CPU and then moved with `{move}`;"
-            f" create it on the device: `torch.{name}(..., device=...)`"
+            f" create it on the device: {_suggestion(factory, name)}"
         )
         self.pending.append((factory, message, self._inline_fix(node, factory, name, target)))
 
     def _inline_fix(self, move: cst.Call, factory: cst.Call, name: str, target: cst.BaseExpression) -> Optional[Fix]:
-        device = _device_argument(move, target)
-        if device is None:
+        receiver = move.func.value  # type: ignore[union-attr]
+        if _type_cast_between(receiver, factory, self.torch):
             return None
-        applicability = _applicability(device, name, factory, self.torch)
+        placed = self._placed_factory(move, target, factory, name, cast_between=receiver is not factory)
+        if placed is None:
+            return None
+        new_factory, applicability = placed
+        # Rebuild the chain with the move removed: the casts between factory and move stay.
+        replaced = _replace_in_chain(receiver, factory, new_factory)
+        return Fix(applicability, "Create the tensor on the device", {move: replaced})
+
+    def _placed_factory(self, move: cst.Call, target: cst.BaseExpression, factory: cst.Call, name: str,
+                        cast_between: bool) -> Optional[tuple[cst.Call, Applicability]]:
+        """The factory call that creates on the move's device what the move produced, and how
+        safe that is; None when the move says something the factory cannot (a fix never drops
+        an argument of the call it rewrites)."""
+        folded = _move_arguments(move, target, self.torch)
+        if folded is None:
+            return None
+        device, dtype = folded
+        applicability = _applicability(device, name, self.torch)
         if applicability is None:
             return None
-        # Rebuild the chain with the move removed: the casts between factory and move stay.
-        receiver = move.func.value  # type: ignore[union-attr]
-        replaced = _replace_in_chain(receiver, factory, append_keyword(factory, "device", device))
-        return Fix(applicability, "Create the tensor on the device", {move: replaced})
+        if name in LEGACY_CONSTRUCTORS:
+            if dtype is not None:
+                return None
+            placed = _from_legacy(factory, name, device, self.torch)
+            return None if placed is None else (placed, applicability)
+        if dtype is not None:
+            # `zeros(n).to(d, torch.half)` is `zeros(n, dtype=torch.half, device=d)`: its values are
+            # the same in every dtype. Elsewhere the cast may round otherwise (`full`, `arange`,
+            # `tensor`, random draws), or a cast between would come after it: no fix.
+            if cast_between or name not in EXACT_IN_EVERY_DTYPE or keyword(factory, "dtype") is not None:
+                return None
+            factory = append_keyword(factory, "dtype", dtype)
+        return append_keyword(factory, "device", device), applicability
 
     # `x = torch.zeros(n)` ... `x = x.to(dev)` in the same block
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
@@ -113,42 +162,49 @@ class CpuTensorThenMove(RuleVisitor):
                 continue
             variable = created.targets[0].target.value
             factory = strip_casts(created.value)
-            name = cpu_factory_name(factory, self.torch)
+            name = cpu_tensor_name(factory, self.torch)
             if name is None or factory is not created.value:
                 continue
             for j in range(i + 1, min(i + 8, len(body))):
                 later = body[j]
                 move = _self_move(later, variable, self.torch)
                 if move is not None:
-                    self._report_split(statement, created, factory, name, later, move,  # type: ignore[arg-type]
-                                       body[i + 1:j])
+                    self._report_split(body, i, factory, name, j, move)  # type: ignore[arg-type]
                     break
                 if variable in set(identifiers(later)):
                     break
 
-    def _report_split(self, first: cst.BaseStatement, created: cst.Assign, factory: cst.Call, name: str,
-                      second: cst.BaseStatement, move: cst.Call, between: Sequence[cst.BaseStatement]) -> None:
-        target = move_target(move, self.torch)
+    def _report_split(self, body: Sequence[cst.BaseStatement], i: int, factory: cst.Call, name: str, j: int,
+                      move: cst.Call) -> None:
         method = move.func.attr.value  # type: ignore[union-attr]
         message = (
             f"`torch.{name}(...)` is created on the CPU and moved on a later line with"
-            f" `.{method}(...)`; create it on the device: `torch.{name}(..., device=...)`"
+            f" `.{method}(...)`; create it on the device: {_suggestion(factory, name)}"
         )
-        fix = None
-        device = _device_argument(move, target) if target is not None else None
-        applicability = _applicability(device, name, factory, self.torch) if device is not None else None
-        names_in_device = set(identifiers(device)) if device is not None else set()
-        movable = (
-            applicability is not None
-            and isinstance(second, cst.SimpleStatementLine)
-            and not _has_comments(second)
-            and not any(names_in_device & set(identifiers(s)) for s in between)
-        )
-        if movable:
-            assert device is not None and applicability is not None
-            fix = Fix(applicability, "Create the tensor on the device",
-                      {factory: append_keyword(factory, "device", device), second: cst.RemoveFromParent()})
-        self.pending.append((factory, message, fix))
+        self.pending.append((factory, message, self._split_fix(body, i, factory, name, j, move)))
+
+    def _split_fix(self, body: Sequence[cst.BaseStatement], i: int, factory: cst.Call, name: str, j: int,
+                   move: cst.Call) -> Optional[Fix]:
+        """The device goes into the factory and the move's line goes; its comments and blank
+        lines stay where a reader expects them (see `_without_statement`)."""
+        target = move_target(move, self.torch)
+        if target is None:
+            return None
+        placed = self._placed_factory(move, target, factory, name, cast_between=False)
+        if placed is None:
+            return None
+        new_factory, applicability = placed
+        # the move's arguments are evaluated later: names they read must not change in between
+        read = {n for arg in move.args for n in identifiers(arg.value)}
+        if any(read & set(identifiers(s)) for s in body[i + 1:j]):
+            return None
+        replacements = _without_statement(body, i, j)
+        if replacements is None:
+            return None
+        first = replacements.pop(body[i], body[i])
+        # `with_changes` keeps a statement's children, so the factory is still found in it
+        replacements[body[i]] = first.deep_replace(factory, new_factory)  # type: ignore[arg-type]
+        return Fix(applicability, "Create the tensor on the device", replacements)
 
     def finish(self) -> None:
         if self.ctx.sets_default_device:
@@ -157,24 +213,118 @@ class CpuTensorThenMove(RuleVisitor):
             self.report(node, message, fix)
 
 
-def _device_argument(move: cst.Call, target: cst.BaseExpression) -> Optional[cst.BaseExpression]:
-    """The expression to pass as `device=`, or None when the move says more than a device."""
+def cpu_tensor_name(node: cst.BaseExpression, torch: TorchNames) -> Optional[str]:
+    """A factory that creates on the CPU (`cpu_factory_name`), or a legacy constructor with
+    arguments and no keywords (`torch.LongTensor(ids)`): always a CPU tensor."""
+    name = cpu_factory_name(node, torch)
+    if name is not None:
+        return name
+    legacy = legacy_constructor_name(node, torch)
+    if legacy is None or any(arg.keyword is not None or arg.star == "**" for arg in node.args):  # type: ignore
+        return None
+    return legacy
+
+
+def _legacy_kind(factory: cst.Call) -> Optional[str]:
+    """What a legacy constructor's arguments are, where the file shows it: "tensor" for one
+    list (`LongTensor([1, 2])`, `LongTensor([a] + rest)` is data), "empty" for sizes
+    (`FloatTensor(2, 3)`, `LongTensor(n, m)`: the data form takes one argument), else None."""
+    if any(arg.keyword is not None or arg.star for arg in factory.args):
+        return None
+    values = [arg.value for arg in factory.args]
+    if len(values) == 1 and _is_sequence_display(values[0]):
+        return "tensor"
+    if len(values) > 1 or (values and isinstance(values[0], cst.Integer)):
+        return "empty"
+    return None
+
+
+def _is_sequence_display(expr: cst.BaseExpression) -> bool:
+    """`[...]`, `(a, b)`, `[x for ...]`, and `+`/`*` with a list display (`[a] + rest`, `[0] * n`),
+    which is a list or an error."""
+    if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp)):
+        return True
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Multiply)):
+        return isinstance(expr.left, cst.List) or isinstance(expr.right, cst.List) or (
+            isinstance(expr.operator, cst.Add) and (_is_sequence_display(expr.left) or _is_sequence_display(expr.right)))
+    return False
+
+
+def _suggestion(factory: cst.Call, name: str) -> str:
+    if name not in LEGACY_CONSTRUCTORS:
+        return f"`torch.{name}(..., device=...)`"
+    dtype = f"torch.{LEGACY_DTYPES[name]}" if name in LEGACY_DTYPES else "..."
+    kind = _legacy_kind(factory)
+    if kind is not None:
+        return f"`torch.{kind}(..., dtype={dtype}, device=...)`"
+    return f"`torch.tensor(data, dtype={dtype}, device=...)` or `torch.empty(size, dtype={dtype}, device=...)`"
+
+
+def _from_legacy(factory: cst.Call, name: str, device: cst.BaseExpression, torch: TorchNames) -> Optional[cst.Call]:
+    """`torch.LongTensor([1, 2])` -> `torch.tensor([1, 2], dtype=torch.long, device=d)`; None
+    unless the file shows data or sizes, the dtype is known (`torch.Tensor` follows the default
+    dtype), and torch is reached through its module name."""
+    kind = _legacy_kind(factory)
+    func = factory.func
+    if kind is None or name not in LEGACY_DTYPES or not isinstance(func, cst.Attribute):
+        return None
+    if not isinstance(func.value, cst.Name) or torch.qualify(func.value) != "torch":
+        return None
+    dtype = cst.Attribute(value=cst.Name(func.value.value), attr=cst.Name(LEGACY_DTYPES[name]))
+    call = factory.with_changes(func=func.with_changes(attr=cst.Name(kind)))
+    return append_keyword(append_keyword(call, "dtype", dtype), "device", device)
+
+
+def _move_arguments(move: cst.Call, target: cst.BaseExpression,
+                    torch: TorchNames) -> Optional[tuple[cst.BaseExpression, Optional[cst.BaseExpression]]]:
+    """The move's device (as the expression to pass as `device=`) and dtype, or None when it
+    passes more: `non_blocking=`, `copy=`, `memory_format=` have no place in a factory, and a
+    fix never drops an argument (for `torch.tensor(data)` the device form would even copy
+    without `non_blocking`)."""
     method = move.func.attr.value  # type: ignore[union-attr]
     if method == "cuda":
-        return cst.SimpleString('"cuda"') if not move.args else None
-    others = [a for a in move.args if a.value is not target and not (a.keyword and a.keyword.value == "non_blocking")]
-    return None if others else target
+        return (cst.SimpleString('"cuda"'), None) if not move.args else None
+    if any(arg.star for arg in move.args):
+        return None
+    dtype: Optional[cst.BaseExpression] = None
+    positional_ = [arg for arg in move.args if arg.keyword is None]
+    for arg in move.args:
+        if arg.keyword is None:
+            continue
+        if arg.keyword.value == "dtype":
+            dtype = arg.value
+        elif arg.keyword.value != "device":
+            return None
+    device_by_keyword = keyword(move, "device") is not None
+    # `.to(device, dtype)`; with `device=` a lone positional is the dtype
+    positional_dtypes = positional_ if device_by_keyword else positional_[1:]
+    if len(positional_dtypes) > 1 or (positional_dtypes and dtype is not None):
+        return None
+    if positional_dtypes:
+        dtype = positional_dtypes[0].value
+    if not device_by_keyword and (not positional_ or positional_[0].value is not target):
+        return None
+    return target, dtype
 
 
-def _applicability(device: cst.BaseExpression, factory_name_: str, factory: cst.Call,  # type: ignore[no-untyped-def]
-                   torch) -> Optional[Applicability]:
+def _applicability(device: cst.BaseExpression, factory_name_: str, torch: TorchNames) -> Optional[Applicability]:
     plain = is_plain_device(device, torch)
     looks_like_device = plain or any("dev" in word.lower() for word in identifiers(device))
     if not looks_like_device:
         return None  # may be a tensor: `.to(other)` also takes its dtype
-    if factory_name_ in RANDOM_FACTORIES or keyword(factory, "generator") is not None or not plain:
+    if factory_name_ in RANDOM_FACTORIES or not plain:
         return Applicability.UNSAFE
     return Applicability.SAFE
+
+
+def _type_cast_between(expr: cst.BaseExpression, factory: cst.Call, torch: TorchNames) -> bool:
+    """A `.type(T)` between factory and move whose `T` may name a device (`"torch.FloatTensor"`,
+    `x.type()`): after the move is gone it would take the tensor back to T's device."""
+    while expr is not factory and isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        if expr.func.attr.value == "type" and not all(is_dtype(arg.value, torch) for arg in expr.args):
+            return True
+        expr = expr.func.value
+    return False
 
 
 def _replace_in_chain(expr: cst.BaseExpression, old: cst.Call, new: cst.Call) -> cst.BaseExpression:
@@ -210,12 +360,39 @@ def _self_move(statement: cst.CSTNode, variable: str, torch) -> Optional[cst.Cal
     return value if move_target(value, torch) is not None else None
 
 
-def _has_comments(statement: Union[cst.SimpleStatementLine, cst.CSTNode]) -> bool:
-    if not isinstance(statement, cst.SimpleStatementLine):
-        return True
-    if any(line.comment is not None for line in statement.leading_lines):
-        return True
-    return statement.trailing_whitespace.comment is not None
+def _without_statement(body: Sequence[cst.BaseStatement], i: int,
+                       j: int) -> Optional[dict[cst.CSTNode, cst.CSTNode]]:
+    """Replacements that remove `body[j]` (the move) and keep what it carried:
+    - a comment at its end goes to the end of `body[i]` (the factory's line), if that has none;
+    - comment lines above it go above `body[i]` when nothing stands between the two;
+    - blank lines above it go to the statement after it (the paragraph break stays), unless
+      that one starts with a blank line already or there is none.
+    None where a comment has nowhere sensible to go."""
+    first, second = body[i], body[j]
+    assert isinstance(first, cst.SimpleStatementLine) and isinstance(second, cst.SimpleStatementLine)
+    replacements: dict[cst.CSTNode, cst.CSTNode] = {second: cst.RemoveFromParent()}
+    comment = second.trailing_whitespace.comment
+    new_first = first
+    if comment is not None:
+        if first.trailing_whitespace.comment is not None:
+            return None
+        new_first = new_first.with_changes(trailing_whitespace=first.trailing_whitespace.with_changes(
+            whitespace=cst.SimpleWhitespace("  "), comment=comment))
+    leading = list(second.leading_lines)
+    comments = [line for line in leading if line.comment is not None]
+    if comments:
+        if j != i + 1:
+            return None
+        new_first = new_first.with_changes(leading_lines=[*first.leading_lines, *comments])
+    blanks = [line for line in leading if line.comment is None]
+    if blanks and j + 1 < len(body):
+        after = body[j + 1]
+        after_leading = list(getattr(after, "leading_lines", ()))
+        if not (after_leading and after_leading[0].comment is None):
+            replacements[after] = after.with_changes(leading_lines=[blanks[0], *after_leading])
+    if new_first is not first:
+        replacements[first] = new_first
+    return replacements
 
 
 __all__ = ["RULE", "CpuTensorThenMove"]

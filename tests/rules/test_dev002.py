@@ -106,6 +106,38 @@ FLAGGED = [
         import torch
         x = torch.ones(2).to("cuda:1")
     """, [(2, 5)]),
+    # issue 14: a starred positional is sizes (device= is keyword-only); only `**kwargs` may place
+    case("starred_sizes", """
+        import torch
+        def f(shape, idx, dev, device):
+            a = torch.zeros(*shape).to(dev)
+            b = torch.ones(*idx.shape, dtype=bool).to(device)
+            return a, b
+    """, [(3, 9), (4, 9)]),
+    case("legacy_constructor_then_move", """
+        import torch
+        def f(a, ids, dev):
+            x = torch.FloatTensor(a).to(dev)
+            y = torch.LongTensor(ids).cuda()
+            return x, y
+    """, [(3, 9), (4, 9)]),
+    case("legacy_constructor_moved_on_the_next_statement", """
+        import torch
+        def f(ids, dev):
+            x = torch.LongTensor(ids)
+            x = x.to(dev)
+            return x
+    """, [(3, 9)]),
+    case("factories_inside_a_list_argument", """
+        import torch
+        def grid(ny, nx, d):
+            return torch.meshgrid([torch.arange(ny).to(d), torch.arange(nx).to(d)])
+    """, [(3, 28), (3, 52)]),
+    case("move_with_dtype_and_memory_format", """
+        import torch
+        x = torch.zeros(2).to(device, torch.half)
+        y = torch.empty(1, 3, 4, 4).to(device, memory_format=torch.channels_last)
+    """, [(2, 5), (3, 5)]),
 ]
 
 NOT_FLAGGED = [
@@ -178,6 +210,23 @@ NOT_FLAGGED = [
     case("noqa_on_the_line", """
         import torch
         x = torch.zeros(3).to(device)  # noqa: DEV002
+    """, []),
+    # issue 14: a CPU generator forces the draw onto the CPU; `device=` would raise
+    case("random_factory_with_generator", """
+        import torch
+        def f(n, g, device):
+            a = torch.randn(n, generator=g).to(device)
+            b = torch.randperm(n, generator=g)
+            b = b.to(device)
+            return a, b
+    """, []),
+    case("legacy_constructor_without_arguments", """
+        import torch
+        x = torch.Tensor().to(device)
+    """, []),
+    case("legacy_constructor_with_keywords", """
+        import torch
+        x = torch.Tensor(3, device=device).to(device)
     """, []),
     case("tensor_method_new_zeros", """
         import torch
