@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from devlint.analysis.devices import DeviceNameTracker
+from devlint.analysis.devices import DeviceNameTracker, DeviceVariable
 from devlint.analysis.edits import append_keyword
 from devlint.analysis.names import has_star_kwargs, keyword, positional
 from devlint.diagnostics import Applicability
@@ -76,15 +76,18 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
         fix = None
         if not any(arg.star == "*" for arg in node.args):  # `*args` may hold map_location already
             safe = id(node) in self.into_load_state_dict
-            # Into load_state_dict "cpu" always works (the values are copied to the module's device);
-            # the file's device variable might be an int rank, which map_location rejects.
-            variable = None if safe else self.device_variable()
+            # Into load_state_dict "cpu" always works (the values are copied to the module's device).
+            # the file's device variable might be an int rank, which map_location rejects: it is used
+            # only when shown to hold a device string or a torch.device (`strict`)
+            found = DeviceVariable() if safe else self.device_variable(strict=True)
+            variable = found.name
             value = cst.parse_expression(variable) if variable else cst.SimpleString('"cpu"')
-            fix = Fix(
-                Applicability.SAFE if safe else Applicability.UNSAFE,
-                f"Add `map_location={variable or 'cpu'}`",
-                {given.value: value} if given is not None else {node: append_keyword(node, "map_location", value)},
-            )
+            if not found.blocked:
+                fix = Fix(
+                    Applicability.SAFE if safe else Applicability.UNSAFE,
+                    f"Add `map_location={variable or 'cpu'}`",
+                    {given.value: value} if given is not None else {node: append_keyword(node, "map_location", value)},
+                )
         name = self.ctx.module.code_for_node(node.func)
         self.report(
             node,
