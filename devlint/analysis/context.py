@@ -194,9 +194,27 @@ class ContextEnter(cst.BatchableCSTVisitor):
         if self.ctx.loops_over_gpus(node.iter):
             self.ctx.guard_depth += 1
 
+    def visit_ListComp_elt(self, node: cst.ListComp) -> None:
+        self._enter_comprehension(node.for_in)
+
+    def visit_SetComp_elt(self, node: cst.SetComp) -> None:
+        self._enter_comprehension(node.for_in)
+
+    def visit_GeneratorExp_elt(self, node: cst.GeneratorExp) -> None:
+        self._enter_comprehension(node.for_in)
+
+    def visit_DictComp_value(self, node: cst.DictComp) -> None:
+        self._enter_comprehension(node.for_in)
+
+    def _enter_comprehension(self, for_in: cst.CompFor) -> None:
+        if _comprehension_loops_over_gpus(self.ctx, for_in):
+            self.ctx.guard_depth += 1
+
     def visit_With_body(self, node: cst.With) -> None:
         if any(_is_device_context(self.ctx, item) for item in node.items):
             self.ctx.device_context_depth += 1
+        if any(guards.is_cuda_context(item.item) for item in node.items):
+            self.ctx.guard_depth += 1
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.ctx.torch.is_call_to(node, "set_default_device"):
@@ -262,9 +280,36 @@ class ContextExit(cst.BatchableCSTVisitor):
         if self.ctx.loops_over_gpus(original_node.iter):
             self.ctx.guard_depth -= 1
 
+    def leave_ListComp_elt(self, original_node: cst.ListComp) -> None:
+        self._leave_comprehension(original_node.for_in)
+
+    def leave_SetComp_elt(self, original_node: cst.SetComp) -> None:
+        self._leave_comprehension(original_node.for_in)
+
+    def leave_GeneratorExp_elt(self, original_node: cst.GeneratorExp) -> None:
+        self._leave_comprehension(original_node.for_in)
+
+    def leave_DictComp_value(self, original_node: cst.DictComp) -> None:
+        self._leave_comprehension(original_node.for_in)
+
+    def _leave_comprehension(self, for_in: cst.CompFor) -> None:
+        if _comprehension_loops_over_gpus(self.ctx, for_in):
+            self.ctx.guard_depth -= 1
+
     def leave_With_body(self, original_node: cst.With) -> None:
         if any(_is_device_context(self.ctx, item) for item in original_node.items):
             self.ctx.device_context_depth -= 1
+        if any(guards.is_cuda_context(item.item) for item in original_node.items):
+            self.ctx.guard_depth -= 1
+
+
+def _comprehension_loops_over_gpus(ctx: FileContext, for_in: Optional[cst.CompFor]) -> bool:
+    """`[... for i in range(torch.cuda.device_count())]`: the element is made once per GPU."""
+    while for_in is not None:
+        if ctx.loops_over_gpus(for_in.iter):
+            return True
+        for_in = for_in.inner_for_in
+    return False
 
 
 def _deleted_names(target: cst.BaseExpression) -> list[str]:

@@ -30,7 +30,11 @@ from devlint.walk import children
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.analysis.torch_names import TorchNames
 
-_CUDA_WORD = re.compile(r"cuda|gpu|accelerator", re.IGNORECASE)
+# CUDA, a GPU, and what only runs on one (NCCL, TensorRT)
+_CUDA_WORD = re.compile(r"cuda|gpu|accelerator|nccl|tensorrt", re.IGNORECASE)
+# What a guard's test may hold: the CUDA words, the CPU (`dev.type == "cpu"`, `use_cpu`), `isinstance`
+_GUARD_WORD = re.compile(r"cuda|gpu|accelerator|nccl|tensorrt|cpu|isinstance", re.IGNORECASE)
+_CPU_WORD = re.compile(r"cpu", re.IGNORECASE)
 # `no_cuda`, `disable_gpu`, `without_cuda`, `cpu_only`: true where CUDA is *not* used
 _NEGATIVE_WORD = re.compile(r"(^|_)(no|not|disable|disabled|without|skip)_?(cuda|gpu)|cpu_?only", re.IGNORECASE)
 _CUDA_DEVICE_WORDS = ("cuda", "gpu")
@@ -49,7 +53,7 @@ def name_mentions_cuda(name: str) -> bool:
 
 def guarded_branches(test: cst.BaseExpression) -> tuple[bool, bool]:
     """(the body of `if test` runs only where CUDA is there, its `else` does)."""
-    if not mentions_cuda(test):
+    if not any(_GUARD_WORD.search(word) for word in identifiers(test)):
         return False, False
     return _implies_cuda(test, True), _implies_cuda(test, False)
 
@@ -67,11 +71,26 @@ def _implies_cuda(test: cst.BaseExpression, outcome: bool) -> bool:
         if len(test.comparisons) != 1:
             return outcome and mentions_cuda(test)
         return _comparison_implies_cuda(test.left, test.comparisons[0], outcome)
-    if not mentions_cuda(test):
-        return False
-    if any(_NEGATIVE_WORD.search(word) for word in identifiers(test)):
+    if _is_int_device_test(test):
+        # `isinstance(device, int)`: an int device is a CUDA index (PyTorch reads it so)
+        return outcome
+    words = list(identifiers(test))
+    if not any(_CUDA_WORD.search(word) for word in words):
+        # `use_cpu`, `args.cpu`: where it is false, the code was asked for the accelerator
+        return not outcome and any(_CPU_WORD.search(word) for word in words)
+    if any(_NEGATIVE_WORD.search(word) for word in words):
         return not outcome
     return outcome
+
+
+def _is_int_device_test(test: cst.BaseExpression) -> bool:
+    if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
+            and len(test.args) == 2):
+        return False
+    subject, kind = test.args[0].value, test.args[1].value
+    name = dotted_name(subject) or ""
+    last = name.rsplit(".", 1)[-1].lower()
+    return "device" in last and not last.endswith(("type", "name")) and dotted_name(kind) == "int"
 
 
 def _comparison_implies_cuda(left: cst.BaseExpression, target: cst.ComparisonTarget, outcome: bool) -> bool:
@@ -80,11 +99,19 @@ def _comparison_implies_cuda(left: cst.BaseExpression, target: cst.ComparisonTar
     positive = isinstance(operator, (cst.Equal, cst.Is, cst.In))
     negative = isinstance(operator, (cst.NotEqual, cst.IsNot, cst.NotIn))
     if _is_cuda_device(left) or _is_cuda_device(right):
-        # `dev.type == "cuda"`, `"cuda" in str(dev)`: holds where the device is CUDA
+        # `dev.type == "cuda"`, `"cuda" in str(dev)`, `provider in ("CUDAExecutionProvider", ...)`:
+        # holds where the device is CUDA
         if positive:
             return outcome
         if negative:
             return not outcome
+        return False
+    if _is_cpu_device(left) or _is_cpu_device(right):
+        # `dev.type == "cpu"`: where it fails, the device chosen is an accelerator
+        if positive:
+            return not outcome
+        if negative:
+            return outcome
         return False
     if not (mentions_cuda(left) or mentions_cuda(right)):
         return False
@@ -130,11 +157,23 @@ def _integer(expr: cst.BaseExpression) -> "int | None":
     return None
 
 
-def _is_cuda_device(expr: cst.BaseExpression) -> bool:
-    """`"cuda"`, `"cuda:0"`, `"gpu"`, `torch.device("cuda")`, `f"cuda:{i}"`."""
+def _is_cpu_device(expr: cst.BaseExpression) -> bool:
     value = string_value(expr)
     if value is not None:
-        return value.strip().lower().split(":")[0] in _CUDA_DEVICE_WORDS
+        return value.strip().lower() == "cpu"
+    if isinstance(expr, cst.Call) and dotted_name(expr.func) in ("torch.device", "device") and expr.args:
+        return _is_cpu_device(expr.args[0].value)
+    return False
+
+
+def _is_cuda_device(expr: cst.BaseExpression) -> bool:
+    """`"cuda"`, `"cuda:0"`, `"gpu"`, `torch.device("cuda")`, `f"cuda:{i}"`, a string naming a CUDA
+    backend (`"CUDAExecutionProvider"`), or a tuple of those."""
+    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)) and expr.elements:
+        return all(_is_cuda_device(element.value) for element in expr.elements)
+    value = string_value(expr)
+    if value is not None:
+        return value.strip().lower().split(":")[0] in _CUDA_DEVICE_WORDS or bool(_CUDA_WORD.search(value))
     if isinstance(expr, cst.Call) and dotted_name(expr.func) in ("torch.device", "device") and expr.args:
         return _is_cuda_device(expr.args[0].value)
     return is_cuda_device_expr(expr)
@@ -168,7 +207,7 @@ def decorator_requires_cuda(decorator: cst.Decorator) -> bool:
 
 # torch.cuda functions that fail without CUDA (unlike is_available, device_count, empty_cache,
 # manual_seed, which are safe to call anywhere).
-_CUDA_ONLY_CALLS = frozenset({
+CUDA_ONLY_CALLS = frozenset({
     "synchronize", "Stream", "Event", "current_stream", "default_stream", "stream", "mem_get_info",
     "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
     "reset_peak_memory_stats", "set_device", "get_device_properties", "get_device_name",
@@ -181,40 +220,54 @@ _CUDA_LIBRARIES = ("tensorrt", "torch_tensorrt", "pycuda", "cupy", "cuda", "poly
 
 
 def cuda_only_reason(function: cst.FunctionDef, torch: "TorchNames", cuda_modules: set[str]) -> "str | None":
-    """Why `function` cannot run without CUDA, or None: it calls a `torch.cuda` function that needs a
-    GPU (`torch.cuda.synchronize()`, `torch.cuda.Stream()`) outside a CUDA guard, uses a CUDA-only
-    library (TensorRT, pycuda, cupy; `cuda_modules` are the file's local names for them), or hands a
-    `data_ptr()` to another library (a raw device pointer for a CUDA kernel)."""
-    stack: list[tuple[cst.CSTNode, bool]] = [(function.body, False)]
+    """Why `function` cannot run without CUDA, or None. A statement that every call runs (one at the
+    top of the body, or of a `with` / `try` body there; never one inside an `if` or a loop) calls a
+    `torch.cuda` function that needs a GPU (`torch.cuda.synchronize()`, `torch.cuda.Stream()`), uses a
+    CUDA-only library (TensorRT, pycuda, cupy; `cuda_modules` are the file's local names for them), or
+    hands a `data_ptr()` to another library (a raw device pointer for a CUDA kernel)."""
+    blocks: list[cst.BaseSuite] = [function.body]
+    while blocks:
+        block = blocks.pop()
+        statements = block.body if isinstance(block, cst.IndentedBlock) else [block]
+        for statement in statements:
+            if isinstance(statement, cst.With):
+                blocks.append(statement.body)
+                for item in statement.items:
+                    reason = _cuda_only_expression(item.item, torch, cuda_modules)
+                    if reason is not None:
+                        return reason
+            elif isinstance(statement, cst.Try):
+                blocks.append(statement.body)
+            elif isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                reason = _cuda_only_expression(statement, torch, cuda_modules)
+                if reason is not None:
+                    return reason
+    return None
+
+
+def _cuda_only_expression(root: cst.CSTNode, torch: "TorchNames", cuda_modules: set[str]) -> "str | None":
+    stack: list[cst.CSTNode] = [root]
     while stack:
-        node, guarded = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        if isinstance(node, (cst.If, cst.IfExp)):
-            # a CUDA call under a CUDA test is the test's business, not the function's
-            stack.append((node.test, guarded))
-            inner = guarded or mentions_cuda(node.test)
-            for child in children(node):
-                if child is not node.test:
-                    stack.append((child, inner))
-            continue
-        if isinstance(node, (cst.Import, cst.ImportFrom)) and not guarded:
+        node = stack.pop()
+        if isinstance(node, (cst.Lambda, cst.IfExp, cst.BooleanOperation)):
+            continue  # may not run
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
             module = node.module if isinstance(node, cst.ImportFrom) else None
             names = [dotted_name(module)] if module is not None else []
             if isinstance(node, cst.Import):
                 names = [dotted_name(alias.name) for alias in node.names]
             if any((n or "").split(".")[0] in _CUDA_LIBRARIES for n in names):
                 return "imports a CUDA-only library"
-        if isinstance(node, cst.Call) and not guarded:
+        if isinstance(node, cst.Call):
             full = torch.qualify(node.func) or ""
-            if full.startswith("torch.cuda.") and full[len("torch.cuda."):] in _CUDA_ONLY_CALLS:
+            if full.startswith("torch.cuda.") and full[len("torch.cuda."):] in CUDA_ONLY_CALLS:
                 return f"calls `{full}()`"
             name = dotted_name(node.func) or ""
             if name.split(".")[0] in cuda_modules:
                 return f"calls the CUDA-only `{name}`"
             if not full and any(_is_data_ptr(arg.value) for arg in node.args):
                 return "hands a `data_ptr()` to a CUDA library"
-        stack.extend((child, guarded) for child in children(node))
+        stack.extend(children(node))
     return None
 
 
@@ -243,3 +296,13 @@ def loops_over_gpus(iterable: cst.BaseExpression) -> bool:
     """`for i in range(torch.cuda.device_count())`, `for gpu in gpu_ids`: the body runs once per GPU,
     so never where there is none."""
     return mentions_cuda(iterable) and not any(_NEGATIVE_WORD.search(word) for word in identifiers(iterable))
+
+
+def is_cuda_context(item: cst.BaseExpression) -> bool:
+    """`with torch.cuda.device(i):`, `with torch.cuda.stream(s):`, `with cp.cuda.Device(d):`: the body
+    runs on a CUDA device (autocast is not one: it only warns without CUDA)."""
+    if not isinstance(item, cst.Call):
+        return False
+    name = dotted_name(item.func) or ""
+    parts = name.split(".")
+    return "cuda" in parts[:-1] and parts[-1].lower() in ("device", "stream", "graph", "use_mem_pool")

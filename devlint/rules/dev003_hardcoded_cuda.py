@@ -7,9 +7,9 @@ from typing import Optional
 import libcst as cst
 
 from devlint.analysis.devices import DeviceNameTracker, DeviceVariable, names_a_device
-from devlint.analysis.guards import cuda_library_names, cuda_only_reason
+from devlint.analysis.guards import CUDA_ONLY_CALLS, cuda_library_names, cuda_only_reason
 from devlint.analysis.names import (
-    dotted_name, is_cuda_device_expr, is_cuda_string, keyword, positional, string_value,
+    dotted_name, identifiers, is_cuda_device_expr, is_cuda_string, keyword, positional, string_value,
 )
 from devlint.analysis.types import Kind
 from devlint.diagnostics import Applicability
@@ -98,6 +98,8 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         self.passed: set[str] = set()  # names passed as `**name` or as a keyword argument's value
         self._cuda_only: dict[int, Optional[str]] = {}  # id(function) -> why it cannot run without CUDA
         self._cuda_libraries: Optional[set[str]] = None
+        self._checks_availability: dict[int, bool] = {}
+        self._compared: set[int] = set()  # `x.device == torch.device("cuda")`: a comparison places nothing
 
     # -- where CUDA is required anyway ---------------------------------------------------
     def _needs_cuda_anyway(self) -> bool:
@@ -114,11 +116,35 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
                 return True
         return False
 
+    def _calls_cuda_runtime(self, expr: cst.CSTNode) -> bool:
+        stack: list[cst.CSTNode] = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Call):
+                full = self.torch.qualify(node.func) or ""
+                if full.startswith("torch.cuda.") and full[len("torch.cuda."):] in CUDA_ONLY_CALLS:
+                    return True
+            stack.extend(children(node))
+        return False
+
+    def _checks_availability_of_its_device(self) -> bool:
+        """Does the enclosing class (else the module) test a device together with CUDA's availability
+        (`if device.type == "cuda" and not torch.cuda.is_available(): device = cpu`)?"""
+        scope: cst.CSTNode = self.ctx.current_class() or self.ctx.module
+        key = id(scope)
+        if key not in self._checks_availability:
+            self._checks_availability[key] = _tests_device_availability(scope)
+        return self._checks_availability[key]
+
     # -- literals ------------------------------------------------------------------------
     def _flag_literal(self, literal: cst.BaseExpression, where: str, plain_torch: bool,
                       defines_device: bool = False, fixable: bool = True, strict: bool = False) -> None:
         if not _is_cuda(literal) or self._needs_cuda_anyway():
             return
+        if not is_cuda_string(literal) and self._calls_cuda_runtime(literal):
+            return  # f"cuda:{torch.cuda.current_device()}": the CUDA call fails first, where CUDA is missing
+        if defines_device and self._checks_availability_of_its_device():
+            return  # `device="cuda"` that the class (or file) falls back from when CUDA is missing
         message = f'hard-coded CUDA device in {where}; choose the device from what the machine has'
         fix = None
         if fixable and is_cuda_string(literal):  # a string built at run time (`f"cuda:{i}"`) keeps its index
@@ -146,9 +172,12 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         quote = text[-1] if text[-1] in "'\"" else '"'
         return cst.parse_expression(f"{text} if {torch_name}.cuda.is_available() else {quote}cpu{quote}")
 
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        self._compared.update(id(operand) for operand in (node.left, *(c.comparator for c in node.comparisons)))
+
     def visit_Call(self, node: cst.Call) -> None:
         plain_torch = (dotted_name(node.func) or "").startswith("torch.")
-        if self.torch.is_call_to(node, "device"):
+        if self.torch.is_call_to(node, "device") and id(node) not in self._compared:
             args = positional(node)
             if args:
                 # `torch.device("cuda", i)`: a CPU device takes no index, so no fix keeps it working
@@ -179,6 +208,9 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
                     return  # torch.cuda is a module, not a move
                 if not _is_torch_cuda_call(node):
                     return  # e.g. a quantizer's own `.cuda(qtensor, meta=...)`
+                args = positional(node)
+                if args and names_a_device(dotted_name(args[0].value) or ""):
+                    return  # `.cuda(device)`: a device the caller chose, not one written here
                 source = self._input_device_source(node.func.value)
                 if source is not None:
                     self.pending.append((node, f"`.cuda()` sends a value computed from `{source}` to the default"
@@ -351,6 +383,18 @@ def _device_options(options: cst.Dict) -> list[tuple[cst.BaseExpression, str]]:
         if isinstance(element, cst.DictElement) and string_value(element.key) in ("device", "map_location")
         and _is_cuda(element.value)
     ]
+
+
+def _tests_device_availability(scope: cst.CSTNode) -> bool:
+    stack: list[cst.CSTNode] = [scope]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.If, cst.IfExp)):
+            words = set(identifiers(node.test))
+            if "is_available" in words and any(names_a_device(word) for word in words):
+                return True
+        stack.extend(children(node))
+    return False
 
 
 def _went_through_numpy(expr: cst.BaseExpression) -> bool:
