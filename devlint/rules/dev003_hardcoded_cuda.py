@@ -272,9 +272,14 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
             if expr.value in params:
                 return (expr.value, False) if depth else None  # `x.cuda()` itself moves the input
             bindings = self.ctx.types.scope_index(function).bindings.get(expr.value, [])
-            if len(bindings) != 1 or bindings[0][0] != "value":
+            if not bindings or any(how != "value" for how, _ in bindings):
                 return None
-            return self._derivation(bindings[0][1], function, params, depth + 1)  # type: ignore[arg-type]
+            # `cost = cost.cuda()` moves the name itself: the other bindings say what it holds
+            values = [value for _, value in bindings if not _moves_itself(value, expr.value)]
+            found = [self._derivation(value, function, params, depth + 1) for value in values]  # type: ignore[arg-type]
+            if not found or any(f is None or f[0] != found[0][0] for f in found):  # type: ignore[index]
+                return None
+            return found[0][0], all(f[1] for f in found)  # type: ignore[index]
         if isinstance(expr, cst.Attribute):
             if expr.attr.value in _TENSOR_ATTRIBUTES:
                 return self._derivation(expr.value, function, params, depth + 1)
@@ -395,6 +400,13 @@ def _tests_device_availability(scope: cst.CSTNode) -> bool:
                 return True
         stack.extend(children(node))
     return False
+
+
+def _moves_itself(value: cst.CSTNode, name: str) -> bool:
+    """`name.cuda(...)` / `name.to(...)`."""
+    return (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value in ("cuda", "to") and isinstance(value.func.value, cst.Name)
+            and value.func.value.value == name)
 
 
 def _went_through_numpy(expr: cst.BaseExpression) -> bool:
