@@ -20,7 +20,7 @@ from devlint.walk import children
 
 
 def _screen(facts: SyntaxFacts) -> bool:
-    """A `"cuda"` literal, or a `.cuda(...)` call."""
+    """A `"cuda"` literal or a run-time `"cuda:..."` string where a device goes, or a `.cuda(...)` call."""
     return facts.cuda_string or "cuda" in facts.methods_called
 
 
@@ -31,27 +31,44 @@ RULE = Rule(
     why="""
         Code that names CUDA unconditionally fails on CPU-only machines, in CI, and on Apple silicon
         (`AssertionError: Torch not compiled with CUDA enabled`, or `RuntimeError: No CUDA GPUs are
-        available`). Choose the device once, from what the machine has, and pass it around. A literal in
-        a dict of options (`{"device": "cuda"}`) counts when the dict is passed on as `**opts`.
+        available`). Choose the device once, from what the machine has, and pass it around. Device
+        strings built at run time (`f"cuda:{i}"`, `"cuda:%d" % i`, `"cuda:" + str(i)`) count, and so do
+        device options in a dict (`run_opts={"device": "cuda"}`, `**opts`) passed to a call. A guard is a
+        test whose outcome says CUDA is there, and only in that branch: `torch.cuda.is_available()`,
+        `torch.cuda.device_count() > 0`, a CUDA flag (`args.cuda`), an equality with a CUDA device
+        (`x.device.type == "cuda"`), `isinstance(device, int)` (an int device is a CUDA index), a loop over
+        the GPUs; `if x.device != torch.device("cuda"): x = x.to("cuda")` guards nothing. Functions that
+        cannot run without CUDA anyway (they call `torch.cuda.synchronize()` or `torch.cuda.Stream()`,
+        use TensorRT, or hand a `data_ptr()` to a CUDA library) are not reported. `.cuda()` of a value a
+        function computed from its tensor input on the host (`x.cpu().cumsum(0).cuda()`) is reported even
+        under a guard: it goes to the default GPU, not back to `x.device`.
     """,
     example="""
         model = Net().cuda()
         x = torch.zeros(3, device="cuda")
+        offsets = lengths.cpu().cumsum(0).cuda()
     """,
     instead="""
         device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
         model = Net().to(device)
         x = torch.zeros(3, device=device)
+        offsets = lengths.cpu().cumsum(0).to(lengths.device)
     """,
     fix_safety=FixSafety.UNSAFE,
     fix="""
-        Uses the file's own device variable where one is in scope (`device`, `DEVICE`, `dev` bound
-        earlier in the function, a parameter, a module-level name, or `self.device`), never the variable
-        the statement itself assigns; otherwise `"cuda" if torch.cuda.is_available() else "cpu"` with the
-        file's alias for torch (adding `import torch` after the last import when the file has none).
-        `.cuda()` without arguments becomes `.to(...)`. Unsafe: on a machine without CUDA the code now runs
-        on the CPU instead of failing, which changes what it does; `.cuda(i)` with an explicit index gets
-        no fix.
+        Uses the file's own device variable where one is bound at that line and shown to hold a device
+        (`device`, `DEVICE`, `dev`, or `self.device`, given a `torch.device(...)`, a device string, a
+        tensor's `.device` or a device the function resolved, or a parameter annotated as a device or
+        string; where `map_location=` is written, never one that may be an int GPU index), never a name
+        deleted before the line, never the variable the statement itself assigns, and the resolved name
+        where the function resolved its `device` argument into another. A device-named variable that is
+        not shown to hold a device means no fix. Without one: `"cuda" if torch.cuda.is_available() else
+        "cpu"` with the file's alias for torch (adding `import torch` when the file has none). `.cuda()`
+        becomes `.to(...)`, keeping `non_blocking=` and `memory_format=`; `.cuda()` of a value computed from
+        input `x` becomes `.to(x.device)`. Unsafe: on a machine without CUDA the code now runs on the CPU
+        instead of failing, which changes what it does. No fix for `.cuda(i)`, a two-argument
+        `torch.device("cuda", i)` or a device string built at run time (the index would be kept for a CPU
+        device).
     """,
     tokens=("torch", CUDA_STRING),
     screen=_screen,
@@ -330,12 +347,13 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         if node.default is None or not _names_a_device(node.name.value) or not is_cuda_string(node.default):
             return
         function = self.ctx.current_function()
-        if function is not None and self._used_only_as_device_type(function, node.name.value):
-            return  # `def get_autocast_dtype(device="cuda")`: a device type, which needs no CUDA
+        if function is not None and self._never_places_data(function, node.name.value):
+            return  # `def get_autocast_dtype(device="cuda")`: a device type, which needs no CUDA; or unused
         self._flag_literal(node.default, f"the default of `{node.name.value}`", False, True)
 
-    def _used_only_as_device_type(self, function: cst.FunctionDef, name: str) -> bool:
-        """Every use of `name` in `function` is a device type (autocast and friends, `device_type=`)."""
+    def _never_places_data(self, function: cst.FunctionDef, name: str) -> bool:
+        """`name` is never used in `function`, or every use is a device type (autocast and friends,
+        `device_type=`, a comparison)."""
         uses = 0
         type_uses = 0
         stack: list[cst.CSTNode] = [function.body]
@@ -366,7 +384,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
             if isinstance(node, cst.Name) and node.value == name:
                 uses += 1
             stack.extend(children(node))  # node.children would rebuild the node
-        return uses > 0 and uses == type_uses
+        return uses == type_uses
 
     def finish(self) -> None:
         for name, literals in self.option_dicts.items():

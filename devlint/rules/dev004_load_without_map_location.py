@@ -44,7 +44,10 @@ RULE = Rule(
         goes straight into `load_state_dict(...)`: the fix then adds `map_location="cpu"`, which always
         loads, and `load_state_dict` copies the values into the module's own tensors wherever they are
         (loading to the CPU first also avoids a second copy of the weights in GPU memory). Elsewhere it
-        adds the file's device variable in scope, else `"cpu"`, and is unsafe: code that used the loaded
+        adds the file's device variable where one is bound at that line and shown to hold a device string
+        or a `torch.device` (never a parameter or attribute that may be an int GPU index, which
+        `map_location` rejects, nor a name deleted before the line; no fix where a device-named variable
+        is not shown to be one), else `"cpu"`, and is unsafe: code that used the loaded
         tensors (or a loaded module) directly may now get them on another device than the one they were
         saved from. No fix when the call passes `*args`.
     """,

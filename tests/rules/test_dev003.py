@@ -525,6 +525,13 @@ NOT_FLAGGED = [
             current_device = f"cuda:{torch.cuda.current_device()}"
             return {"": current_device}
     """, []),
+    case("unused_device_parameter", """
+        import torch
+        class Net(torch.nn.Module):
+            def __init__(self, n=3, device="cuda"):
+                super().__init__()
+                self.w = torch.nn.Parameter(torch.rand(n))
+    """, []),
     case("device_reassigned_under_a_guard", """
         import torch
         device = "cpu"
