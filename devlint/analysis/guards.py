@@ -242,7 +242,21 @@ def cuda_only_reason(function: cst.FunctionDef, torch: "TorchNames", cuda_module
                 reason = _cuda_only_expression(statement, torch, cuda_modules)
                 if reason is not None:
                     return reason
+            elif (isinstance(statement, cst.If) and statement.orelse is None and _ends_with_raise(statement.body)
+                  and guarded_branches(statement.test)[1]):
+                # `if device.type != "cuda": raise ...`: the function refuses anything but CUDA
+                return "raises unless it runs on CUDA"
     return None
+
+
+def _ends_with_raise(body: cst.BaseSuite) -> bool:
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    last = statements[-1] if statements else None
+    if isinstance(last, cst.SimpleStatementLine):
+        return isinstance(last.body[-1], cst.Raise)
+    if isinstance(last, cst.SimpleStatementSuite):
+        return isinstance(last.body[-1], cst.Raise)
+    return False
 
 
 def _cuda_only_expression(root: cst.CSTNode, torch: "TorchNames", cuda_modules: set[str]) -> "str | None":
@@ -274,6 +288,35 @@ def _cuda_only_expression(root: cst.CSTNode, torch: "TorchNames", cuda_modules: 
 def _is_data_ptr(expr: cst.BaseExpression) -> bool:
     return (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
             and expr.func.attr.value == "data_ptr")
+
+
+# Importing one of these at module level makes the whole module a TensorRT integration: CUDA-only.
+_TENSORRT_MODULES = ("tensorrt", "torch_tensorrt", "polygraphy")
+
+
+def is_tensorrt_module(module: cst.Module) -> bool:
+    """Does the module import TensorRT (or Polygraphy) at its top level, directly, inside an
+    `if` / `try`, or through `optional_import("tensorrt")`?"""
+    statements: list[cst.CSTNode] = list(module.body)
+    while statements:
+        statement = statements.pop()
+        if isinstance(statement, (cst.If, cst.Try)):
+            statements.extend(statement.body.body if isinstance(statement.body, cst.IndentedBlock) else [])
+            continue
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            names: list[str] = []
+            if isinstance(small, cst.Import):
+                names = [dotted_name(alias.name) or "" for alias in small.names]
+            elif isinstance(small, cst.ImportFrom) and small.module is not None:
+                names = [dotted_name(small.module) or ""]
+            elif isinstance(small, cst.Assign) and isinstance(small.value, cst.Call) and small.value.args:
+                if (dotted_name(small.value.func) or "").endswith("optional_import"):
+                    names = [string_value(small.value.args[0].value) or ""]
+            if any(name.split(".")[0] in _TENSORRT_MODULES for name in names):
+                return True
+    return False
 
 
 def cuda_library_names(module: cst.Module) -> set[str]:

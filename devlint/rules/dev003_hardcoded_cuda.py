@@ -7,7 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from devlint.analysis.devices import DeviceNameTracker, DeviceVariable, names_a_device
-from devlint.analysis.guards import CUDA_ONLY_CALLS, cuda_library_names, cuda_only_reason
+from devlint.analysis.guards import CUDA_ONLY_CALLS, cuda_library_names, cuda_only_reason, is_tensorrt_module
 from devlint.analysis.names import (
     dotted_name, identifiers, is_cuda_device_expr, is_cuda_string, keyword, positional, string_value,
 )
@@ -115,6 +115,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         self.passed: set[str] = set()  # names passed as `**name` or as a keyword argument's value
         self._cuda_only: dict[int, Optional[str]] = {}  # id(function) -> why it cannot run without CUDA
         self._cuda_libraries: Optional[set[str]] = None
+        self._tensorrt_module = False
         self._checks_availability: dict[int, bool] = {}
         self._compared: set[int] = set()  # `x.device == torch.device("cuda")`: a comparison places nothing
 
@@ -125,6 +126,9 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
             return True
         if self._cuda_libraries is None:
             self._cuda_libraries = cuda_library_names(self.ctx.module)
+            self._tensorrt_module = is_tensorrt_module(self.ctx.module)
+        if self._tensorrt_module:
+            return True
         for function in self.ctx.enclosing_functions():
             key = id(function)
             if key not in self._cuda_only:

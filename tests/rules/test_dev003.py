@@ -251,6 +251,14 @@ FLAGGED = [
             cost = torch.cdist(x, y).cpu()
             return cost.cuda()
     """, [(4, 12)]),
+    case("function_that_returns_early_off_cuda_is_not_cuda_only", """
+        import torch
+        def place(x, device=None):
+            device = device or torch.device("cuda")
+            if device.type != "cuda":
+                return x
+            return x.to(device)
+    """, [(3, 37)]),
     case("single_quoted_literal", """
         import torch
         x = torch.zeros(3, device='cuda')
@@ -524,6 +532,21 @@ NOT_FLAGGED = [
         def device_map():
             current_device = f"cuda:{torch.cuda.current_device()}"
             return {"": current_device}
+    """, []),
+    case("function_that_raises_unless_on_cuda", """
+        import torch
+        def quantize(weight, device=None):
+            device = device or torch.device("cuda")
+            if device.type != "cuda":
+                raise RuntimeError("needs CUDA")
+            return weight.to(device)
+    """, []),
+    case("module_that_integrates_tensorrt", """
+        import torch
+        from monai.utils import optional_import
+        trt, has_trt = optional_import("tensorrt")
+        def make_tensor(d):
+            return torch.tensor(d).cuda()
     """, []),
     case("unused_device_parameter", """
         import torch
