@@ -49,7 +49,8 @@ RULE = Rule(
         `map_location` rejects, nor a name deleted before the line; no fix where a device-named variable
         is not shown to be one), else `"cpu"`, and is unsafe: code that used the loaded
         tensors (or a loaded module) directly may now get them on another device than the one they were
-        saved from. No fix when the call passes `*args`.
+        saved from. No fix when the call passes `*args`, nor `"cpu"` where the loaded value is returned as
+        it is (the caller may use the tensors on the device they were saved from).
     """,
     tokens=("torch", words("load")),
     screen=_screen,
@@ -63,6 +64,11 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self.into_load_state_dict: set[int] = set()
+        self.returned: set[int] = set()  # `return torch.load(...)`: the caller decides where the tensors go
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self.returned.add(id(node.value))
 
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "load_state_dict" and node.args:
@@ -85,7 +91,10 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
             found = DeviceVariable() if safe else self.device_variable(strict=True)
             variable = found.name
             value = cst.parse_expression(variable) if variable else cst.SimpleString('"cpu"')
-            if not found.blocked:
+            # Returned as it is, the loaded tensors go where the file does not show: a caller may use
+            # them as GPU tensors, so moving them to the CPU could break it. Only the function's own
+            # device is used there.
+            if not found.blocked and (safe or variable is not None or id(node) not in self.returned):
                 fix = Fix(
                     Applicability.SAFE if safe else Applicability.UNSAFE,
                     f"Add `map_location={variable or 'cpu'}`",

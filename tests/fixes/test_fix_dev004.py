@@ -23,15 +23,28 @@ def test_straight_into_load_state_dict_is_safe():
 def test_elsewhere_is_unsafe():
     code = """
         import torch
-        def restore(path):
-            return torch.load(path)
+        def restore(model, path):
+            checkpoint = torch.load(path)
+            model.load_state_dict(checkpoint["model"])
         """
     unchanged(code, unsafe=False)
     check(code, """
         import torch
-        def restore(path):
-            return torch.load(path, map_location="cpu")
+        def restore(model, path):
+            checkpoint = torch.load(path, map_location="cpu")
+            model.load_state_dict(checkpoint["model"])
         """, unsafe=True)
+
+
+def test_returned_as_it_is_gets_no_fix():
+    # the caller may use the tensors on the GPU they were saved from: "cpu" could break it
+    unchanged(
+        """
+        import torch
+        def cached(path):
+            return torch.load(path)
+        """
+    )
 
 
 def test_device_variable_shown_to_be_a_device_is_used_where_unsafe():
