@@ -11,6 +11,7 @@ from devlint.diagnostics import Applicability
 from devlint.prefilter import words
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
 from devlint.screen import SyntaxFacts
+from devlint.walk import children
 
 _LOADS = ("load", "serialization.load", "jit.load")
 
@@ -49,8 +50,9 @@ RULE = Rule(
         `map_location` rejects, nor a name deleted before the line; no fix where a device-named variable
         is not shown to be one), else `"cpu"`, and is unsafe: code that used the loaded
         tensors (or a loaded module) directly may now get them on another device than the one they were
-        saved from. No fix when the call passes `*args`, nor `"cpu"` where the loaded value is returned as
-        it is (the caller may use the tensors on the device they were saved from).
+        saved from. No fix when the call passes `*args`, nor `"cpu"` where the loaded value is returned
+        as it is, directly or through a name used for nothing else (the caller may use the tensors on the
+        device they were saved from).
     """,
     tokens=("torch", words("load")),
     screen=_screen,
@@ -65,10 +67,27 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
         super().__init__(ctx)
         self.into_load_state_dict: set[int] = set()
         self.returned: set[int] = set()  # `return torch.load(...)`: the caller decides where the tensors go
+        self.assigned: dict[int, str] = {}  # id(value) -> the one name it is assigned to
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        super().visit_Assign(node)
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            self.assigned[id(node.value)] = node.targets[0].target.value
 
     def visit_Return(self, node: cst.Return) -> None:
         if node.value is not None:
             self.returned.add(id(node.value))
+
+    def _only_returned(self, load: cst.Call) -> bool:
+        """`return torch.load(...)`, or `x = torch.load(...)` whose only other use is `return x`."""
+        if id(load) in self.returned:
+            return True
+        name = self.assigned.get(id(load))
+        function = self.ctx.current_function()
+        if name is None or function is None:
+            return False
+        total, returned = _uses(function.body, name)
+        return returned > 0 and total == returned + 1
 
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "load_state_dict" and node.args:
@@ -94,7 +113,7 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
             # Returned as it is, the loaded tensors go where the file does not show: a caller may use
             # them as GPU tensors, so moving them to the CPU could break it. Only the function's own
             # device is used there.
-            if not found.blocked and (safe or variable is not None or id(node) not in self.returned):
+            if not found.blocked and (safe or variable is not None or not self._only_returned(node)):
                 fix = Fix(
                     Applicability.SAFE if safe else Applicability.UNSAFE,
                     f"Add `map_location={variable or 'cpu'}`",
@@ -107,6 +126,20 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
             f" pass `map_location=` (e.g. `\"cpu\"` or your device)",
             fix,
         )
+
+
+def _uses(root: cst.CSTNode, name: str) -> tuple[int, int]:
+    """(every `name` in `root`, those that are a `return name`)."""
+    total = returned = 0
+    stack: list[cst.CSTNode] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Return) and isinstance(node.value, cst.Name) and node.value.value == name:
+            returned += 1
+        if isinstance(node, cst.Name) and node.value == name:
+            total += 1
+        stack.extend(children(node))
+    return total, returned
 
 
 def _is_none(expr: cst.BaseExpression) -> bool:

@@ -36,6 +36,17 @@ def test_elsewhere_is_unsafe():
         """, unsafe=True)
 
 
+def test_returned_through_a_name_gets_no_fix():
+    unchanged(
+        """
+        import torch
+        def cached(path):
+            data = torch.load(path)
+            return data
+        """
+    )
+
+
 def test_returned_as_it_is_gets_no_fix():
     # the caller may use the tensors on the GPU they were saved from: "cpu" could break it
     unchanged(
