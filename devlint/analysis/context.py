@@ -57,6 +57,7 @@ class FileContext:
     narrowings: list[narrowing.Narrowing] = field(default_factory=list)  # one per enclosing `if` body
     reports: list[RawReport] = field(default_factory=list)
     cuda_tests: dict[int, tuple[bool, bool]] = field(default_factory=dict)  # id(test) -> guarded branches
+    availability_flags: set[str] = field(default_factory=set)  # `ok = torch.cuda.is_available()`
     # Filled lazily by analysis.types; kept here so every rule shares one copy per file.
     cache: dict[object, object] = field(default_factory=dict)
 
@@ -115,7 +116,7 @@ class FileContext:
         key = id(test)
         answer = self.cuda_tests.get(key)
         if answer is None:
-            answer = self.cuda_tests[key] = guards.guarded_branches(test)
+            answer = self.cuda_tests[key] = guards.guarded_branches(test, self.availability_flags)
         return answer
 
     def loops_over_gpus(self, iterable: cst.BaseExpression) -> bool:
@@ -235,6 +236,8 @@ class ContextExit(cst.BatchableCSTVisitor):
         for target in original_node.targets:
             if isinstance(target.target, cst.Name):
                 self.ctx.frames[-1].bound.add(target.target.value)
+                if guards.is_availability_check(original_node.value):
+                    self.ctx.availability_flags.add(target.target.value)
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         if isinstance(original_node.target, cst.Name) and original_node.value is not None:

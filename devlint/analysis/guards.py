@@ -51,19 +51,39 @@ def name_mentions_cuda(name: str) -> bool:
     return bool(_CUDA_WORD.search(name))
 
 
-def guarded_branches(test: cst.BaseExpression) -> tuple[bool, bool]:
-    """(the body of `if test` runs only where CUDA is there, its `else` does)."""
-    if not any(_GUARD_WORD.search(word) for word in identifiers(test)):
+def guarded_branches(test: cst.BaseExpression, flags: "frozenset[str] | set[str]" = frozenset()
+                     ) -> tuple[bool, bool]:
+    """(the body of `if test` runs only where CUDA is there, its `else` does). `flags` are names the
+    code assigned from an availability check (`ok = torch.cuda.is_available()`)."""
+    words = list(identifiers(test))
+    if not any(_GUARD_WORD.search(word) or word in flags for word in words):
         return False, False
-    return _implies_cuda(test, True), _implies_cuda(test, False)
+    return _implies_cuda(test, True, flags), _implies_cuda(test, False, flags)
 
 
-def _implies_cuda(test: cst.BaseExpression, outcome: bool) -> bool:
+def is_availability_check(value: cst.BaseExpression) -> bool:
+    """`torch.cuda.is_available()`, `torch.cuda.device_count() > 0`, and `and`s of them (cheap: asked
+    of every assigned value)."""
+    if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.And):
+        return is_availability_check(value.left) or is_availability_check(value.right)
+    if isinstance(value, cst.Comparison):
+        if len(value.comparisons) != 1 or not isinstance(value.left, cst.Call):
+            return False
+        return ((dotted_name(value.left.func) or "").endswith("cuda.device_count")
+                and _comparison_implies_cuda(value.left, value.comparisons[0], True))
+    return isinstance(value, cst.Call) and (dotted_name(value.func) or "").endswith(
+        ("cuda.is_available", "accelerator.is_available"))
+
+
+def _implies_cuda(test: cst.BaseExpression, outcome: bool, flags: "frozenset[str] | set[str]" = frozenset()
+                  ) -> bool:
     """Does `test` evaluating to `outcome` show that CUDA is there?"""
+    if isinstance(test, cst.Name) and test.value in flags:
+        return outcome
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return _implies_cuda(test.expression, not outcome)
+        return _implies_cuda(test.expression, not outcome, flags)
     if isinstance(test, cst.BooleanOperation):
-        left, right = _implies_cuda(test.left, outcome), _implies_cuda(test.right, outcome)
+        left, right = _implies_cuda(test.left, outcome, flags), _implies_cuda(test.right, outcome, flags)
         is_and = isinstance(test.operator, cst.And)
         # `a and b` true: both hold; false: one of them fails (we do not know which)
         return (left or right) if is_and == outcome else (left and right)

@@ -259,6 +259,13 @@ FLAGGED = [
                 return x
             return x.to(device)
     """, [(3, 37)]),
+    case("else_of_a_name_assigned_from_an_availability_check", """
+        import torch
+        def place(model):
+            ok = torch.cuda.is_available()
+            if not ok:
+                model.cuda()
+    """, [(5, 9)]),
     case("single_quoted_literal", """
         import torch
         x = torch.zeros(3, device='cuda')
@@ -388,6 +395,15 @@ NOT_FLAGGED = [
             use_cuda = torch.cuda.is_available()
             if use_cuda:
                 model.cuda()
+    """, []),
+    case("name_assigned_from_an_availability_check", """
+        import torch
+        def place(model):
+            ok = torch.cuda.device_count() > 0
+            if ok:
+                model.cuda()
+            have = torch.cuda.is_available()
+            x = torch.zeros(2, device="cuda" if have else "cpu")
     """, []),
     case("negative_flag_else_branch", """
         import torch
