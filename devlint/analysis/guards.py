@@ -5,7 +5,8 @@ in the branch where it says so:
 
 - a truth test of something that names CUDA or a GPU: an availability call
   (`torch.cuda.is_available()`, `torch.accelerator.is_available()`, `is_torch_cuda_available()`),
-  a flag (`args.cuda`, `use_gpu`, `self.on_gpu`), a tensor's `x.is_cuda` — the branch where it is true;
+  a flag (`args.cuda`, `use_gpu`, `self.on_gpu`), a name assigned from an availability check
+  (`ok = torch.cuda.is_available()`), a tensor's `x.is_cuda` — the branch where it is true;
   a negative flag (`args.no_cuda`, `disable_gpu`) guards the branch where it is false;
 - a count of GPUs compared with a number (`torch.cuda.device_count() > 0`, `n_gpu >= 1`,
   `num_gpus == 0`): the branch where the count cannot be 0;

@@ -35,7 +35,8 @@ RULE = Rule(
         strings built at run time (`f"cuda:{i}"`, `"cuda:%d" % i`, `"cuda:" + str(i)`) count, and so do
         device options in a dict (`run_opts={"device": "cuda"}`, `**opts`) passed to a call. A guard is a
         test whose outcome says CUDA is there, and only in that branch: `torch.cuda.is_available()`,
-        `torch.cuda.device_count() > 0`, a CUDA flag (`args.cuda`), an equality with a CUDA device
+        `torch.cuda.device_count() > 0`, a name assigned from one, a CUDA flag (`args.cuda`), an equality
+        with a CUDA device
         (`x.device.type == "cuda"`), `isinstance(device, int)` (an int device is a CUDA index), a loop over
         the GPUs; `if x.device != torch.device("cuda"): x = x.to("cuda")` guards nothing. Functions that
         cannot run without CUDA anyway (they call `torch.cuda.synchronize()` or `torch.cuda.Stream()`,
