@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Optional, Sequence
 from devlint.analysis.factories import (
     CAST_METHODS, DTYPE_NAMES, FACTORIES, LEGACY_CONSTRUCTORS, LIKE_FACTORIES, SPARSE_FACTORIES,
 )
-from devlint.analysis.names import is_cuda_value
+from devlint.analysis.names import is_cuda_runtime_value, is_cuda_value
 
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.rules import RuleEntry
@@ -92,8 +92,17 @@ class SyntaxFacts:
                 self._import(node)
 
     def _cuda_in(self, value: Optional[ast.expr]) -> None:
-        if type(value) is ast.Constant and type(value.value) is str and is_cuda_value(value.value):  # type: ignore
-            self.cuda_string = True
+        kind = type(value)
+        if kind is ast.Constant:
+            if type(value.value) is str and is_cuda_value(value.value):  # type: ignore[union-attr]
+                self.cuda_string = True
+        elif kind is ast.JoinedStr or kind is ast.BinOp or kind is ast.Call:
+            # a device string built at run time: f"cuda:{i}", "cuda:%d" % i, "cuda:" + str(i), "cuda:{}".format(i)
+            template = value.values[0] if kind is ast.JoinedStr and value.values else (  # type: ignore[union-attr]
+                value.left if kind is ast.BinOp else getattr(value.func, "value", None))  # type: ignore[union-attr]
+            if (type(template) is ast.Constant and type(template.value) is str  # type: ignore[union-attr]
+                    and is_cuda_runtime_value(template.value)):  # type: ignore[union-attr]
+                self.cuda_string = True
 
     def _call(self, node: ast.Call) -> None:
         if node.args:

@@ -17,11 +17,11 @@ SAFE_AND_UNSAFE = textwrap.dedent(
 
     def restore(model, path):
         model.load_state_dict(torch.load(path))
-        return torch.load(path)
+        return torch.load(path)["step"]
     """
 )
 SAFE_FIXED = SAFE_AND_UNSAFE.replace("torch.load(path))", 'torch.load(path, map_location="cpu"))')
-ALL_FIXED = SAFE_FIXED.replace("return torch.load(path)", 'return torch.load(path, map_location="cpu")')
+ALL_FIXED = SAFE_FIXED.replace('return torch.load(path)["step"]', 'return torch.load(path, map_location="cpu")["step"]')
 CLEAN = "import torch\n\nx = torch.zeros(3)\n"
 
 

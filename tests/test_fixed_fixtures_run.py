@@ -57,7 +57,10 @@ def _dev003(m, tmp_path):
     assert m.main().shape == (2, 2)
     where = "cuda" if torch.cuda.is_available() else "cpu"
     assert m.evaluate(torch.nn.Linear(8, 2).to(where), torch.zeros(1, 8)).shape == (1, 2)
-    return {"build_model", "main", "evaluate"}
+    assert m.place(torch.zeros(2)).device.type == where
+    assert m.cumulative(torch.ones(3)).tolist() == [1.0, 2.0, 3.0]  # back on the input's device
+    assert m.load_options()["run_opts"]["device"] == where
+    return {"build_model", "main", "evaluate", "place", "cumulative", "load_options"}
 
 
 def _dev004(m, tmp_path):

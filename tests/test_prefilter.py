@@ -115,6 +115,10 @@ SNIPPETS = [
     "class K(nn.Module):\n    def forward(self, x):\n        return torch.sparse_coo_tensor(i, v, device=x.device)",
     "from torch import load\nstate = load(path)", "state = th.load(f=path)", "m = torch.jit.load()",
     "d = 'cu' f'da'", "d = f'cuda'", "d = b'cuda'", "d = ' cuda:1 '", "d = 'cuda:x'", "x.cuda(0)",
+    "x.to('cuda:%d' % i)", "torch.zeros(2, device=f'cuda:{rank}')", "d = torch.device('cuda:' + str(i))",
+    "x.to('cuda:{}'.format(i))", "m = M.from_hparams(run_opts={'device': 'cuda'})", "opts = dict(device='cuda')",
+    "def f(x: torch.Tensor):\n    return x.cpu().cumsum(0).cuda()",
+    "if x.device != torch.device('cuda'):\n    x = x.to(torch.device('cuda'))",
     "y = torch.ones(2, **{'device': 'cuda'})", "dev: str = 'cuda'", "def g(device='cuda'):\n    return device",
     "from torch import nn as torch\nx = torch.zeros(3).to(d)", "import torch.nn\nx = torch.zeros(2).cuda()",
     # DEV001: receivers known from forward, buffers, loops and branches
@@ -182,6 +186,10 @@ def test_a_file_without_any_rule_tokens_is_not_parsed(monkeypatch):
     ("import torch\nx = torch.randn(3)\n(x\n .to  # move\n (dev))\n", "DEV001"),
     ("import torch\nx = torch.randn(3)\nx.\\\nto(dev)\n", "DEV001"),
     ("from torch import load as ld\nld(p)\n", "DEV004"),
+    ("import torch\nx.to(f'cuda:{i}')\n", "DEV003"),
+    ("import torch\nx.to('cuda:%d' % i)\n", "DEV003"),
+    ("import torch\nx.to('cuda:' + str(i))\n", "DEV003"),
+    ("import torch\nx.to('cuda:{}'.format(i))\n", "DEV003"),
 ])
 def test_tricky_spellings_keep_their_rule(source, code):
     assert code in _kept(source)

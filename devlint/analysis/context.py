@@ -30,6 +30,7 @@ class Frame:
     node: ScopeNode
     cuda_only: bool = False  # decorated/named for CUDA, or after an early exit on a CUDA test
     bound: set[str] = field(default_factory=set)  # names assigned by statements already left
+    deleted: set[str] = field(default_factory=set)  # names a `del` already left removed (maybe in a branch)
     # `if not isinstance(x, T): return` earlier in this function: `x` is a T from here on
     narrowed: narrowing.Narrowing = field(default_factory=dict)
 
@@ -50,12 +51,13 @@ class FileContext:
     path: str
     torch: TorchNames = field(default_factory=TorchNames)
     frames: list[Frame] = field(default_factory=list)
-    guard_depth: int = 0  # inside `if <cuda test>` / `<x> if <cuda test> else <y>`
+    guard_depth: int = 0  # inside the branch of an `if` / `x if c else y` that only runs where CUDA is
     device_context_depth: int = 0  # inside `with torch.device(...)`
     sets_default_device: bool = False  # torch.set_default_device(...) somewhere in the file
     narrowings: list[narrowing.Narrowing] = field(default_factory=list)  # one per enclosing `if` body
     reports: list[RawReport] = field(default_factory=list)
-    cuda_tests: dict[int, bool] = field(default_factory=dict)  # id(test) -> mentions CUDA
+    cuda_tests: dict[int, tuple[bool, bool]] = field(default_factory=dict)  # id(test) -> guarded branches
+    availability_flags: set[str] = field(default_factory=set)  # `ok = torch.cuda.is_available()`
     # Filled lazily by analysis.types; kept here so every rule shares one copy per file.
     cache: dict[object, object] = field(default_factory=dict)
 
@@ -108,14 +110,22 @@ class FileContext:
             result.update(known)
         return result
 
-    def is_cuda_test(self, test: cst.BaseExpression) -> bool:
-        """`guards.mentions_cuda(test)`, asked once per test: an `if` is asked on the way into and out
-        of its body and its `else`, and scanning a test's names is a hot path."""
+    def guarded_branches(self, test: cst.BaseExpression) -> tuple[bool, bool]:
+        """`guards.guarded_branches(test)`, asked once per test: an `if` is asked on the way into and
+        out of its body and its `else`, and scanning a test's names is a hot path."""
         key = id(test)
         answer = self.cuda_tests.get(key)
         if answer is None:
-            answer = self.cuda_tests[key] = guards.mentions_cuda(test)
+            answer = self.cuda_tests[key] = guards.guarded_branches(test, self.availability_flags)
         return answer
+
+    def loops_over_gpus(self, iterable: cst.BaseExpression) -> bool:
+        """`guards.loops_over_gpus`, asked once per loop (on the way into and out of its body)."""
+        key = id(iterable)
+        answer = self.cuda_tests.get(key)
+        if answer is None:
+            answer = self.cuda_tests[key] = (guards.loops_over_gpus(iterable), False)
+        return answer[0]
 
     def add_report(self, report: RawReport) -> None:
         self.reports.append(report)
@@ -165,25 +175,47 @@ class ContextEnter(cst.BatchableCSTVisitor):
         self.ctx.frames.append(Frame(node, cuda_only))
 
     def visit_If_body(self, node: cst.If) -> None:
-        if self.ctx.is_cuda_test(node.test):
+        if self.ctx.guarded_branches(node.test)[0]:
             self.ctx.guard_depth += 1
         self.ctx.narrowings.append(narrowing.holds_when_true(node.test))
 
     def visit_If_orelse(self, node: cst.If) -> None:
-        if self.ctx.is_cuda_test(node.test):
+        if self.ctx.guarded_branches(node.test)[1]:
             self.ctx.guard_depth += 1
 
     def visit_IfExp_body(self, node: cst.IfExp) -> None:
-        if self.ctx.is_cuda_test(node.test):
+        if self.ctx.guarded_branches(node.test)[0]:
             self.ctx.guard_depth += 1
 
     def visit_IfExp_orelse(self, node: cst.IfExp) -> None:
-        if self.ctx.is_cuda_test(node.test):
+        if self.ctx.guarded_branches(node.test)[1]:
+            self.ctx.guard_depth += 1
+
+    def visit_For_body(self, node: cst.For) -> None:
+        if self.ctx.loops_over_gpus(node.iter):
+            self.ctx.guard_depth += 1
+
+    def visit_ListComp_elt(self, node: cst.ListComp) -> None:
+        self._enter_comprehension(node.for_in)
+
+    def visit_SetComp_elt(self, node: cst.SetComp) -> None:
+        self._enter_comprehension(node.for_in)
+
+    def visit_GeneratorExp_elt(self, node: cst.GeneratorExp) -> None:
+        self._enter_comprehension(node.for_in)
+
+    def visit_DictComp_value(self, node: cst.DictComp) -> None:
+        self._enter_comprehension(node.for_in)
+
+    def _enter_comprehension(self, for_in: cst.CompFor) -> None:
+        if _comprehension_loops_over_gpus(self.ctx, for_in):
             self.ctx.guard_depth += 1
 
     def visit_With_body(self, node: cst.With) -> None:
         if any(_is_device_context(self.ctx, item) for item in node.items):
             self.ctx.device_context_depth += 1
+        if any(guards.is_cuda_context(item.item) for item in node.items):
+            self.ctx.guard_depth += 1
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.ctx.torch.is_call_to(node, "set_default_device"):
@@ -204,10 +236,16 @@ class ContextExit(cst.BatchableCSTVisitor):
         for target in original_node.targets:
             if isinstance(target.target, cst.Name):
                 self.ctx.frames[-1].bound.add(target.target.value)
+                if guards.is_availability_check(original_node.value):
+                    self.ctx.availability_flags.add(target.target.value)
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         if isinstance(original_node.target, cst.Name) and original_node.value is not None:
             self.ctx.frames[-1].bound.add(original_node.target.value)
+
+    def leave_Del(self, original_node: cst.Del) -> None:
+        for name in _deleted_names(original_node.target):
+            self.ctx.frames[-1].deleted.add(name)
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self.ctx.frames.pop()
@@ -216,17 +254,17 @@ class ContextExit(cst.BatchableCSTVisitor):
         self.ctx.frames.pop()
 
     def leave_If_body(self, original_node: cst.If) -> None:
-        if self.ctx.is_cuda_test(original_node.test):
+        if self.ctx.guarded_branches(original_node.test)[0]:
             self.ctx.guard_depth -= 1
         self.ctx.narrowings.pop()
 
     def leave_If_orelse(self, original_node: cst.If) -> None:
-        if self.ctx.is_cuda_test(original_node.test):
+        if self.ctx.guarded_branches(original_node.test)[1]:
             self.ctx.guard_depth -= 1
 
     def leave_If(self, original_node: cst.If) -> None:
         # `if not torch.cuda.is_available(): return` -- what follows in this function needs CUDA.
-        if (original_node.orelse is None and self.ctx.is_cuda_test(original_node.test)
+        if (original_node.orelse is None and self.ctx.guarded_branches(original_node.test)[1]
                 and guards.ends_with_exit(original_node.body) and self.ctx.frames):
             self.ctx.frames[-1].cuda_only = True
         # `if not isinstance(x, torch.Tensor): return x` -- `x` is a tensor below.
@@ -234,13 +272,52 @@ class ContextExit(cst.BatchableCSTVisitor):
             self.ctx.frames[-1].narrowed.update(narrowing.holds_when_false(original_node.test))
 
     def leave_IfExp_body(self, original_node: cst.IfExp) -> None:
-        if self.ctx.is_cuda_test(original_node.test):
+        if self.ctx.guarded_branches(original_node.test)[0]:
             self.ctx.guard_depth -= 1
 
     def leave_IfExp_orelse(self, original_node: cst.IfExp) -> None:
-        if self.ctx.is_cuda_test(original_node.test):
+        if self.ctx.guarded_branches(original_node.test)[1]:
+            self.ctx.guard_depth -= 1
+
+    def leave_For_body(self, original_node: cst.For) -> None:
+        if self.ctx.loops_over_gpus(original_node.iter):
+            self.ctx.guard_depth -= 1
+
+    def leave_ListComp_elt(self, original_node: cst.ListComp) -> None:
+        self._leave_comprehension(original_node.for_in)
+
+    def leave_SetComp_elt(self, original_node: cst.SetComp) -> None:
+        self._leave_comprehension(original_node.for_in)
+
+    def leave_GeneratorExp_elt(self, original_node: cst.GeneratorExp) -> None:
+        self._leave_comprehension(original_node.for_in)
+
+    def leave_DictComp_value(self, original_node: cst.DictComp) -> None:
+        self._leave_comprehension(original_node.for_in)
+
+    def _leave_comprehension(self, for_in: cst.CompFor) -> None:
+        if _comprehension_loops_over_gpus(self.ctx, for_in):
             self.ctx.guard_depth -= 1
 
     def leave_With_body(self, original_node: cst.With) -> None:
         if any(_is_device_context(self.ctx, item) for item in original_node.items):
             self.ctx.device_context_depth -= 1
+        if any(guards.is_cuda_context(item.item) for item in original_node.items):
+            self.ctx.guard_depth -= 1
+
+
+def _comprehension_loops_over_gpus(ctx: FileContext, for_in: Optional[cst.CompFor]) -> bool:
+    """`[... for i in range(torch.cuda.device_count())]`: the element is made once per GPU."""
+    while for_in is not None:
+        if ctx.loops_over_gpus(for_in.iter):
+            return True
+        for_in = for_in.inner_for_in
+    return False
+
+
+def _deleted_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _deleted_names(element.value)]
+    return []

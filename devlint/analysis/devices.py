@@ -2,35 +2,84 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import AbstractSet, Optional
 
 import libcst as cst
 
 from devlint.analysis.context import FileContext
+from devlint.analysis.names import dotted_name, string_value
+from devlint.walk import children
 
 _DEVICE_NAMES = ("device", "DEVICE", "dev")
+# What holds a device: a device string (`"cuda"`, `"cpu"`, `"mps:0"`), ...
+_DEVICE_STRING = re.compile(r"(cpu|cuda|mps|xpu|meta|npu|hpu|xla)(:\d+)?")
+# ... never these calls, which return an int index (or a count), not a device
+_INT_DEVICE_CALLS = {"get_device", "current_device", "device_count", "get_device_index", "_get_device_index"}
+# A name that holds a device, not its kind or its index (`device_type`, `device_id`)
+_DEVICE_WORD = re.compile(r"device|^dev$|^_dev$|^dev_$", re.IGNORECASE)
+_NOT_A_DEVICE_WORD = re.compile(r"(type|types|kind|name|names|index|idx|id|ids|count|map|str)$", re.IGNORECASE)
 
 
-def device_variable(ctx: FileContext, exclude: AbstractSet[str] = frozenset()) -> Optional[str]:
-    """`device` (or `DEVICE`, `dev`, `self.device`) when it is certainly bound here.
+@dataclass(frozen=True)
+class DeviceVariable:
+    """The file's device variable at a position. `name` is None with `blocked` when the position
+    has a device-named variable that is not shown to hold a device there (a fix must not guess);
+    None without `blocked` when there is none (a fix may fall back to choosing the device)."""
+
+    name: Optional[str] = None
+    blocked: bool = False
+
+
+def names_a_device(name: str) -> bool:
+    """`device`, `self.device`, `dev`, `target_device`; not `device_type`, `device_id`, `n_devices`."""
+    last = name.rsplit(".", 1)[-1]
+    return bool(_DEVICE_WORD.search(last)) and not _NOT_A_DEVICE_WORD.search(last)
+
+
+def device_variable(ctx: FileContext, exclude: AbstractSet[str] = frozenset(), *,
+                    strict: bool = False) -> DeviceVariable:
+    """`device` (or `DEVICE`, `dev`, `self.device`) when it is bound here and shown to hold a device.
 
     Traversal is in source order, so a frame's `bound` holds the names assigned *before*
     this point: a local bound later (or by the statement being fixed) is never used.
     A name that an inner function binds anywhere is local there, so an outer binding of it
     is not visible (using it would raise UnboundLocalError). `exclude` holds the names the
-    statement being fixed assigns: `device = torch.device(device)` would define a name by itself."""
+    statement being fixed assigns: `device = torch.device(device)` would define a name by itself.
+
+    Shown to hold a device: every value the function (or module, or class for `self.device`) gives
+    it is a `torch.device(...)`, a device string, a tensor's `.device`, a device-returning call, or
+    a choice between those; a parameter by its annotation or default. A parameter with neither
+    counts only when not `strict` (`strict`: the variable goes where an int GPU index is invalid,
+    as `map_location=`). Never a name `del`eted earlier, nor a parameter the function resolved
+    into another name (`device_ = device or ...`): the resolved name is used if it is bound."""
     hidden: set[str] = set(exclude)
     innermost = True
     for frame in reversed(ctx.frames):
         node = frame.node
         if isinstance(node, cst.FunctionDef):
-            params = node.params
-            names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+            params = {p.name.value: p for p in (*node.params.posonly_params, *node.params.params,
+                                                  *node.params.kwonly_params)}
             for name in _DEVICE_NAMES:
-                if name not in hidden and (name in names or name in frame.bound):
-                    return name
+                if name in hidden or not (name in params or name in frame.bound):
+                    continue
+                if name in frame.deleted:
+                    return DeviceVariable(blocked=True)
+                if name in params and name not in frame.bound:
+                    resolved = _resolved_into(ctx, node, name)
+                    if resolved is not None:
+                        usable = (resolved in frame.bound and resolved not in frame.deleted
+                                  and _local_is_device(ctx, node, resolved, strict))
+                        return DeviceVariable(resolved if usable else None, not usable)
+                if _local_is_device(ctx, node, name, strict):
+                    return DeviceVariable(name)
+                return DeviceVariable(blocked=True)
             if innermost and _takes_self(node) and "self.device" not in hidden and "device" in _self_attributes(ctx):
-                return "self.device"
+                cls = ctx.current_class()
+                if cls is not None and _self_device_is_device(ctx, cls, strict):
+                    return DeviceVariable("self.device")
+                return DeviceVariable(blocked=True)
             innermost = False
             hidden.update(ctx.types.scope_index(node).bindings)
         elif isinstance(node, cst.Module):
@@ -38,8 +87,129 @@ def device_variable(ctx: FileContext, exclude: AbstractSet[str] = frozenset()) -
             module_names = ctx.types.scope_index(node).bindings if inside_function else {}
             for name in _DEVICE_NAMES:
                 if name not in hidden and (name in frame.bound or name in module_names):
-                    return name
+                    if name in frame.deleted:
+                        return DeviceVariable(blocked=True)
+                    if _local_is_device(ctx, node, name, strict):
+                        return DeviceVariable(name)
+                    return DeviceVariable(blocked=True)
+    return DeviceVariable()
+
+
+def _local_is_device(ctx: FileContext, scope: "cst.FunctionDef | cst.Module", name: str, strict: bool,
+                     depth: int = 0) -> bool:
+    """Every binding of `name` in `scope` shows a device (see `device_variable`)."""
+    bindings = ctx.types.scope_index(scope).bindings.get(name, [])
+    values = [node for how, node in bindings if how == "value"]
+    others = [(how, node) for how, node in bindings if how not in ("value", "param", "annotation")]
+    if others or not bindings:
+        return False  # unpacked, iterated, imported, augmented: not something we read as a device
+    if values:
+        # the function sets it itself (`device = device or torch.device(...)` resolves a parameter)
+        return all(_is_device_value(ctx, scope, value, strict, depth) for value in values)
+    for how, node in bindings:
+        if how == "param" and isinstance(node, cst.Param) and not _param_is_device(ctx, scope, node, strict):
+            return False
+        if how == "annotation" and not _annotation_is_device(node):
+            return False
+    return True
+
+
+def _param_is_device(ctx: FileContext, scope: "cst.FunctionDef | cst.Module", param: cst.Param,
+                     strict: bool) -> bool:
+    if param.annotation is not None:
+        return _annotation_is_device(param.annotation.annotation)
+    if param.default is not None:
+        return _is_device_value(ctx, scope, param.default, strict, 3)
+    return not strict and param.name.value in _DEVICE_NAMES
+
+
+def _annotation_is_device(annotation: cst.CSTNode) -> bool:
+    """`torch.device`, `str`, `Union[str, torch.device]`; not `int`, nor one that allows None."""
+    words = set(re.findall(r"[A-Za-z_]+", cst.Module([]).code_for_node(annotation)))
+    if words & {"int", "None", "Optional", "Any"}:
+        return False
+    return bool(words & {"device", "str"})
+
+
+def _is_device_value(ctx: FileContext, scope: "cst.FunctionDef | cst.Module", expr: cst.BaseExpression,
+                     strict: bool, depth: int = 0) -> bool:
+    value = string_value(expr)
+    if value is not None:
+        return bool(_DEVICE_STRING.fullmatch(value.strip()))
+    if isinstance(expr, cst.IfExp):
+        return (_is_device_value(ctx, scope, expr.body, strict, depth)
+                and _is_device_value(ctx, scope, expr.orelse, strict, depth))
+    if isinstance(expr, cst.BooleanOperation) and isinstance(expr.operator, cst.Or):
+        # `device or torch.device("cpu")`: a given device, else the default
+        return (_is_device_value(ctx, scope, expr.right, strict, depth)
+                and (isinstance(expr.left, cst.Name) or _is_device_value(ctx, scope, expr.left, strict, depth)))
+    if isinstance(expr, cst.Attribute):
+        if expr.attr.value != "device":
+            return False
+        if isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            cls = ctx.current_class()
+            return cls is not None and depth < 3 and _self_device_is_device(ctx, cls, strict, depth + 1)
+        return True  # a tensor's (or a module's, an accelerator's) `.device`
+    if isinstance(expr, cst.Call):
+        if ctx.torch.is_call_to(expr, "device"):
+            return True
+        name = dotted_name(expr.func) or ""
+        last = name.rsplit(".", 1)[-1]
+        return (last.lower().endswith("device") and last not in _INT_DEVICE_CALLS
+                and not name.startswith(("torch.cuda.", "cuda.")))
+    if isinstance(expr, cst.Name) and depth < 3 and expr.value not in ("None", "True", "False"):
+        return _local_is_device(ctx, scope, expr.value, strict, depth + 1)
+    return False
+
+
+def _resolved_into(ctx: FileContext, function: cst.FunctionDef, name: str) -> Optional[str]:
+    """The other device name the function assigns from parameter `name` (`device_ = device or ...`)."""
+    for other, bindings in ctx.types.scope_index(function).bindings.items():
+        if other == name or not names_a_device(other):
+            continue
+        for how, node in bindings:
+            if how == "value" and any(word == name for word in _names_in(node)):
+                return other
     return None
+
+
+def _names_in(expr: cst.CSTNode) -> list[str]:
+    found: list[str] = []
+    stack: list[cst.CSTNode] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            found.append(node.value)
+        elif isinstance(node, cst.Attribute):
+            stack.append(node.value)  # `x.device`: the name is `x`, not `device`
+            continue
+        stack.extend(children(node))
+    return found
+
+
+def _self_device_is_device(ctx: FileContext, cls: cst.ClassDef, strict: bool, depth: int = 0) -> bool:
+    """Every value the class's methods give `self.device` holds a device."""
+    bindings = ctx.types.class_index(cls).bindings.get("device", [])
+    if not bindings:
+        return False
+    for how, node, method in bindings:
+        if how == "annotation":
+            if not _annotation_is_device(node):
+                return False
+        elif how == "value" and method is not None:
+            if isinstance(node, cst.Name) and node.value in _params_of(method):
+                if not _param_is_device(ctx, method, _params_of(method)[node.value], strict):
+                    return False
+            elif not _is_device_value(ctx, method, node, strict, max(depth, 1)):
+                return False
+        else:
+            return False
+    return True
+
+
+def _params_of(function: cst.FunctionDef) -> dict[str, cst.Param]:
+    params = function.params
+    return {p.name.value: p for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
 
 
 def assigned_names(statement: cst.CSTNode) -> set[str]:
@@ -88,11 +258,11 @@ class DeviceNameTracker(cst.BatchableCSTVisitor):
         self._assigning: list[set[str]] = []
         self._outside_body = 0
 
-    def device_variable(self) -> Optional[str]:
+    def device_variable(self, *, strict: bool = False) -> DeviceVariable:
         if self._outside_body:
-            return None
+            return DeviceVariable()
         ctx: FileContext = self.ctx  # type: ignore[attr-defined]
-        return device_variable(ctx, set().union(*self._assigning))
+        return device_variable(ctx, set().union(*self._assigning), strict=strict)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self._assigning.append(assigned_names(node))

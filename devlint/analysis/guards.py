@@ -1,19 +1,44 @@
 """Is this code only reached where CUDA exists?
 
-A test "mentions cuda" when one of its names or strings holds `cuda` or `gpu`
-(`torch.cuda.is_available()`, `args.cuda`, `use_gpu`, `n_gpu > 0`, `dev.type == "cuda"`),
-or asks for an accelerator (`torch.accelerator.is_available()`).
+A guard is a test whose outcome says CUDA is there (or is what the code was asked to use), and only
+in the branch where it says so:
+
+- a truth test of something that names CUDA or a GPU: an availability call
+  (`torch.cuda.is_available()`, `torch.accelerator.is_available()`, `is_torch_cuda_available()`),
+  a flag (`args.cuda`, `use_gpu`, `self.on_gpu`), a name assigned from an availability check
+  (`ok = torch.cuda.is_available()`), a tensor's `x.is_cuda` — the branch where it is true;
+  a negative flag (`args.no_cuda`, `disable_gpu`) guards the branch where it is false;
+- a count of GPUs compared with a number (`torch.cuda.device_count() > 0`, `n_gpu >= 1`,
+  `num_gpus == 0`): the branch where the count cannot be 0;
+- an equality with a CUDA device (`x.device.type == "cuda"`, `device == torch.device("cuda")`,
+  `"cuda" in str(device)`): the branch where it holds. A device that *is* CUDA was chosen by someone
+  (the caller, the user, an availability check): where CUDA is missing that branch is never taken.
+  `if x.device != torch.device("cuda"): x = x.to("cuda")` guards nothing: that branch runs exactly
+  where the value is *not* on CUDA;
+- `not`, `and`, `or` combine these as logic says (`if avail and x: ...` guards its body, not its else).
 """
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from devlint.analysis.names import dotted_name, identifiers
+from devlint.analysis.names import dotted_name, identifiers, is_cuda_device_expr, string_value
+from devlint.walk import children
 
-_CUDA_WORD = re.compile(r"cuda|gpu|accelerator", re.IGNORECASE)
+if TYPE_CHECKING:  # pragma: no cover
+    from devlint.analysis.torch_names import TorchNames
+
+# CUDA, a GPU, and what only runs on one (NCCL, TensorRT)
+_CUDA_WORD = re.compile(r"cuda|gpu|accelerator|nccl|tensorrt", re.IGNORECASE)
+# What a guard's test may hold: the CUDA words, the CPU (`dev.type == "cpu"`, `use_cpu`), `isinstance`
+_GUARD_WORD = re.compile(r"cuda|gpu|accelerator|nccl|tensorrt|cpu|isinstance", re.IGNORECASE)
+_CPU_WORD = re.compile(r"cpu", re.IGNORECASE)
+# `no_cuda`, `disable_gpu`, `without_cuda`, `cpu_only`: true where CUDA is *not* used
+_NEGATIVE_WORD = re.compile(r"(^|_)(no|not|disable|disabled|without|skip)_?(cuda|gpu)|cpu_?only", re.IGNORECASE)
+_CUDA_DEVICE_WORDS = ("cuda", "gpu")
 
 # Calls that end the current function (or test) when they run.
 _EXIT_CALLS = {"pytest.skip", "skip", "self.skipTest", "sys.exit", "exit", "unittest.SkipTest"}
@@ -25,6 +50,154 @@ def mentions_cuda(expr: cst.CSTNode) -> bool:
 
 def name_mentions_cuda(name: str) -> bool:
     return bool(_CUDA_WORD.search(name))
+
+
+def guarded_branches(test: cst.BaseExpression, flags: "frozenset[str] | set[str]" = frozenset()
+                     ) -> tuple[bool, bool]:
+    """(the body of `if test` runs only where CUDA is there, its `else` does). `flags` are names the
+    code assigned from an availability check (`ok = torch.cuda.is_available()`)."""
+    words = list(identifiers(test))
+    if not any(_GUARD_WORD.search(word) or word in flags for word in words):
+        return False, False
+    return _implies_cuda(test, True, flags), _implies_cuda(test, False, flags)
+
+
+def is_availability_check(value: cst.BaseExpression) -> bool:
+    """`torch.cuda.is_available()`, `torch.cuda.device_count() > 0`, and `and`s of them (cheap: asked
+    of every assigned value)."""
+    if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.And):
+        return is_availability_check(value.left) or is_availability_check(value.right)
+    if isinstance(value, cst.Comparison):
+        if len(value.comparisons) != 1 or not isinstance(value.left, cst.Call):
+            return False
+        return ((dotted_name(value.left.func) or "").endswith("cuda.device_count")
+                and _comparison_implies_cuda(value.left, value.comparisons[0], True))
+    return isinstance(value, cst.Call) and (dotted_name(value.func) or "").endswith(
+        ("cuda.is_available", "accelerator.is_available"))
+
+
+def _implies_cuda(test: cst.BaseExpression, outcome: bool, flags: "frozenset[str] | set[str]" = frozenset()
+                  ) -> bool:
+    """Does `test` evaluating to `outcome` show that CUDA is there?"""
+    if isinstance(test, cst.Name) and test.value in flags:
+        return outcome
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _implies_cuda(test.expression, not outcome, flags)
+    if isinstance(test, cst.BooleanOperation):
+        left, right = _implies_cuda(test.left, outcome, flags), _implies_cuda(test.right, outcome, flags)
+        is_and = isinstance(test.operator, cst.And)
+        # `a and b` true: both hold; false: one of them fails (we do not know which)
+        return (left or right) if is_and == outcome else (left and right)
+    if isinstance(test, cst.Comparison):
+        if len(test.comparisons) != 1:
+            return outcome and mentions_cuda(test)
+        return _comparison_implies_cuda(test.left, test.comparisons[0], outcome)
+    if _is_int_device_test(test):
+        # `isinstance(device, int)`: an int device is a CUDA index (PyTorch reads it so)
+        return outcome
+    words = list(identifiers(test))
+    if not any(_CUDA_WORD.search(word) for word in words):
+        # `use_cpu`, `args.cpu`: where it is false, the code was asked for the accelerator
+        return not outcome and any(_CPU_WORD.search(word) for word in words)
+    if any(_NEGATIVE_WORD.search(word) for word in words):
+        return not outcome
+    return outcome
+
+
+def _is_int_device_test(test: cst.BaseExpression) -> bool:
+    if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
+            and len(test.args) == 2):
+        return False
+    subject, kind = test.args[0].value, test.args[1].value
+    name = dotted_name(subject) or ""
+    last = name.rsplit(".", 1)[-1].lower()
+    return "device" in last and not last.endswith(("type", "name")) and dotted_name(kind) == "int"
+
+
+def _comparison_implies_cuda(left: cst.BaseExpression, target: cst.ComparisonTarget, outcome: bool) -> bool:
+    operator = target.operator
+    right = target.comparator
+    positive = isinstance(operator, (cst.Equal, cst.Is, cst.In))
+    negative = isinstance(operator, (cst.NotEqual, cst.IsNot, cst.NotIn))
+    if _is_cuda_device(left) or _is_cuda_device(right):
+        # `dev.type == "cuda"`, `"cuda" in str(dev)`, `provider in ("CUDAExecutionProvider", ...)`:
+        # holds where the device is CUDA
+        if positive:
+            return outcome
+        if negative:
+            return not outcome
+        return False
+    if _is_cpu_device(left) or _is_cpu_device(right):
+        # `dev.type == "cpu"`: where it fails, the device chosen is an accelerator
+        if positive:
+            return not outcome
+        if negative:
+            return outcome
+        return False
+    if not (mentions_cuda(left) or mentions_cuda(right)):
+        return False
+    if isinstance(right, cst.Name) and right.value == "None" and isinstance(operator, (cst.Is, cst.IsNot)):
+        # `args.gpu is not None`: a GPU was given
+        return outcome if negative else not outcome
+    number = _integer(right)
+    flipped = False
+    if number is None:
+        number = _integer(left)
+        flipped = True
+    if number is not None:
+        # a count of GPUs (never negative): the outcome shows CUDA where it rules out a count of 0
+        holds_at_zero = _holds(operator, 0, number) if not flipped else _holds(operator, number, 0)
+        if holds_at_zero is None:
+            return False
+        return outcome != holds_at_zero
+    return False  # some other comparison that mentions CUDA: it says nothing we can read
+
+
+def _holds(operator: cst.BaseCompOp, left: int, right: int) -> "bool | None":
+    if isinstance(operator, (cst.Equal, cst.Is)):
+        return left == right
+    if isinstance(operator, (cst.NotEqual, cst.IsNot)):
+        return left != right
+    if isinstance(operator, cst.GreaterThan):
+        return left > right
+    if isinstance(operator, cst.GreaterThanEqual):
+        return left >= right
+    if isinstance(operator, cst.LessThan):
+        return left < right
+    if isinstance(operator, cst.LessThanEqual):
+        return left <= right
+    return None
+
+
+def _integer(expr: cst.BaseExpression) -> "int | None":
+    if isinstance(expr, cst.Integer):
+        try:
+            return int(expr.evaluated_value)
+        except ValueError:
+            return None
+    return None
+
+
+def _is_cpu_device(expr: cst.BaseExpression) -> bool:
+    value = string_value(expr)
+    if value is not None:
+        return value.strip().lower() == "cpu"
+    if isinstance(expr, cst.Call) and dotted_name(expr.func) in ("torch.device", "device") and expr.args:
+        return _is_cpu_device(expr.args[0].value)
+    return False
+
+
+def _is_cuda_device(expr: cst.BaseExpression) -> bool:
+    """`"cuda"`, `"cuda:0"`, `"gpu"`, `torch.device("cuda")`, `f"cuda:{i}"`, a string naming a CUDA
+    backend (`"CUDAExecutionProvider"`), or a tuple of those."""
+    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)) and expr.elements:
+        return all(_is_cuda_device(element.value) for element in expr.elements)
+    value = string_value(expr)
+    if value is not None:
+        return value.strip().lower().split(":")[0] in _CUDA_DEVICE_WORDS or bool(_CUDA_WORD.search(value))
+    if isinstance(expr, cst.Call) and dotted_name(expr.func) in ("torch.device", "device") and expr.args:
+        return _is_cuda_device(expr.args[0].value)
+    return is_cuda_device_expr(expr)
 
 
 def ends_with_exit(body: cst.BaseSuite) -> bool:
@@ -51,3 +224,149 @@ def decorator_requires_cuda(decorator: cst.Decorator) -> bool:
     """`@pytest.mark.skipif(not torch.cuda.is_available(), ...)`, `@unittest.skipIf(...)`,
     `@requires_cuda`, `@require_torch_gpu` and the like."""
     return mentions_cuda(decorator.decorator)
+
+
+# torch.cuda functions that fail without CUDA (unlike is_available, device_count, empty_cache,
+# manual_seed, which are safe to call anywhere).
+CUDA_ONLY_CALLS = frozenset({
+    "synchronize", "Stream", "Event", "current_stream", "default_stream", "stream", "mem_get_info",
+    "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
+    "reset_peak_memory_stats", "set_device", "get_device_properties", "get_device_name",
+    "get_device_capability", "current_device", "CUDAGraph", "graph", "make_graphed_callables",
+    "ExternalStream", "caching_allocator_alloc", "set_stream", "memory_stats", "nvtx.range_push",
+    "nvtx.range_pop", "nvtx.range", "nvtx.mark",
+})
+# Libraries that only run on CUDA: a function that uses one is CUDA-only.
+_CUDA_LIBRARIES = ("tensorrt", "torch_tensorrt", "pycuda", "cupy", "cuda", "polygraphy")
+
+
+def cuda_only_reason(function: cst.FunctionDef, torch: "TorchNames", cuda_modules: set[str]) -> "str | None":
+    """Why `function` cannot run without CUDA, or None. A statement that every call runs (one at the
+    top of the body, or of a `with` / `try` body there; never one inside an `if` or a loop) calls a
+    `torch.cuda` function that needs a GPU (`torch.cuda.synchronize()`, `torch.cuda.Stream()`), uses a
+    CUDA-only library (TensorRT, pycuda, cupy; `cuda_modules` are the file's local names for them), or
+    hands a `data_ptr()` to another library (a raw device pointer for a CUDA kernel)."""
+    blocks: list[cst.BaseSuite] = [function.body]
+    while blocks:
+        block = blocks.pop()
+        statements = block.body if isinstance(block, cst.IndentedBlock) else [block]
+        for statement in statements:
+            if isinstance(statement, cst.With):
+                blocks.append(statement.body)
+                for item in statement.items:
+                    reason = _cuda_only_expression(item.item, torch, cuda_modules)
+                    if reason is not None:
+                        return reason
+            elif isinstance(statement, cst.Try):
+                blocks.append(statement.body)
+            elif isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                reason = _cuda_only_expression(statement, torch, cuda_modules)
+                if reason is not None:
+                    return reason
+            elif (isinstance(statement, cst.If) and statement.orelse is None and _ends_with_raise(statement.body)
+                  and guarded_branches(statement.test)[1]):
+                # `if device.type != "cuda": raise ...`: the function refuses anything but CUDA
+                return "raises unless it runs on CUDA"
+    return None
+
+
+def _ends_with_raise(body: cst.BaseSuite) -> bool:
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    last = statements[-1] if statements else None
+    if isinstance(last, cst.SimpleStatementLine):
+        return isinstance(last.body[-1], cst.Raise)
+    if isinstance(last, cst.SimpleStatementSuite):
+        return isinstance(last.body[-1], cst.Raise)
+    return False
+
+
+def _cuda_only_expression(root: cst.CSTNode, torch: "TorchNames", cuda_modules: set[str]) -> "str | None":
+    stack: list[cst.CSTNode] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Lambda, cst.IfExp, cst.BooleanOperation)):
+            continue  # may not run
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            module = node.module if isinstance(node, cst.ImportFrom) else None
+            names = [dotted_name(module)] if module is not None else []
+            if isinstance(node, cst.Import):
+                names = [dotted_name(alias.name) for alias in node.names]
+            if any((n or "").split(".")[0] in _CUDA_LIBRARIES for n in names):
+                return "imports a CUDA-only library"
+        if isinstance(node, cst.Call):
+            full = torch.qualify(node.func) or ""
+            if full.startswith("torch.cuda.") and full[len("torch.cuda."):] in CUDA_ONLY_CALLS:
+                return f"calls `{full}()`"
+            name = dotted_name(node.func) or ""
+            if name.split(".")[0] in cuda_modules:
+                return f"calls the CUDA-only `{name}`"
+            if not full and any(_is_data_ptr(arg.value) for arg in node.args):
+                return "hands a `data_ptr()` to a CUDA library"
+        stack.extend(children(node))
+    return None
+
+
+def _is_data_ptr(expr: cst.BaseExpression) -> bool:
+    return (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value == "data_ptr")
+
+
+# Importing one of these at module level makes the whole module a TensorRT integration: CUDA-only.
+_TENSORRT_MODULES = ("tensorrt", "torch_tensorrt", "polygraphy")
+
+
+def is_tensorrt_module(module: cst.Module) -> bool:
+    """Does the module import TensorRT (or Polygraphy) at its top level, directly, inside an
+    `if` / `try`, or through `optional_import("tensorrt")`?"""
+    statements: list[cst.CSTNode] = list(module.body)
+    while statements:
+        statement = statements.pop()
+        if isinstance(statement, (cst.If, cst.Try)):
+            statements.extend(statement.body.body if isinstance(statement.body, cst.IndentedBlock) else [])
+            continue
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            names: list[str] = []
+            if isinstance(small, cst.Import):
+                names = [dotted_name(alias.name) or "" for alias in small.names]
+            elif isinstance(small, cst.ImportFrom) and small.module is not None:
+                names = [dotted_name(small.module) or ""]
+            elif isinstance(small, cst.Assign) and isinstance(small.value, cst.Call) and small.value.args:
+                if (dotted_name(small.value.func) or "").endswith("optional_import"):
+                    names = [string_value(small.value.args[0].value) or ""]
+            if any(name.split(".")[0] in _TENSORRT_MODULES for name in names):
+                return True
+    return False
+
+
+def cuda_library_names(module: cst.Module) -> set[str]:
+    """The local names a module binds to CUDA-only libraries (`import tensorrt as trt` -> trt)."""
+    names: set[str] = set()
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    full = dotted_name(alias.name) or ""
+                    if full.split(".")[0] in _CUDA_LIBRARIES:
+                        local = alias.asname.name if alias.asname else alias.name
+                        names.add((dotted_name(local) or full).split(".")[0])  # type: ignore[arg-type]
+    return names
+
+
+def loops_over_gpus(iterable: cst.BaseExpression) -> bool:
+    """`for i in range(torch.cuda.device_count())`, `for gpu in gpu_ids`: the body runs once per GPU,
+    so never where there is none."""
+    return mentions_cuda(iterable) and not any(_NEGATIVE_WORD.search(word) for word in identifiers(iterable))
+
+
+def is_cuda_context(item: cst.BaseExpression) -> bool:
+    """`with torch.cuda.device(i):`, `with torch.cuda.stream(s):`, `with cp.cuda.Device(d):`: the body
+    runs on a CUDA device (autocast is not one: it only warns without CUDA)."""
+    if not isinstance(item, cst.Call):
+        return False
+    name = dotted_name(item.func) or ""
+    parts = name.split(".")
+    return "cuda" in parts[:-1] and parts[-1].lower() in ("device", "stream", "graph", "use_mem_pool")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Iterator, Optional
 
 import libcst as cst
@@ -48,6 +49,36 @@ def is_cuda_value(value: str) -> bool:
     """A string literal's value that names CUDA: `"cuda"`, `"cuda:N"` (spaces around allowed)."""
     value = value.strip()
     return value == "cuda" or (value.startswith("cuda:") and value[5:].isdigit())
+
+
+_RUNTIME_CUDA = re.compile(r"cuda:(%[dis]|\{[A-Za-z_0-9.]*\})")
+
+
+def is_cuda_device_expr(expr: cst.BaseExpression) -> bool:
+    """A CUDA device string built at run time: `"cuda:%d" % i`, `f"cuda:{i}"`, `"cuda:" + str(i)`,
+    `"cuda:{}".format(i)`."""
+    if isinstance(expr, cst.FormattedString):
+        parts = expr.parts
+        return (len(parts) == 2 and isinstance(parts[0], cst.FormattedStringText)
+                and parts[0].value.strip() == "cuda:" and isinstance(parts[1], cst.FormattedStringExpression))
+    if isinstance(expr, cst.BinaryOperation):
+        left = string_value(expr.left)
+        if isinstance(expr.operator, cst.Modulo):
+            return left is not None and bool(_RUNTIME_CUDA.fullmatch(left.strip()))
+        if isinstance(expr.operator, cst.Add):
+            return left is not None and left.strip() == "cuda:"
+        return False
+    if (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "format"
+            and expr.args):
+        template = string_value(expr.func.value)
+        return template is not None and bool(_RUNTIME_CUDA.fullmatch(template.strip()))
+    return False
+
+
+def is_cuda_runtime_value(template: str) -> bool:
+    """The literal part of a run-time CUDA device string, as `ast` sees it (for the screen)."""
+    template = template.strip()
+    return template == "cuda:" or bool(_RUNTIME_CUDA.fullmatch(template))
 
 
 def keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:

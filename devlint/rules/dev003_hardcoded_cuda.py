@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from typing import Optional
 
 import libcst as cst
 
-from devlint.analysis.devices import DeviceNameTracker
-from devlint.analysis.names import dotted_name, is_cuda_string, keyword, positional, string_value
+from devlint.analysis.devices import DeviceNameTracker, DeviceVariable, names_a_device
+from devlint.analysis.guards import CUDA_ONLY_CALLS, cuda_library_names, cuda_only_reason, is_tensorrt_module
+from devlint.analysis.names import (
+    dotted_name, identifiers, is_cuda_device_expr, is_cuda_string, keyword, positional, string_value,
+)
+from devlint.analysis.types import Kind
 from devlint.diagnostics import Applicability
 from devlint.prefilter import CUDA_STRING
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
@@ -17,7 +20,7 @@ from devlint.walk import children
 
 
 def _screen(facts: SyntaxFacts) -> bool:
-    """A `"cuda"` literal, or a `.cuda(...)` call."""
+    """A `"cuda"` literal or a run-time `"cuda:..."` string where a device goes, or a `.cuda(...)` call."""
     return facts.cuda_string or "cuda" in facts.methods_called
 
 
@@ -28,45 +31,70 @@ RULE = Rule(
     why="""
         Code that names CUDA unconditionally fails on CPU-only machines, in CI, and on Apple silicon
         (`AssertionError: Torch not compiled with CUDA enabled`, or `RuntimeError: No CUDA GPUs are
-        available`). Choose the device once, from what the machine has, and pass it around. A literal in
-        a dict of options (`{"device": "cuda"}`) counts when the dict is passed on as `**opts`.
+        available`). Choose the device once, from what the machine has, and pass it around. Device
+        strings built at run time (`f"cuda:{i}"`, `"cuda:%d" % i`, `"cuda:" + str(i)`) count, and so do
+        device options in a dict (`run_opts={"device": "cuda"}`, `**opts`) passed to a call. A guard is a
+        test whose outcome says CUDA is there, and only in that branch: `torch.cuda.is_available()`,
+        `torch.cuda.device_count() > 0`, a name assigned from one, a CUDA flag (`args.cuda`), an equality
+        with a CUDA device
+        (`x.device.type == "cuda"`), `isinstance(device, int)` (an int device is a CUDA index), a loop over
+        the GPUs; `if x.device != torch.device("cuda"): x = x.to("cuda")` guards nothing. Functions that
+        cannot run without CUDA anyway (they call `torch.cuda.synchronize()` or `torch.cuda.Stream()`,
+        use TensorRT, or hand a `data_ptr()` to a CUDA library) are not reported. `.cuda()` of a value a
+        function computed from its tensor input on the host (`x.cpu().cumsum(0).cuda()`) is reported even
+        under a guard: it goes to the default GPU, not back to `x.device`.
     """,
     example="""
         model = Net().cuda()
         x = torch.zeros(3, device="cuda")
+        offsets = lengths.cpu().cumsum(0).cuda()
     """,
     instead="""
         device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
         model = Net().to(device)
         x = torch.zeros(3, device=device)
+        offsets = lengths.cpu().cumsum(0).to(lengths.device)
     """,
     fix_safety=FixSafety.UNSAFE,
     fix="""
-        Uses the file's own device variable where one is in scope (`device`, `DEVICE`, `dev` bound
-        earlier in the function, a parameter, a module-level name, or `self.device`), never the variable
-        the statement itself assigns; otherwise `"cuda" if torch.cuda.is_available() else "cpu"` with the
-        file's alias for torch (adding `import torch` after the last import when the file has none).
-        `.cuda()` without arguments becomes `.to(...)`. Unsafe: on a machine without CUDA the code now runs
-        on the CPU instead of failing, which changes what it does; `.cuda(i)` with an explicit index gets
-        no fix.
+        Uses the file's own device variable where one is bound at that line and shown to hold a device
+        (`device`, `DEVICE`, `dev`, or `self.device`, given a `torch.device(...)`, a device string, a
+        tensor's `.device` or a device the function resolved, or a parameter annotated as a device or
+        string; where `map_location=` is written, never one that may be an int GPU index), never a name
+        deleted before the line, never the variable the statement itself assigns, and the resolved name
+        where the function resolved its `device` argument into another. A device-named variable that is
+        not shown to hold a device means no fix. Without one: `"cuda" if torch.cuda.is_available() else
+        "cpu"` with the file's alias for torch (adding `import torch` when the file has none). `.cuda()`
+        becomes `.to(...)`, keeping `non_blocking=` and `memory_format=`; `.cuda()` of a value computed from
+        input `x` becomes `.to(x.device)`. Unsafe: on a machine without CUDA the code now runs on the CPU
+        instead of failing, which changes what it does. No fix for `.cuda(i)`, a two-argument
+        `torch.device("cuda", i)` or a device string built at run time (the index would be kept for a CPU
+        device).
     """,
     tokens=("torch", CUDA_STRING),
     screen=_screen,
 )
 
-_DEVICE_NAME = re.compile(r"device", re.IGNORECASE)
-# `device_type = "cuda"` names a kind of device (for autocast, comparisons), not a place for data.
-_NOT_A_DEVICE = re.compile(r"(type|types|kind|name)$", re.IGNORECASE)
-# What Tensor.cuda() and Module.cuda() accept; other `.cuda(...)` methods are someone else's.
-_CUDA_KEYWORDS = {"device", "non_blocking", "memory_format"}
 # Calls whose first argument is a device *type*: "cuda" there needs no CUDA device.
 _DEVICE_TYPE_CALLS = ("get_autocast_dtype", "is_autocast_enabled", "autocast", "amp.autocast",
                       "set_autocast_enabled", "get_autocast_gpu_dtype", "amp.GradScaler")
+# What Tensor.cuda() and Module.cuda() accept; other `.cuda(...)` methods are someone else's.
+_CUDA_KEYWORDS = {"device", "non_blocking", "memory_format"}
+# Tensor methods whose result is not a tensor on the receiver's device (sizes, Python values).
+_NOT_TENSOR_RESULTS = {"size", "item", "tolist", "dim", "numel", "data_ptr", "stride", "get_device", "element_size",
+                       "is_contiguous", "nelement", "type", "storage", "untyped_storage", "__len__"}
+_TENSOR_ATTRIBUTES = {"T", "mT", "H", "mH", "data", "real", "imag"}
+# Moves to the host: a value that went through one of these was taken off its device.
+_HOST_METHODS = {"cpu", "numpy"}
+_FROM_HOST = ("tensor", "as_tensor", "from_numpy", "Tensor", "LongTensor", "FloatTensor")
 
 
 def _names_a_device(name: str) -> bool:
-    last = name.rsplit(".", 1)[-1]
-    return bool(_DEVICE_NAME.search(last)) and not _NOT_A_DEVICE.search(last)
+    return names_a_device(name)
+
+
+def _is_cuda(expr: cst.BaseExpression) -> bool:
+    return is_cuda_string(expr) or is_cuda_device_expr(expr)
 
 
 def _is_torch_cuda_call(node: cst.Call) -> bool:
@@ -83,27 +111,82 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self.pending: list[tuple[cst.CSTNode, str, Optional[Fix], bool]] = []  # node, message, fix, plain torch
-        # `opts = {"device": "cuda"}`: reported only if `**opts` is later passed to a call
-        self.option_dicts: dict[str, list[cst.BaseExpression]] = {}
-        self.spread: set[str] = set()  # names passed as `**name`
+        # `opts = {"device": "cuda"}`: reported only if `opts` is later passed to a call (`**opts`, `run_opts=opts`)
+        self.option_dicts: dict[str, list[tuple[cst.BaseExpression, DeviceVariable]]] = {}
+        self.passed: set[str] = set()  # names passed as `**name` or as a keyword argument's value
+        self._cuda_only: dict[int, Optional[str]] = {}  # id(function) -> why it cannot run without CUDA
+        self._cuda_libraries: Optional[set[str]] = None
+        self._tensorrt_module = False
+        self._checks_availability: dict[int, bool] = {}
+        self._compared: set[int] = set()  # `x.device == torch.device("cuda")`: a comparison places nothing
 
+    # -- where CUDA is required anyway ---------------------------------------------------
+    def _needs_cuda_anyway(self) -> bool:
+        """Guarded here, or in a function that cannot run without CUDA: a literal changes nothing."""
+        if self.ctx.cuda_guarded():
+            return True
+        if self._cuda_libraries is None:
+            self._cuda_libraries = cuda_library_names(self.ctx.module)
+            self._tensorrt_module = is_tensorrt_module(self.ctx.module)
+        if self._tensorrt_module:
+            return True
+        for function in self.ctx.enclosing_functions():
+            key = id(function)
+            if key not in self._cuda_only:
+                self._cuda_only[key] = cuda_only_reason(function, self.torch, self._cuda_libraries)
+            if self._cuda_only[key] is not None:
+                return True
+        return False
+
+    def _calls_cuda_runtime(self, expr: cst.CSTNode) -> bool:
+        stack: list[cst.CSTNode] = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Call):
+                full = self.torch.qualify(node.func) or ""
+                if full.startswith("torch.cuda.") and full[len("torch.cuda."):] in CUDA_ONLY_CALLS:
+                    return True
+            stack.extend(children(node))
+        return False
+
+    def _checks_availability_of_its_device(self) -> bool:
+        """Does the enclosing class (else the module) test a device together with CUDA's availability
+        (`if device.type == "cuda" and not torch.cuda.is_available(): device = cpu`)?"""
+        scope: cst.CSTNode = self.ctx.current_class() or self.ctx.module
+        key = id(scope)
+        if key not in self._checks_availability:
+            self._checks_availability[key] = _tests_device_availability(scope)
+        return self._checks_availability[key]
+
+    # -- literals ------------------------------------------------------------------------
     def _flag_literal(self, literal: cst.BaseExpression, where: str, plain_torch: bool,
-                      defines_device: bool = False) -> None:
-        if not is_cuda_string(literal) or self.ctx.cuda_guarded():
+                      defines_device: bool = False, fixable: bool = True, strict: bool = False) -> None:
+        if not _is_cuda(literal) or self._needs_cuda_anyway():
             return
+        if not is_cuda_string(literal) and self._calls_cuda_runtime(literal):
+            return  # f"cuda:{torch.cuda.current_device()}": the CUDA call fails first, where CUDA is missing
+        if defines_device and self._checks_availability_of_its_device():
+            return  # `device="cuda"` that the class (or file) falls back from when CUDA is missing
         message = f'hard-coded CUDA device in {where}; choose the device from what the machine has'
-        self.pending.append((literal, message, self._literal_fix(literal, defines_device), plain_torch))
+        fix = None
+        if fixable and is_cuda_string(literal):  # a string built at run time (`f"cuda:{i}"`) keeps its index
+            fix = self._literal_fix(literal, self._variable(defines_device, strict))
+        self.pending.append((literal, message, fix, plain_torch))
 
-    def _literal_fix(self, literal: cst.BaseExpression, defines_device: bool) -> Fix:
+    def _variable(self, defines_device: bool, strict: bool) -> DeviceVariable:
         # Where the literal *defines* the device (`device = "cuda"`, a default), the file's device
         # variable cannot be used: it is the thing being defined.
-        variable = None if defines_device else self.device_variable()
-        if variable is not None:
-            replacement: cst.BaseExpression = cst.parse_expression(variable)
+        return DeviceVariable() if defines_device else self.device_variable(strict=strict)
+
+    def _literal_fix(self, literal: cst.BaseExpression, variable: DeviceVariable) -> Optional[Fix]:
+        if variable.blocked:
+            return None  # a device-named variable that is not shown to hold a device: do not guess
+        if variable.name is not None:
+            replacement: cst.BaseExpression = cst.parse_expression(variable.name)
         else:
             replacement = self._fallback(literal)
         return Fix(Applicability.UNSAFE, "Use the available device", {literal: replacement},
-                   needs_torch_import=variable is None and self.torch.torch_module_name() is None)
+                   needs_torch_import=variable.name is None and self.torch.torch_module_name() is None)
 
     def _fallback(self, literal: cst.BaseExpression) -> cst.BaseExpression:
         torch_name = self.torch.torch_module_name() or "torch"
@@ -111,57 +194,149 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         quote = text[-1] if text[-1] in "'\"" else '"'
         return cst.parse_expression(f"{text} if {torch_name}.cuda.is_available() else {quote}cpu{quote}")
 
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        self._compared.update(id(operand) for operand in (node.left, *(c.comparator for c in node.comparisons)))
+
     def visit_Call(self, node: cst.Call) -> None:
         plain_torch = (dotted_name(node.func) or "").startswith("torch.")
-        if self.torch.is_call_to(node, "device"):
+        if self.torch.is_call_to(node, "device") and id(node) not in self._compared:
             args = positional(node)
             if args:
-                self._flag_literal(args[0].value, "`torch.device(...)`", plain_torch)
+                # `torch.device("cuda", i)`: a CPU device takes no index, so no fix keeps it working
+                self._flag_literal(args[0].value, "`torch.device(...)`", plain_torch,
+                                   fixable=len(node.args) == 1)
         for name in ("device", "map_location"):
             arg = keyword(node, name)
             if arg is not None:
-                self._flag_literal(arg.value, f"`{name}=`", plain_torch)
+                self._flag_literal(arg.value, f"`{name}=`", plain_torch, strict=name == "map_location")
         for arg in node.args:
-            if arg.star == "**":
-                if isinstance(arg.value, cst.Dict):
-                    for literal in _device_options(arg.value):
-                        self._flag_literal(literal, "device options passed as `**`", False)
-                elif dotted_name(arg.value) is not None:
-                    self.spread.add(dotted_name(arg.value))  # type: ignore[arg-type]
+            if isinstance(arg.value, cst.Dict):
+                # `f(**{"device": "cuda"})`, `Model.load(run_opts={"device": "cuda"})`
+                where = "device options passed as `**`" if arg.star == "**" else "the device options passed"
+                for literal, key in _device_options(arg.value):
+                    self._flag_literal(literal, where, False, strict=key == "map_location")
+            elif arg.star == "**" or (arg.keyword is not None and not arg.star):
+                name = dotted_name(arg.value)
+                if name is not None:
+                    self.passed.add(name)
         if isinstance(node.func, cst.Attribute):
             method = node.func.attr.value
             if method == "to":
                 args = positional(node)
                 if args:
                     self._flag_literal(args[0].value, "`.to(...)`", False)
-            elif method == "cuda" and self.ctx.torch.imports_torch and not self.ctx.cuda_guarded():
+            elif method == "cuda" and self.ctx.torch.imports_torch:
                 if dotted_name(node.func.value) in ("torch", self.torch.torch_module_name()):
                     return  # torch.cuda is a module, not a move
                 if not _is_torch_cuda_call(node):
                     return  # e.g. a quantizer's own `.cuda(qtensor, meta=...)`
+                args = positional(node)
+                if args and names_a_device(dotted_name(args[0].value) or ""):
+                    return  # `.cuda(device)`: a device the caller chose, not one written here
+                source = self._input_device_source(node.func.value)
+                if source is not None:
+                    self.pending.append((node, f"`.cuda()` sends a value computed from `{source}` to the default"
+                                         f" GPU, not back to `{source}.device`: wrong on a second GPU and for CPU"
+                                         f" inputs on a GPU machine; use `.to({source}.device)`",
+                                         self._move_fix(node, DeviceVariable(f"{source}.device")), False))
+                    return
+                if self._needs_cuda_anyway():
+                    return
                 self.pending.append((node, "`.cuda()` hard-codes CUDA; move to the chosen device with"
                                      " `.to(device)`", self._cuda_call_fix(node), False))
 
     def _cuda_call_fix(self, node: cst.Call) -> Optional[Fix]:
-        if node.args:
+        if positional(node) or keyword(node, "device") is not None:
             return None  # `.cuda(rank)`: an explicit device index is the author's choice
-        variable = self.device_variable()
-        if variable is not None:
-            target: cst.BaseExpression = cst.parse_expression(variable)
+        return self._move_fix(node, self.device_variable())
+
+    def _move_fix(self, node: cst.Call, variable: DeviceVariable) -> Optional[Fix]:
+        """`.cuda(...)` -> `.to(target, ...)`, keeping `non_blocking=` and `memory_format=` where they were."""
+        if variable.blocked or positional(node) or keyword(node, "device") is not None:
+            return None
+        if variable.name is not None:
+            target: cst.BaseExpression = cst.parse_expression(variable.name)
         else:
             target = self._fallback(cst.SimpleString('"cuda"'))
         func = node.func
         assert isinstance(func, cst.Attribute)
-        new = node.with_changes(func=func.with_changes(attr=cst.Name("to")), args=[cst.Arg(target)])
+        first = cst.Arg(target)
+        if node.args:
+            first = first.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        new = node.with_changes(func=func.with_changes(attr=cst.Name("to")), args=[first, *node.args])
         return Fix(Applicability.UNSAFE, "Move to the available device", {node: new},
-                   needs_torch_import=variable is None and self.torch.torch_module_name() is None)
+                   needs_torch_import=variable.name is None and self.torch.torch_module_name() is None)
+
+    # -- `.cuda()` of a value the function computed from its input --------------------------
+    def _input_device_source(self, receiver: cst.BaseExpression) -> Optional[str]:
+        """The tensor parameter `x` when `receiver` was computed from `x` and taken off its device on
+        the way (`x.cpu().cumsum(0)`, `cost` after `cost = torch.cdist(x, y).cpu()`): `.cuda()` then
+        sends it to the default GPU, where `x` may not be."""
+        function = self.ctx.current_function()
+        if function is None:
+            return None
+        params = {p.name.value for p in (*function.params.posonly_params, *function.params.params,
+                                           *function.params.kwonly_params)} - {"self", "cls"}
+        found = self._derivation(receiver, function, params, 0)
+        if found is None or not found[1]:
+            return None
+        name = found[0]
+        kind = self.ctx.types.kind_of(cst.Name(name), self.ctx.enclosing_functions(), self.ctx.current_class(),
+                                      self.ctx.types.narrowed_kinds(self.ctx.narrowed()))
+        return name if kind is Kind.TENSOR else None
+
+    def _derivation(self, expr: cst.BaseExpression, function: cst.FunctionDef, params: set[str],
+                    depth: int) -> Optional[tuple[str, bool]]:
+        """(the parameter `expr` is computed from by tensor operations, whether it went to the host)."""
+        if depth > 8:
+            return None
+        if isinstance(expr, cst.Name):
+            if expr.value in params:
+                return (expr.value, False) if depth else None  # `x.cuda()` itself moves the input
+            bindings = self.ctx.types.scope_index(function).bindings.get(expr.value, [])
+            if not bindings or any(how != "value" for how, _ in bindings):
+                return None
+            # `cost = cost.cuda()` moves the name itself: the other bindings say what it holds
+            values = [value for _, value in bindings if not _moves_itself(value, expr.value)]
+            found = [self._derivation(value, function, params, depth + 1) for value in values]  # type: ignore[arg-type]
+            if not found or any(f is None or f[0] != found[0][0] for f in found):  # type: ignore[index]
+                return None
+            return found[0][0], all(f[1] for f in found)  # type: ignore[index]
+        if isinstance(expr, cst.Attribute):
+            if expr.attr.value in _TENSOR_ATTRIBUTES:
+                return self._derivation(expr.value, function, params, depth + 1)
+            return None
+        if isinstance(expr, cst.Subscript):
+            return self._derivation(expr.value, function, params, depth + 1)
+        if isinstance(expr, cst.BinaryOperation):
+            return (self._derivation(expr.left, function, params, depth + 1)
+                    or self._derivation(expr.right, function, params, depth + 1))
+        if isinstance(expr, cst.Call):
+            if isinstance(expr.func, cst.Attribute) and self.torch.qualify(expr.func) is None:
+                method = expr.func.attr.value
+                if method in _NOT_TENSOR_RESULTS or method in ("cuda", "to"):
+                    return None
+                found = self._derivation(expr.func.value, function, params, depth + 1)
+                if found is None:
+                    return None
+                return found[0], found[1] or method in _HOST_METHODS
+            full = self.torch.qualify(expr.func) or ""
+            args = positional(expr)
+            if full.startswith("torch.") and args and not full.startswith("torch.cuda"):
+                found = self._derivation(args[0].value, function, params, depth + 1)
+                if found is None:
+                    return None
+                return found[0], found[1] or full[6:] in _FROM_HOST and _went_through_numpy(args[0].value)
+        return None
 
     def visit_Assign(self, node: cst.Assign) -> None:
         super().visit_Assign(node)
-        if isinstance(node.value, cst.Dict) and len(node.targets) == 1 and not self.ctx.cuda_guarded():
+        if isinstance(node.value, (cst.Dict, cst.Call)) and len(node.targets) == 1 and not self._needs_cuda_anyway():
             name = dotted_name(node.targets[0].target)
-            if name is not None:
-                self.option_dicts.setdefault(name, []).extend(_device_options(node.value))
+            options = _device_options(node.value) if isinstance(node.value, cst.Dict) else []
+            if name is not None and options:
+                self.option_dicts.setdefault(name, []).extend(
+                    (literal, self._variable(False, key == "map_location")) for literal, key in options)
         for target in node.targets:
             name = dotted_name(target.target)
             if name is not None and _names_a_device(name):
@@ -177,12 +352,13 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         if node.default is None or not _names_a_device(node.name.value) or not is_cuda_string(node.default):
             return
         function = self.ctx.current_function()
-        if function is not None and self._used_only_as_device_type(function, node.name.value):
-            return  # `def get_autocast_dtype(device="cuda")`: a device type, which needs no CUDA
+        if function is not None and self._never_places_data(function, node.name.value):
+            return  # `def get_autocast_dtype(device="cuda")`: a device type, which needs no CUDA; or unused
         self._flag_literal(node.default, f"the default of `{node.name.value}`", False, True)
 
-    def _used_only_as_device_type(self, function: cst.FunctionDef, name: str) -> bool:
-        """Every use of `name` in `function` is a device type (autocast and friends, `device_type=`)."""
+    def _never_places_data(self, function: cst.FunctionDef, name: str) -> bool:
+        """`name` is never used in `function`, or every use is a device type (autocast and friends,
+        `device_type=`, a comparison)."""
         uses = 0
         type_uses = 0
         stack: list[cst.CSTNode] = [function.body]
@@ -213,24 +389,53 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
             if isinstance(node, cst.Name) and node.value == name:
                 uses += 1
             stack.extend(children(node))  # node.children would rebuild the node
-        return uses > 0 and uses == type_uses
+        return uses == type_uses
 
     def finish(self) -> None:
         for name, literals in self.option_dicts.items():
-            if name in self.spread:
-                for literal in literals:
-                    message = (f"hard-coded CUDA device in the options `{name}` passed as `**{name}`;"
+            if name in self.passed:
+                for literal, variable in literals:
+                    message = (f"hard-coded CUDA device in the options `{name}` passed on;"
                                " choose the device from what the machine has")
-                    self.pending.append((literal, message, self._literal_fix(literal, False), False))
+                    fix = self._literal_fix(literal, variable) if is_cuda_string(literal) else None
+                    self.pending.append((literal, message, fix, False))
         for node, message, fix, plain_torch in self.pending:
             if self.ctx.torch.imports_torch or plain_torch:
                 self.report(node, message, fix)
 
 
-def _device_options(options: cst.Dict) -> list[cst.BaseExpression]:
-    """The `"cuda"` values of `"device"` / `"map_location"` keys of a dict literal."""
+def _device_options(options: cst.Dict) -> list[tuple[cst.BaseExpression, str]]:
+    """The CUDA values of `"device"` / `"map_location"` keys of a dict literal, with their keys."""
     return [
-        element.value for element in options.elements
+        (element.value, string_value(element.key) or "") for element in options.elements
         if isinstance(element, cst.DictElement) and string_value(element.key) in ("device", "map_location")
-        and is_cuda_string(element.value)
+        and _is_cuda(element.value)
     ]
+
+
+def _tests_device_availability(scope: cst.CSTNode) -> bool:
+    stack: list[cst.CSTNode] = [scope]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.If, cst.IfExp)):
+            words = set(identifiers(node.test))
+            if "is_available" in words and any(names_a_device(word) for word in words):
+                return True
+        stack.extend(children(node))
+    return False
+
+
+def _moves_itself(value: cst.CSTNode, name: str) -> bool:
+    """`name.cuda(...)` / `name.to(...)`."""
+    return (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value in ("cuda", "to") and isinstance(value.func.value, cst.Name)
+            and value.func.value.value == name)
+
+
+def _went_through_numpy(expr: cst.BaseExpression) -> bool:
+    """`torch.from_numpy(x.cpu().numpy())`: the argument was taken to the host on the way."""
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        if expr.func.attr.value in _HOST_METHODS:
+            return True
+        expr = expr.func.value
+    return False

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from devlint.analysis.devices import DeviceNameTracker
+from devlint.analysis.devices import DeviceNameTracker, DeviceVariable
 from devlint.analysis.edits import append_keyword
 from devlint.analysis.names import has_star_kwargs, keyword, positional
 from devlint.diagnostics import Applicability
 from devlint.prefilter import words
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
 from devlint.screen import SyntaxFacts
+from devlint.walk import children
 
 _LOADS = ("load", "serialization.load", "jit.load")
 
@@ -44,9 +45,14 @@ RULE = Rule(
         goes straight into `load_state_dict(...)`: the fix then adds `map_location="cpu"`, which always
         loads, and `load_state_dict` copies the values into the module's own tensors wherever they are
         (loading to the CPU first also avoids a second copy of the weights in GPU memory). Elsewhere it
-        adds the file's device variable in scope, else `"cpu"`, and is unsafe: code that used the loaded
+        adds the file's device variable where one is bound at that line and shown to hold a device string
+        or a `torch.device` (never a parameter or attribute that may be an int GPU index, which
+        `map_location` rejects, nor a name deleted before the line; no fix where a device-named variable
+        is not shown to be one), else `"cpu"`, and is unsafe: code that used the loaded
         tensors (or a loaded module) directly may now get them on another device than the one they were
-        saved from. No fix when the call passes `*args`.
+        saved from. No fix when the call passes `*args`, nor `"cpu"` where the loaded value is returned
+        as it is, directly or through a name used for nothing else (the caller may use the tensors on the
+        device they were saved from).
     """,
     tokens=("torch", words("load")),
     screen=_screen,
@@ -60,6 +66,28 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self.into_load_state_dict: set[int] = set()
+        self.returned: set[int] = set()  # `return torch.load(...)`: the caller decides where the tensors go
+        self.assigned: dict[int, str] = {}  # id(value) -> the one name it is assigned to
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        super().visit_Assign(node)
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            self.assigned[id(node.value)] = node.targets[0].target.value
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self.returned.add(id(node.value))
+
+    def _only_returned(self, load: cst.Call) -> bool:
+        """`return torch.load(...)`, or `x = torch.load(...)` whose only other use is `return x`."""
+        if id(load) in self.returned:
+            return True
+        name = self.assigned.get(id(load))
+        function = self.ctx.current_function()
+        if name is None or function is None:
+            return False
+        total, returned = _uses(function.body, name)
+        return returned > 0 and total == returned + 1
 
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "load_state_dict" and node.args:
@@ -76,15 +104,21 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
         fix = None
         if not any(arg.star == "*" for arg in node.args):  # `*args` may hold map_location already
             safe = id(node) in self.into_load_state_dict
-            # Into load_state_dict "cpu" always works (the values are copied to the module's device);
-            # the file's device variable might be an int rank, which map_location rejects.
-            variable = None if safe else self.device_variable()
+            # Into load_state_dict "cpu" always works (the values are copied to the module's device).
+            # the file's device variable might be an int rank, which map_location rejects: it is used
+            # only when shown to hold a device string or a torch.device (`strict`)
+            found = DeviceVariable() if safe else self.device_variable(strict=True)
+            variable = found.name
             value = cst.parse_expression(variable) if variable else cst.SimpleString('"cpu"')
-            fix = Fix(
-                Applicability.SAFE if safe else Applicability.UNSAFE,
-                f"Add `map_location={variable or 'cpu'}`",
-                {given.value: value} if given is not None else {node: append_keyword(node, "map_location", value)},
-            )
+            # Returned as it is, the loaded tensors go where the file does not show: a caller may use
+            # them as GPU tensors, so moving them to the CPU could break it. Only the function's own
+            # device is used there.
+            if not found.blocked and (safe or variable is not None or not self._only_returned(node)):
+                fix = Fix(
+                    Applicability.SAFE if safe else Applicability.UNSAFE,
+                    f"Add `map_location={variable or 'cpu'}`",
+                    {given.value: value} if given is not None else {node: append_keyword(node, "map_location", value)},
+                )
         name = self.ctx.module.code_for_node(node.func)
         self.report(
             node,
@@ -92,6 +126,20 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
             f" pass `map_location=` (e.g. `\"cpu\"` or your device)",
             fix,
         )
+
+
+def _uses(root: cst.CSTNode, name: str) -> tuple[int, int]:
+    """(every `name` in `root`, those that are a `return name`)."""
+    total = returned = 0
+    stack: list[cst.CSTNode] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Return) and isinstance(node.value, cst.Name) and node.value.value == name:
+            returned += 1
+        if isinstance(node, cst.Name) and node.value == name:
+            total += 1
+        stack.extend(children(node))
+    return total, returned
 
 
 def _is_none(expr: cst.BaseExpression) -> bool:

@@ -272,3 +272,260 @@ def test_crlf_file():
     assert fixed(source, unsafe=True, dedent=False) == (
         'import torch\r\ndef f(device):\r\n    return torch.zeros(3, device=device)\r\n'
     )
+
+
+# -- issue 15: what gets no fix --------------------------------------------------------------------
+
+def test_two_argument_torch_device_gets_no_fix():
+    unchanged(
+        """
+        import torch
+        device = torch.device("cuda" if flag else "cpu", torch.cuda.current_device())
+        x = torch.device("cuda", 0)
+        """
+    )
+
+
+def test_cuda_with_an_index_gets_no_fix():
+    unchanged(
+        """
+        import torch
+        def f(model, rank):
+            return model.cuda(rank)
+        """
+    )
+
+
+def test_run_time_device_strings_get_no_fix():
+    unchanged(
+        """
+        import torch
+        def f(x, i):
+            return x.to("cuda:%d" % i), x.to(f"cuda:{i}"), x.to("cuda:" + str(i)), x.to("cuda:{}".format(i))
+        """
+    )
+
+
+def test_cuda_only_function_gets_neither_report_nor_fix():
+    unchanged(
+        """
+        import torch
+        def bench(model, x):
+            torch.cuda.synchronize()
+            return model.cuda()(x.to("cuda"))
+        """
+    )
+
+
+def test_device_deleted_before_the_line_is_not_used():
+    unchanged(
+        """
+        import torch
+        def f(model):
+            device = torch.device("cpu")
+            del device
+            return model.to("cuda")
+        """
+    )
+
+
+def test_device_attribute_holding_an_int_index_is_not_used():
+    unchanged(
+        """
+        import torch
+        class Runner:
+            def __init__(self, rank: int):
+                self.device = rank
+            def place(self, model):
+                return model.cuda()
+        """
+    )
+
+
+def test_device_attribute_holding_a_torch_device_is_used():
+    check(
+        """
+        import torch
+        class Runner:
+            def __init__(self, rank: int):
+                self.device = torch.device("cuda", rank)
+            def place(self, model):
+                return model.cuda()
+        """,
+        """
+        import torch
+        class Runner:
+            def __init__(self, rank: int):
+                self.device = torch.device("cuda", rank)
+            def place(self, model):
+                return model.to(self.device)
+        """,
+        unsafe=True,
+    )
+
+
+def test_device_annotated_optional_is_not_used():
+    unchanged(
+        """
+        import torch
+        from typing import Optional
+        def f(model, device: Optional[torch.device] = None):
+            return model.to("cuda")
+        """
+    )
+
+
+def test_raw_device_argument_resolved_into_another_name_uses_that_name():
+    check(
+        """
+        import torch
+        def f(model, device=None):
+            device_ = torch.device(device or "cpu")
+            return model.cuda()
+        """,
+        """
+        import torch
+        def f(model, device=None):
+            device_ = torch.device(device or "cpu")
+            return model.to(device_)
+        """,
+        unsafe=True,
+    )
+
+
+def test_raw_device_argument_resolved_later_gets_no_fix():
+    unchanged(
+        """
+        import torch
+        def f(model, device=None):
+            model = model.cuda()
+            device_ = torch.device(device or "cpu")
+            return model, device_
+        """
+    )
+
+
+def test_map_location_literal_needs_a_device_that_is_not_an_int():
+    unchanged(
+        """
+        import torch
+        def f(path, device):
+            return torch.load(path, map_location="cuda")
+        """
+    )
+
+
+def test_map_location_literal_uses_a_device_string_variable():
+    check(
+        """
+        import torch
+        def f(path, device: str):
+            return torch.load(path, map_location="cuda")
+        """,
+        """
+        import torch
+        def f(path, device: str):
+            return torch.load(path, map_location=device)
+        """,
+        unsafe=True,
+    )
+
+
+# -- issue 15: arguments and layout kept -------------------------------------------------------------
+
+def test_cuda_keeps_non_blocking():
+    check(
+        """
+        import torch
+        def f(x, device):
+            return x.cuda(non_blocking=True)
+        """,
+        """
+        import torch
+        def f(x, device):
+            return x.to(device, non_blocking=True)
+        """,
+        unsafe=True,
+    )
+
+
+def test_cuda_with_a_split_argument_list_stays_split():
+    check(
+        """
+        import torch
+        def f(x, device):
+            return x.cuda(
+                non_blocking=True,
+            )
+        """,
+        """
+        import torch
+        def f(x, device):
+            return x.to(
+                device, non_blocking=True,
+            )
+        """,
+        unsafe=True,
+    )
+
+
+def test_to_keeps_its_other_arguments():
+    check(
+        """
+        import torch
+        def f(x, device):
+            return x.to(
+                "cuda",
+                non_blocking=True,
+            )
+        """,
+        """
+        import torch
+        def f(x, device):
+            return x.to(
+                device,
+                non_blocking=True,
+            )
+        """,
+        unsafe=True,
+    )
+
+
+# -- issue 14: `.cuda()` of a value computed from a tensor input -----------------------------------
+
+def test_round_trip_goes_back_to_the_inputs_device():
+    check(
+        """
+        import torch
+        def offsets(x: torch.Tensor):
+            return x.cpu().cumsum(0).cuda()
+        """,
+        """
+        import torch
+        def offsets(x: torch.Tensor):
+            return x.cpu().cumsum(0).to(x.device)
+        """,
+        unsafe=True,
+    )
+
+
+def test_value_derived_from_the_input_goes_back_under_a_guard_too():
+    check(
+        """
+        import torch
+        def match(x: torch.Tensor, y):
+            cost = torch.cdist(x, y).cpu()
+            if torch.cuda.is_available():
+                cost = cost.cuda(non_blocking=True)
+            return cost
+        """,
+        """
+        import torch
+        def match(x: torch.Tensor, y):
+            cost = torch.cdist(x, y).cpu()
+            if torch.cuda.is_available():
+                cost = cost.to(x.device, non_blocking=True)
+            return cost
+        """,
+        unsafe=True,
+    )

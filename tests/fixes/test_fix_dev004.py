@@ -23,30 +23,159 @@ def test_straight_into_load_state_dict_is_safe():
 def test_elsewhere_is_unsafe():
     code = """
         import torch
-        def restore(path):
-            return torch.load(path)
+        def restore(model, path):
+            checkpoint = torch.load(path)
+            model.load_state_dict(checkpoint["model"])
         """
     unchanged(code, unsafe=False)
     check(code, """
         import torch
-        def restore(path):
-            return torch.load(path, map_location="cpu")
+        def restore(model, path):
+            checkpoint = torch.load(path, map_location="cpu")
+            model.load_state_dict(checkpoint["model"])
         """, unsafe=True)
 
 
-def test_device_variable_in_scope_is_used_where_unsafe():
+def test_returned_through_a_name_gets_no_fix():
+    unchanged(
+        """
+        import torch
+        def cached(path):
+            data = torch.load(path)
+            return data
+        """
+    )
+
+
+def test_returned_as_it_is_gets_no_fix():
+    # the caller may use the tensors on the GPU they were saved from: "cpu" could break it
+    unchanged(
+        """
+        import torch
+        def cached(path):
+            return torch.load(path)
+        """
+    )
+
+
+def test_device_variable_shown_to_be_a_device_is_used_where_unsafe():
     check(
         """
         import torch
-        def restore(path, device):
+        def restore(path, device: torch.device):
             return torch.load(path)
         """,
         """
         import torch
-        def restore(path, device):
+        def restore(path, device: torch.device):
             return torch.load(path, map_location=device)
         """,
         unsafe=True,
+    )
+
+
+def test_device_the_function_resolved_is_used():
+    check(
+        """
+        import torch
+        def restore(path, device=None):
+            device = device or torch.device("cpu")
+            return torch.load(path)
+        """,
+        """
+        import torch
+        def restore(path, device=None):
+            device = device or torch.device("cpu")
+            return torch.load(path, map_location=device)
+        """,
+        unsafe=True,
+    )
+
+
+def test_device_parameter_of_unknown_kind_gets_no_fix():
+    # an unannotated `device` may be an int GPU index, which map_location rejects
+    unchanged(
+        """
+        import torch
+        def restore(path, device):
+            return torch.load(path)
+        """
+    )
+
+
+def test_attribute_holding_an_int_gpu_index_gets_no_fix():
+    unchanged(
+        """
+        import torch
+        class Runner:
+            def __init__(self, rank: int):
+                self.device = rank
+            def restore(self, path):
+                return torch.load(path)
+        """
+    )
+
+
+def test_attribute_holding_a_torch_device_is_used():
+    check(
+        """
+        import torch
+        class Runner:
+            def __init__(self, rank: int):
+                self.device = torch.device("cuda", rank)
+            def restore(self, path):
+                return torch.load(path)
+        """,
+        """
+        import torch
+        class Runner:
+            def __init__(self, rank: int):
+                self.device = torch.device("cuda", rank)
+            def restore(self, path):
+                return torch.load(path, map_location=self.device)
+        """,
+        unsafe=True,
+    )
+
+
+def test_device_deleted_before_the_line_gets_no_fix():
+    unchanged(
+        """
+        import torch
+        def restore(path):
+            device = torch.device("cpu")
+            del device
+            return torch.load(path)
+        """
+    )
+
+
+def test_raw_device_argument_resolved_into_another_name_uses_that_name():
+    check(
+        """
+        import torch
+        def restore(path, device=None):
+            device_ = torch.device(device or "cpu")
+            return torch.load(path)
+        """,
+        """
+        import torch
+        def restore(path, device=None):
+            device_ = torch.device(device or "cpu")
+            return torch.load(path, map_location=device_)
+        """,
+        unsafe=True,
+    )
+
+
+def test_current_device_index_is_not_a_map_location():
+    unchanged(
+        """
+        import torch
+        def restore(path):
+            device = torch.cuda.current_device()
+            return torch.load(path)
+        """
     )
 
 

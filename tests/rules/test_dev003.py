@@ -138,6 +138,134 @@ FLAGGED = [
         def f(torch):
             return torch.device("cuda")
     """, [(2, 25)]),
+    # issue 14: a test that mentions CUDA guards only the branch where CUDA is there
+    case("device_not_equal_cuda_is_not_a_guard", """
+        import torch
+        def place(attr):
+            if attr.device != torch.device("cuda"):
+                attr = attr.to(torch.device("cuda"))
+            return attr
+    """, [(4, 37)]),
+    case("not_is_cuda_is_not_a_guard", """
+        import torch
+        def place(x):
+            if not x.is_cuda:
+                x = x.cuda()
+            return x
+    """, [(4, 13)]),
+    case("else_of_an_availability_check", """
+        import torch
+        def place(model):
+            if torch.cuda.is_available():
+                pass
+            else:
+                model.cuda()
+    """, [(6, 9)]),
+    case("no_gpus_branch_of_a_count", """
+        import torch
+        def place(model):
+            if torch.cuda.device_count() == 0:
+                model.cuda()
+    """, [(4, 9)]),
+    case("negative_flag_true_branch", """
+        import torch
+        def place(args, model):
+            if args.no_cuda:
+                model.cuda()
+    """, [(4, 9)]),
+    case("else_of_and_is_not_guarded", """
+        import torch
+        def place(model, big):
+            if torch.cuda.is_available() and big:
+                pass
+            else:
+                model.cuda()
+    """, [(6, 9)]),
+    # issue 14: device strings built at run time
+    case("percent_formatted_device_string", """
+        import torch
+        def place(x, i):
+            return x.to("cuda:%d" % i)
+    """, [(3, 17)]),
+    case("f_string_device", """
+        import torch
+        def place(i):
+            return torch.zeros(3, device=f"cuda:{i}")
+    """, [(3, 34)]),
+    case("concatenated_device_string", """
+        import torch
+        def place(i):
+            return torch.device("cuda:" + str(i))
+    """, [(3, 25)]),
+    case("format_call_device_string", """
+        import torch
+        def place(i):
+            return torch.device("cuda:{}".format(i))
+    """, [(3, 25)]),
+    case("run_time_string_assigned_to_a_device_name", """
+        import torch
+        def place(rank):
+            device = f"cuda:{rank}"
+            return device
+    """, [(3, 14)]),
+    # issue 14: device values in a dict
+    case("dict_literal_passed_as_a_keyword_argument", """
+        import torch
+        def load(Model):
+            return Model.from_hparams(source="x", run_opts={"device": "cuda"})
+    """, [(3, 63)]),
+    case("named_dict_passed_as_a_keyword_argument", """
+        import torch
+        def load(Model):
+            opts = {"device": "cuda:0"}
+            return Model.from_hparams(source="x", run_opts=opts)
+    """, [(3, 23)]),
+    case("dict_call_with_a_device_keyword", """
+        import torch
+        def load(Model):
+            return Model.from_hparams(source="x", run_opts=dict(device="cuda"))
+    """, [(3, 64)]),
+    # issue 14: `.cuda()` of a value computed from a tensor input: the default GPU, not the input's
+    case("round_trip_through_the_host", """
+        import torch
+        def offsets(x: torch.Tensor):
+            return x.cpu().cumsum(0).cuda()
+    """, [(3, 12)]),
+    case("round_trip_under_an_availability_guard", """
+        import torch
+        def offsets(x: torch.Tensor):
+            if torch.cuda.is_available():
+                return x.cpu().cumsum(0).cuda()
+            return x.cumsum(0)
+    """, [(4, 16)]),
+    case("value_computed_from_an_input_used_as_a_tensor", """
+        import torch
+        def match(x, y):
+            cost = torch.cdist(x.float(), y).cpu()
+            cost = cost.clamp(min=0)
+            return cost.cuda()
+    """, [(5, 12)]),
+    case("cost_derived_from_a_tensor_input", """
+        import torch
+        def match(x: torch.Tensor, y):
+            cost = torch.cdist(x, y).cpu()
+            return cost.cuda()
+    """, [(4, 12)]),
+    case("function_that_returns_early_off_cuda_is_not_cuda_only", """
+        import torch
+        def place(x, device=None):
+            device = device or torch.device("cuda")
+            if device.type != "cuda":
+                return x
+            return x.to(device)
+    """, [(3, 37)]),
+    case("else_of_a_name_assigned_from_an_availability_check", """
+        import torch
+        def place(model):
+            ok = torch.cuda.is_available()
+            if not ok:
+                model.cuda()
+    """, [(5, 9)]),
     case("single_quoted_literal", """
         import torch
         x = torch.zeros(3, device='cuda')
@@ -246,6 +374,202 @@ NOT_FLAGGED = [
     case("noqa_on_the_line", """
         import torch
         x = torch.zeros(3, device="cuda")  # noqa: DEV003
+    """, []),
+    # issue 14: what is a guard
+    case("device_equal_cuda_guards_its_branch", """
+        import torch
+        def place(x, w):
+            if x.device.type == "cuda":
+                w = w.cuda()
+            return w
+    """, []),
+    case("count_of_gpus_above_zero", """
+        import torch
+        def place(model):
+            if torch.cuda.device_count() > 0:
+                model.cuda()
+    """, []),
+    case("variable_assigned_from_an_availability_check", """
+        import torch
+        def place(model):
+            use_cuda = torch.cuda.is_available()
+            if use_cuda:
+                model.cuda()
+    """, []),
+    case("name_assigned_from_an_availability_check", """
+        import torch
+        def place(model):
+            ok = torch.cuda.device_count() > 0
+            if ok:
+                model.cuda()
+            have = torch.cuda.is_available()
+            x = torch.zeros(2, device="cuda" if have else "cpu")
+    """, []),
+    case("negative_flag_else_branch", """
+        import torch
+        def place(args, model):
+            if args.no_cuda:
+                pass
+            else:
+                model.cuda()
+    """, []),
+    case("comprehension_over_the_gpus", """
+        import torch
+        def spread(x):
+            return [x.to("cuda:%d" % i) for i in range(torch.cuda.device_count())]
+    """, []),
+    case("for_loop_over_the_gpus", """
+        import torch
+        def spread(x):
+            for i in range(torch.cuda.device_count()):
+                x.to(f"cuda:{i}")
+    """, []),
+    case("early_exit_when_no_gpu_is_counted", """
+        import torch
+        def bench(x):
+            if torch.cuda.device_count() == 0:
+                return None
+            return x.cuda()
+    """, []),
+    # issue 15: CUDA-only code paths are not reported
+    case("function_that_synchronizes", """
+        import torch
+        def bench(model, x):
+            torch.cuda.synchronize()
+            return model.cuda()(x.cuda())
+    """, []),
+    case("function_with_cuda_streams", """
+        import torch
+        def prefetch(x):
+            stream = torch.cuda.Stream()
+            return x.to("cuda", non_blocking=True)
+    """, []),
+    case("function_that_hands_a_data_ptr_to_a_library", """
+        import torch
+        def run(engine, x):
+            x = x.to("cuda")
+            engine.execute(x.data_ptr())
+    """, []),
+    case("function_that_uses_tensorrt", """
+        import torch
+        import tensorrt as trt
+        def build(x):
+            logger = trt.Logger()
+            return x.to("cuda")
+    """, []),
+    case("function_that_imports_tensorrt", """
+        import torch
+        def to_tensorrt(model):
+            import torch_tensorrt
+            return torch_tensorrt.compile(model.cuda())
+    """, []),
+    # issue 14: `.cuda()` of the input itself, or of something not computed from a tensor input
+    case("input_moved_itself_under_a_guard", """
+        import torch
+        def place(x: torch.Tensor):
+            if torch.cuda.is_available():
+                x = x.cuda()
+            return x
+    """, []),
+    case("input_cast_then_moved_without_a_host_round_trip", """
+        import torch
+        def place(x: torch.Tensor):
+            if torch.cuda.is_available():
+                return x.float().cuda()
+            return x
+    """, []),
+    case("run_time_string_under_a_guard", """
+        import torch
+        def place(x, i):
+            if torch.cuda.is_available():
+                return x.to(f"cuda:{i}")
+            return x
+    """, []),
+    case("dict_passed_positionally_is_not_device_options", """
+        import torch
+        opts = {"device": "cuda"}
+        print(opts)
+    """, []),
+    case("int_device_is_a_cuda_index", """
+        import torch
+        def place(device=None):
+            if isinstance(device, int):
+                device = torch.device("cuda", device)
+            return device
+    """, []),
+    case("else_of_a_cpu_comparison_is_the_chosen_accelerator", """
+        import torch
+        def place(x, rank):
+            return x.device if x.device.type == "cpu" else torch.device("cuda", rank)
+    """, []),
+    case("use_cpu_flag_else_branch", """
+        import torch
+        def place(args, model):
+            if args.use_cpu:
+                return model
+            else:
+                return model.cuda()
+    """, []),
+    case("cuda_backend_named_by_a_string", """
+        import torch
+        def device_of(provider, index):
+            if provider in ("CUDAExecutionProvider", "TensorrtExecutionProvider"):
+                return torch.device("cuda", index)
+            return torch.device("cpu")
+    """, []),
+    case("nccl_backend_branch", """
+        import torch
+        def setup(backend, rank):
+            if backend == "nccl":
+                return torch.device(f"cuda:{rank}")
+    """, []),
+    case("inside_a_cuda_device_context", """
+        import torch
+        def load(cp, index, data):
+            with cp.cuda.Device(index):
+                return torch.as_tensor(data, device=f"cuda:{index}")
+    """, []),
+    case("cuda_of_a_device_the_caller_chose", """
+        import torch
+        def place(module, device):
+            module.cuda(device)
+    """, []),
+    case("default_the_class_falls_back_from", """
+        import torch
+        class Analyzer:
+            def __init__(self, device="cuda"):
+                self.device = torch.device(device)
+            def run(self):
+                if self.device.type == "cuda" and not torch.cuda.is_available():
+                    self.device = torch.device("cpu")
+    """, []),
+    case("run_time_string_of_the_current_cuda_device", """
+        import torch
+        def device_map():
+            current_device = f"cuda:{torch.cuda.current_device()}"
+            return {"": current_device}
+    """, []),
+    case("function_that_raises_unless_on_cuda", """
+        import torch
+        def quantize(weight, device=None):
+            device = device or torch.device("cuda")
+            if device.type != "cuda":
+                raise RuntimeError("needs CUDA")
+            return weight.to(device)
+    """, []),
+    case("module_that_integrates_tensorrt", """
+        import torch
+        from monai.utils import optional_import
+        trt, has_trt = optional_import("tensorrt")
+        def make_tensor(d):
+            return torch.tensor(d).cuda()
+    """, []),
+    case("unused_device_parameter", """
+        import torch
+        class Net(torch.nn.Module):
+            def __init__(self, n=3, device="cuda"):
+                super().__init__()
+                self.w = torch.nn.Parameter(torch.rand(n))
     """, []),
     case("device_reassigned_under_a_guard", """
         import torch
