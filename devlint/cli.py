@@ -249,6 +249,8 @@ def _check(args: argparse.Namespace) -> int:
             diagnostics.extend(outcome.diagnostics)
         if outcome.error:
             errors.append(outcome.error)
+        for warning in outcome.warnings:
+            print(f"devlint: warning: {warning}", file=sys.stderr)
         for code, count in outcome.fixed.items():
             fixed[code] = fixed.get(code, 0) + count
         if outcome.diff:
