@@ -77,8 +77,9 @@ def lay_out(source: str, start: int, end: int, replacement: str, limit: int) -> 
     old_stop = end + stop - new_end
     joined = "\n" in source[start:end] and _split_lines_inside_brackets(source, start, end) > \
         _split_lines_inside_brackets(new, start, new_end)
+    # a line that was over the limit already may stay as long (black could not break it either)
     allowed = max(limit, max(width(line) for line in _lines(source[line_start:old_stop])))
-    if not joined and all(width(line) <= limit for line in _lines(new[line_start:stop])):
+    if not joined and all(width(line) <= allowed for line in _lines(new[line_start:stop])):
         return line_start, old_stop, new[line_start:stop]
     # the bracket the edit is in (the call a keyword went into), then lines still too long:
     # each at its last bracket or its commas, as black would
@@ -91,7 +92,7 @@ def lay_out(source: str, start: int, end: int, replacement: str, limit: int) -> 
         new, stop = _replace(new, broken), stop + len(broken[2]) - (broken[1] - broken[0])
         offset = line_start
         for line in new[line_start:stop].split("\n"):
-            if width(line.rstrip("\r")) > limit:
+            if width(line.rstrip("\r")) > allowed:
                 break
             offset += len(line) + 1
         else:
@@ -285,6 +286,76 @@ def _after_dot(line_tokens: list[_Token], token: _Token) -> bool:
     return index > 0 and line_tokens[index - 1].text == "."
 
 
+_NOT_CALLEES = {"and", "or", "not", "in", "is", "if", "else", "elif", "while", "for", "return", "yield", "await",
+                "assert", "del", "import", "from", "lambda", "with", "as", "print", "exec", "case", "match"}
+
+
+def _comma_allowed(tokens: list[_Token], pair: _Pair, items: list[str]) -> bool:
+    """May a trailing comma follow the last item without changing the meaning? In call
+    arguments and list, set and dict displays yes; in a parenthesised expression or a subscript
+    only when there are several items already (`(a)` -> `(a,)` would make a tuple); never after
+    a comprehension's single item."""
+    if len(items) == 1 and re.search(r"\bfor\b", items[0]) and _has_top_level_for(tokens, pair):
+        return False
+    index = tokens.index(pair.open)
+    before = tokens[index - 1] if index > 0 else None
+    follows_value = before is not None and (
+        (before.kind == tokenize.NAME and before.text not in _NOT_CALLEES)
+        or before.text in (")", "]", "}") or before.kind == tokenize.STRING)
+    if pair.open.text == "(" and follows_value:
+        return True  # call arguments
+    if pair.open.text in "[{" and not (pair.open.text == "[" and follows_value):
+        return True  # a display (not a subscript)
+    return len(items) > 1
+
+
+def _has_top_level_for(tokens: list[_Token], pair: _Pair) -> bool:
+    assert pair.close is not None
+    level = 0
+    for token in tokens[tokens.index(pair.open) + 1:]:
+        if token is pair.close:
+            return False
+        if token.kind == tokenize.OP and token.text in _OPENERS:
+            level += 1
+        elif token.kind == tokenize.OP and token.text in _CLOSERS:
+            level -= 1
+        elif level == 0 and token.kind == tokenize.NAME and token.text in ("for", "async"):
+            return True
+    return False
+
+
+def _plain_around(tokens: list[_Token], first: int, last: int, inner: _Pair, pairs: list[_Pair]) -> bool:
+    """Is the item text[first:last] only `name=`/`*`/`**`/a dotted callee before the bracket
+    `inner` and trailers after it? An operator there makes black split at the operator."""
+    assert inner.close is not None
+    skip_until = -1
+    previous: Optional[_Token] = None
+    for token in tokens:
+        if token.start < first or token.start >= last or token.kind in (tokenize.NL, tokenize.NEWLINE):
+            continue
+        if inner.open.start <= token.start <= inner.close.start or token.start < skip_until:
+            previous = token
+            continue
+        after = token.start > inner.close.start
+        if token.kind == tokenize.NAME and token.text not in _NOT_CALLEES:
+            if after and (previous is None or previous.text != "."):
+                return False
+        elif token.kind == tokenize.OP and token.text == ".":
+            pass
+        elif token.kind == tokenize.OP and token.text in ("=", "*", "**") and not after:
+            if token.text != "=" and previous is not None:
+                return False  # `a * f(...)`: an operator, not an unpacking
+        elif token.kind == tokenize.OP and token.text in ("(", "["):
+            pair = next((p for p in pairs if p.open is token), None)
+            if pair is None or pair.close is None:
+                return False
+            skip_until = pair.close.end
+        else:
+            return False
+        previous = token
+    return True
+
+
 def _explode(text: str, tokens: list[_Token], chain: list[_Pair], index: int, indent: str, unit: str,
              newline: str, target: _Pair) -> Optional[str]:
     """The text of chain[index]'s brackets, broken one item per line; the brackets of the chain
@@ -321,6 +392,8 @@ def _explode(text: str, tokens: list[_Token], chain: list[_Pair], index: int, in
     for first, last in items:
         if following is not None and first <= following.open.start < last:
             assert following.close is not None
+            if not _plain_around(tokens, first, last, following, _pairs(tokens)):
+                return None
             nested = _explode(text, tokens, chain, index + 1, inner_indent, unit, newline, target)
             if nested is None:
                 return None
@@ -330,6 +403,6 @@ def _explode(text: str, tokens: list[_Token], chain: list[_Pair], index: int, in
             if "\n" in item:
                 return None
         lines.append(item)
-    magic = pair is target or len(lines) > 1 or trailing_comma
+    magic = (pair is target or len(lines) > 1 or trailing_comma) and _comma_allowed(tokens, pair, lines)
     body = newline.join(inner_indent + item + ("," if magic else "") for item in lines)
     return pair.open.text + newline + body + newline + indent + pair.close.text

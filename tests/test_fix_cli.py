@@ -327,3 +327,13 @@ def test_bad_line_length_is_a_configuration_error(tmp_path, value):
     result = run_devlint(str(tmp_path / "model.py"), cwd=tmp_path)
     assert result.returncode == 2
     assert "'line-length' must be a whole number from 1 to 320" in result.stderr
+
+
+def test_line_length_flag_sets_the_limit(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff]\nline-length = 120\n")
+    module = tmp_path / "model.py"
+    module.write_text("import torch\nstate = torch.load(checkpoint_path)\n")
+    result = run_devlint("--isolated", "--fix", "--unsafe-fixes", "--line-length", "40", str(module), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert module.read_text() == 'import torch\nstate = torch.load(\n    checkpoint_path,\n    map_location="cpu",\n)\n'
+    assert run_devlint("--line-length", "0", str(module)).returncode == 2

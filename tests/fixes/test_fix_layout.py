@@ -525,3 +525,53 @@ def test_fixes_that_never_settle_stop_after_the_bound(stub_rule, monkeypatch):
     assert result.source == "grow(5)\n"
     assert result.fixed == {"DEV900": 5}
     assert not result.converged
+
+
+# --- breaking a line never changes what it means ----------------------------------------------
+
+
+def test_parenthesised_expression_gets_no_trailing_comma():
+    # `(a - b,)` would be a tuple: only call arguments and displays take the magic comma
+    result = _fixed(
+        """
+        import torch
+        def f(pos, num_positive, num_total, device):
+            labels = torch.tensor([pos] * (num_positive - num_total)).to(device)
+            return labels
+        """,
+        limit=40,
+    )
+    assert "num_total)," not in result and "num_total,\n" not in result
+    compile(result, "example.py", "exec")
+
+
+def test_single_subscript_around_the_broken_call_gets_no_trailing_comma():
+    _check(
+        """
+        import torch
+        def f(x, device):
+            y = x[torch.arange(number_of_rows_in_the_batch).to(device)]
+            return y
+        """,
+        """
+        import torch
+        def f(x, device):
+            y = x[
+                torch.arange(
+                    number_of_rows_in_the_batch,
+                    device=device,
+                )
+            ]
+            return y
+        """,
+        limit=60,
+    )
+
+
+def test_no_fix_where_an_operator_follows_the_call_inside_brackets():
+    code = """
+        import torch
+        def f(labels, num_positive, num_total, device):
+            labels.append(torch.zeros(num_positive + num_total).to(device) - 1)
+        """
+    assert _fixed(code, limit=60) == textwrap.dedent(code)
