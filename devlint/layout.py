@@ -86,10 +86,16 @@ def lay_out(source: str, start: int, end: int, replacement: str, limit: int) -> 
     broken = _break(new, start, new_end, force=joined)
     if broken is None and joined:
         raise Refused  # never join lines that were split
+    tail = len(new) - stop  # new[-tail:] is source[-tail:]: the lines after the edit's
     for _ in range(100):
         if broken is None:
             break
-        new, stop = _replace(new, broken), stop + len(broken[2]) - (broken[1] - broken[0])
+        first, last, _text = broken
+        # a break may reach beyond the edit's lines (parentheses dropped around them)
+        line_start = min(line_start, new.rfind("\n", 0, first) + 1)
+        tail = min(tail, len(new) - _line_end(new, last))
+        new = _replace(new, broken)
+        stop = len(new) - tail
         offset = line_start
         for line in new[line_start:stop].split("\n"):
             if width(line.rstrip("\r")) > allowed:
@@ -101,7 +107,7 @@ def lay_out(source: str, start: int, end: int, replacement: str, limit: int) -> 
     result = new[line_start:stop]
     if any(width(line) > allowed for line in _lines(result)):
         raise Refused
-    return line_start, old_stop, result
+    return line_start, len(source) - tail, result
 
 
 def _smallest(source: str, start: int, end: int, replacement: str) -> tuple[int, int, str]:
@@ -196,12 +202,47 @@ def _break(text: str, start: int, end: int, *, force: bool) -> Optional[tuple[in
     chain = [p for p in on_line if p.open.start <= target.open.start and p.close.start >= target.close.start]  # type: ignore
     chain.sort(key=lambda p: p.open.start)
     outer = chain[0]
-    if not _tail_is_plain(line_tokens, outer, pairs):
+    if not _tail_is_plain(line_tokens, outer, pairs) or not _head_is_plain(line_tokens, outer):
         return None
+    around = [p for p in pairs if p.open.start < line_start and p.close is not None and p.close.start >= line_stop]
+    if around and not _plain_around(tokens, line_tokens[0].start, line_tokens[-1].end, outer, pairs):
+        return None  # inside brackets black splits at an operator of the line first
+    optional = _optional_parens(text, tokens, around, line_tokens)
+    if optional is not None:
+        # `x = (\n    call(...).more()\n)`: black drops the parentheses once the call is broken
+        statement = text[text.rfind("\n", 0, optional.open.start) + 1:]
+        outer_indent = statement[: len(statement) - len(statement.lstrip(" \t"))]
+        broken = _explode(text, tokens, chain, 0, outer_indent, unit, newline, target)
+        if broken is None:
+            return None
+        head = text[line_tokens[0].start:outer.open.start]
+        tail = text[outer.close.end:line_tokens[-1].end]  # type: ignore[union-attr]
+        return optional.open.start, optional.close.end, head + broken + tail  # type: ignore[union-attr]
     broken = _explode(text, tokens, chain, 0, indent, unit, newline, target)
     if broken is None:
         return None
     return outer.open.start, outer.close.end, broken  # type: ignore[union-attr]
+
+
+def _optional_parens(text: str, tokens: list[_Token], around: list[_Pair], line_tokens: list[_Token]) -> Optional[_Pair]:
+    """The parentheses black added around a right-hand side that did not fit (`x = (`, `return (`)
+    when the line is all they hold."""
+    if not around or not line_tokens:
+        return None
+    pair = max(around, key=lambda p: p.open.start)
+    if pair.open.text != "(" or pair.close is None:
+        return None
+    index = tokens.index(pair.open)
+    before = tokens[index - 1] if index > 0 else None
+    if before is None or not (before.text in ("=", "return") or (before.kind == tokenize.OP and before.text.endswith("=")
+                                                                  and before.text not in ("==", "!=", "<=", ">="))):
+        return None
+    inside = [t for t in tokens[index + 1:tokens.index(pair.close)] if t.kind not in (tokenize.NL, tokenize.NEWLINE)]
+    if inside != line_tokens or any(t.kind == tokenize.COMMENT for t in inside):
+        return None
+    if "\n" in text[before.end:pair.open.start] or "\n" not in text[pair.open.end:line_tokens[0].start]:
+        return None
+    return pair
 
 
 def _delimiter_split(text: str, tokens: list[_Token], pairs: list[_Pair], line_tokens: list[_Token],
@@ -278,6 +319,27 @@ def _tail_is_plain(line_tokens: list[_Token], outer: _Pair, pairs: list[_Pair]) 
                 skip_until = pair.close.end
                 continue
         return False
+    return True
+
+
+_COMPOUND = {"if", "elif", "else", "while", "for", "async", "with", "try", "except", "finally", "def", "class"}
+
+
+def _head_is_plain(line_tokens: list[_Token], outer: _Pair) -> bool:
+    """Before the broken bracket, nothing black splits at first: a conditional expression
+    (black wraps it in parentheses, one part per line) or a compound statement's body on the
+    same line as its header (black moves the body to its own line)."""
+    level = 0
+    head = [t for t in line_tokens if t.start < outer.open.start]
+    for index, token in enumerate(head):
+        if token.kind == tokenize.OP and token.text in _OPENERS:
+            level += 1
+        elif token.kind == tokenize.OP and token.text in _CLOSERS:
+            level -= 1
+        elif level == 0 and index > 0 and token.kind == tokenize.NAME and token.text in ("if", "else", "for"):
+            return False
+        elif level == 0 and token.text == ":" and head[0].text in _COMPOUND:
+            return False
     return True
 
 

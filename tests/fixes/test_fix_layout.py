@@ -575,3 +575,44 @@ def test_no_fix_where_an_operator_follows_the_call_inside_brackets():
             labels.append(torch.zeros(num_positive + num_total).to(device) - 1)
         """
     assert _fixed(code, limit=60) == textwrap.dedent(code)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "    return d if isinstance(d, torch.Tensor) else torch.tensor(values_of_the_batch).cuda()",
+        "    if isinstance(d, int): d = torch.tensor(values_of_the_batch_and_more).cuda()",
+    ],
+    ids=["conditional-expression", "compound-statement-on-one-line"],
+)
+def test_no_fix_where_black_would_split_before_the_call(line):
+    code = f"import torch\ndef f(d, values_of_the_batch, values_of_the_batch_and_more):\n{line}\n"
+    assert fix_source(code, "example.py", Settings(line_length=72), unsafe=True).source == code
+
+
+def test_parentheses_around_a_right_hand_side_go_once_the_call_is_broken():
+    # black drops the parentheses it put around a right-hand side that did not fit, once the call
+    # in it is broken over lines
+    _check(
+        """
+        import torch
+        def f(x, device):
+            mask = (
+                torch.ones(x.shape[0], x.shape[1], x.shape[2], dtype=torch.bool).to(device).float()
+            )
+            return mask
+        """,
+        """
+        import torch
+        def f(x, device):
+            mask = torch.ones(
+                x.shape[0],
+                x.shape[1],
+                x.shape[2],
+                dtype=torch.bool,
+                device=device,
+            ).float()
+            return mask
+        """,
+        limit=80,
+    )
