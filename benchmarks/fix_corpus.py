@@ -53,10 +53,14 @@ def python_files(root: str) -> Iterator[str]:
 
 
 def allowed_lines(source: str, path: str) -> set[int]:
-    """1-based lines that carry (part of) a report before fixing."""
+    """1-based lines that carry (part of) a report, or that its fix rewrites, before fixing."""
     lines: set[int] = set()
-    for diagnostic in analyze(source, path).diagnostics:
+    for diagnostic in analyze(source, path, with_fixes=True).diagnostics:
         lines.update(range(diagnostic.line, (diagnostic.end_line or diagnostic.line) + 1))
+        for edit in diagnostic.fix.edits if diagnostic.fix is not None else ():
+            # the lines the fix rewrites (a multi-line `.to(\n    device\n)` a DEV002 fix removes)
+            last = edit.end_line - (edit.end_col == 1 and edit.end_line > edit.start_line)
+            lines.update(range(edit.start_line, last + 1))
     return lines
 
 
