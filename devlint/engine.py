@@ -26,7 +26,7 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from devlint.analysis.context import ContextEnter, ContextExit, FileContext, RawReport
 from devlint.diagnostics import Applicability, Diagnostic, Edit, FixInfo, FixResult
-from devlint.layout import Refused, lay_out
+from devlint.layout import Refused, lay_out, smallest
 from devlint.line_length import line_limit
 from devlint.noqa import is_suppressed
 from devlint.prefilter import prefilter
@@ -295,7 +295,7 @@ def _edits_for(result: Analysis, fix: Fix, lines: _Lines, limit: int) -> Optiona
     edit = fix_edit(result.module, result.source, fix, limit)
     if edit is None:
         return None
-    found = [edit]
+    found = [smallest(result.source, *edit)]  # whole lines for applying; the changed span to show
     if fix.needs_torch_import:
         found.append(_smallest_edit(result.source, _add_torch_import(result.module).code))
     edits = []

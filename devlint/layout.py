@@ -69,7 +69,7 @@ def lay_out(source: str, start: int, end: int, replacement: str, limit: int) -> 
     """The edit `source[start:end] = replacement`, laid out: returns an edit (whole lines of
     `source`) to apply instead. Raises `Refused` when a line it adds would be longer than
     `limit` (and longer than the longest line it replaces) and no layout fixes that."""
-    start, end, replacement = _smallest(source, start, end, replacement)
+    start, end, replacement = smallest(source, start, end, replacement)
     new = source[:start] + replacement + source[end:]
     new_end = start + len(replacement)
     line_start = source.rfind("\n", 0, start) + 1
@@ -110,8 +110,8 @@ def lay_out(source: str, start: int, end: int, replacement: str, limit: int) -> 
     return line_start, len(source) - tail, result
 
 
-def _smallest(source: str, start: int, end: int, replacement: str) -> tuple[int, int, str]:
-    """The same edit without the text it keeps at either end."""
+def smallest(source: str, start: int, end: int, replacement: str) -> tuple[int, int, str]:
+    """The same edit (`source[start:end] = replacement`) without the text it keeps at either end."""
     old = source[start:end]
     prefix = 0
     limit = min(len(old), len(replacement))
