@@ -313,6 +313,8 @@ def fix_edit(module: cst.Module, source: str, fix: Fix, limit: int) -> Optional[
         return lay_out(source, start, end, content, limit)
     except Refused:
         return None
+    except (ValueError, IndexError, AssertionError):  # a layout bug must cost a fix, never the file
+        return None
 
 
 def _smallest_edit(old: str, new: str) -> tuple[int, int, str]:
