@@ -337,3 +337,17 @@ def test_line_length_flag_sets_the_limit(tmp_path):
     assert result.returncode == 0, result.stderr
     assert module.read_text() == 'import torch\nstate = torch.load(\n    checkpoint_path,\n    map_location="cpu",\n)\n'
     assert run_devlint("--line-length", "0", str(module)).returncode == 2
+
+
+def test_notebook_fix_leaves_neither_report_of_a_chain(tmp_path):
+    import json
+
+    cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+            "source": CHAIN.splitlines(keepends=True)}
+    path = tmp_path / "chain.ipynb"
+    path.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1))
+    result = run_devlint("--isolated", "--fix", str(path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 fixed, 0 remaining" in result.stderr
+    source = "".join(json.loads(path.read_text())["cells"][0]["source"])
+    assert source == CHAIN.replace("torch.zeros(4, 4)\n    x.to(device)\n", "torch.zeros(4, 4, device=device)\n")
