@@ -11,8 +11,15 @@ For every file that changed it checks that
 - the fixed file still parses (`ast.parse`),
 - a second `--fix --unsafe-fixes` changes nothing,
 - the text on disk is what `fix_source(..., unsafe=True)` gives (the CLI and the API agree),
-and prints the figures for benchmarks/README.md: files changed, fixes applied per rule, and the
-unsafe fixes a run without `--unsafe-fixes` skips. Exit 1 when any check fails.
+- no line the fix added is over the line limit the fix read (`line-length` of ruff/black, flake8's
+  `max-line-length` nearest the file, else 88), unless a line it replaced already was,
+and prints the figures for benchmarks/README.md: files changed, fixes applied per rule, the
+unsafe fixes a run without `--unsafe-fixes` skips, and changed hunks per rule and applicability
+(a hunk counts for every report whose lines it touches). Exit 1 when any check fails.
+
+`--black-sample N`: for up to N changed files that were black-formatted before (`black --check`
+passes on the original at the limit the fix read, or at 100/119/120 where the project evidently
+uses that), fix the original with that limit and check that black still passes on the result.
 """
 
 from __future__ import annotations
@@ -24,12 +31,15 @@ import os
 import re
 import sys
 from collections import Counter
-from typing import Iterator
+from typing import Iterator, Optional
 
 from devlint import fix_source
 from devlint.diagnostics import Applicability
 from devlint.engine import analyze
 from devlint.files import SourceError, read_source
+from devlint.layout import width
+from devlint.line_length import line_limit
+from devlint.settings import Settings
 
 _SPLIT_MOVE = re.compile(r"^\s*(\w+)\s*=\s*\1\.(to|cuda)\(.*\)\s*$")
 
@@ -43,10 +53,14 @@ def python_files(root: str) -> Iterator[str]:
 
 
 def allowed_lines(source: str, path: str) -> set[int]:
-    """1-based lines that carry (part of) a report before fixing."""
+    """1-based lines that carry (part of) a report, or that its fix rewrites, before fixing."""
     lines: set[int] = set()
-    for diagnostic in analyze(source, path).diagnostics:
+    for diagnostic in analyze(source, path, with_fixes=True).diagnostics:
         lines.update(range(diagnostic.line, (diagnostic.end_line or diagnostic.line) + 1))
+        for edit in diagnostic.fix.edits if diagnostic.fix is not None else ():
+            # the lines the fix rewrites (a multi-line `.to(\n    device\n)` a DEV002 fix removes)
+            last = edit.end_line - (edit.end_col == 1 and edit.end_line > edit.start_line)
+            lines.update(range(edit.start_line, last + 1))
     return lines
 
 
@@ -72,6 +86,56 @@ def stray_changes(before: str, after: str, allowed: set[int]) -> list[str]:
     return stray
 
 
+def long_lines(before: str, after: str, limit: int) -> list[str]:
+    """Lines the fix added over `limit`, where no line it replaced was over it already."""
+    old, new = before.splitlines(), after.splitlines()
+    found = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal" or any(width(line) > limit for line in old[i1:i2]):
+            continue
+        found.extend(f"{j + 1}: {width(new[j])} > {limit}" for j in range(j1, j2) if width(new[j]) > limit)
+    return found
+
+
+def hunks_by_rule(before: str, after: str, relative: str) -> Counter[tuple[str, str]]:
+    """(code, applicability) -> changed hunks touching a report of that code."""
+    counts: Counter[tuple[str, str]] = Counter()
+    reports = [d for d in analyze(before, relative).diagnostics if d.fix is not None]
+    old, new = before.splitlines(), after.splitlines()
+    for tag, i1, i2, _j1, _j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        first, last = i1 + 1, max(i2, i1 + 1)
+        touched = {(d.code, d.fix.applicability.value) for d in reports  # type: ignore[union-attr]
+                   if d.line <= last and (d.end_line or d.line) >= first - (tag == "insert")}
+        counts.update(touched or {("import", "-")})
+    return counts
+
+
+def black_stable(before: str, relative: str, limit: int) -> Optional[bool]:
+    """None: the original is not black-formatted at any likely limit; else whether the fix of
+    it (at the limit it is formatted at) still is."""
+    import black
+
+    for length in dict.fromkeys((limit, 100, 119, 120)):
+        mode = black.Mode(line_length=length)
+        if not _black_ok(black, before, mode):
+            continue
+        after = fix_source(before, relative, Settings(line_length=length), unsafe=True).source
+        return after == before or _black_ok(black, after, mode)
+    return None
+
+
+def _black_ok(black, text: str, mode) -> bool:  # type: ignore[no-untyped-def]
+    try:
+        black.format_file_contents(text, fast=True, mode=mode)
+    except black.NothingChanged:
+        return True
+    except Exception:  # black cannot parse it (or fails): not formatted for our purpose
+        return False
+    return False
+
+
 def _check_fixed(relative: str, before: str, after: str) -> list[str]:
     failures = []
     try:
@@ -89,7 +153,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("original", help="the corpus as it was")
     parser.add_argument("fixed", help="the copy `devlint --fix --unsafe-fixes` rewrote")
+    parser.add_argument("--black-sample", type=int, default=0, metavar="N",
+                        help="check black stays satisfied on up to N changed files it was satisfied with before")
     args = parser.parse_args()
+    hunks: Counter[tuple[str, str]] = Counter()
+    black_checked = black_kept = 0
 
     failures: list[str] = []
     applied: Counter[str] = Counter()
@@ -116,6 +184,16 @@ def main() -> int:
         # the checks hold for what is on disk and for what this checkout's fix_source gives
         for text in dict.fromkeys((after, unsafe.source)):
             failures.extend(_check_fixed(relative, before, text))
+        limit = line_limit(None, fixed_path)
+        failures.extend(f"{relative}:{line} (added line over the limit)" for line in long_lines(before, after, limit))
+        hunks.update(hunks_by_rule(before, after, relative))
+        if black_checked < args.black_sample:
+            stable = black_stable(before, relative, limit)
+            if stable is not None:
+                black_checked += 1
+                black_kept += stable
+                if not stable:
+                    failures.append(f"{relative}: black-formatted before the fix, not after")
         safe = fix_source(before, relative, unsafe=False)
         applied_safe.update(safe.fixed)
         unsafe_skipped.update(
@@ -128,6 +206,11 @@ def main() -> int:
     for code in codes:
         print(f"{code:<8}{applied[code]:>26}{applied_safe[code]:>17}{unsafe_skipped[code]:>24}")
     print(f"{'total':<8}{sum(applied.values()):>26}{sum(applied_safe.values()):>17}{sum(unsafe_skipped.values()):>24}")
+    print(f"{'hunks':<8}{'safe':>8}{'unsafe':>8}")
+    for code in sorted({code for code, _ in hunks}):
+        print(f"{code:<8}{hunks[code, 'safe']:>8}{hunks[code, 'unsafe']:>8}")
+    if args.black_sample:
+        print(f"black: {black_checked} changed files were black-formatted before; {black_kept} still are")
     for failure in failures:
         print(f"FAIL {failure}")
     print(f"{len(failures)} check(s) failed" if failures else "all checks passed", flush=True)

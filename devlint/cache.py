@@ -65,11 +65,14 @@ class Cache:
         self.directory = directory
 
     def key(self, path: str, raw: bytes, settings: Settings, with_edits: bool) -> str:
+        from devlint.line_length import line_limit
         from devlint.rules import rule_codes
 
         enabled = [code for code in (*rule_codes(), SYNTAX_ERROR_CODE) if settings.enabled(code, path)]
         digest = hashlib.sha256()
-        digest.update("\0".join([code_fingerprint(), path, ",".join(enabled), str(with_edits)]).encode())
+        # fix edits are laid out within the line limit: it is part of what they depend on
+        edits = str(line_limit(settings.line_length, path)) if with_edits else ""
+        digest.update("\0".join([code_fingerprint(), path, ",".join(enabled), str(with_edits), edits]).encode())
         digest.update(b"\0")
         digest.update(raw)
         return digest.hexdigest()

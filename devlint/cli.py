@@ -47,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--unsafe-fixes", action="store_true", default=None,
                         help="also apply fixes that may change behaviour (with --fix or --diff)")
     parser.add_argument("--diff", action="store_true", help="print a unified diff of the fixes; write nothing")
+    parser.add_argument("--line-length", type=_line_length, metavar="N",
+                        help="the line limit fixes keep to (default: the project's formatter setting, else 88)")
     parser.add_argument("--select", type=_codes, help="codes or prefixes to check (replaces the default)")
     parser.add_argument("--extend-select", type=_codes, help="codes or prefixes to add")
     parser.add_argument("--ignore", type=_codes, help="codes or prefixes to skip")
@@ -71,6 +73,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cache-dir", metavar="DIR",
                         help="where to keep results (default: .devlint_cache at the project root)")
     return parser
+
+
+def _line_length(value: str) -> int:
+    from devlint.config import ConfigError, parse_line_length
+
+    try:
+        return parse_line_length(value, "must be")
+    except ConfigError:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 320, not {value!r}") from None
 
 
 def _jobs(value: str) -> int:
@@ -202,6 +213,8 @@ def load_settings(args: argparse.Namespace, paths: list[str]):  # type: ignore[n
         changes["extend_exclude"] = (*settings.extend_exclude, *args.extend_exclude)
     if args.unsafe_fixes:
         changes["unsafe_fixes"] = True
+    if getattr(args, "line_length", None) is not None:
+        changes["line_length"] = args.line_length
     return replace(settings, **changes)
 
 
@@ -249,6 +262,8 @@ def _check(args: argparse.Namespace) -> int:
             diagnostics.extend(outcome.diagnostics)
         if outcome.error:
             errors.append(outcome.error)
+        for warning in outcome.warnings:
+            print(f"devlint: warning: {warning}", file=sys.stderr)
         for code, count in outcome.fixed.items():
             fixed[code] = fixed.get(code, 0) + count
         if outcome.diff:

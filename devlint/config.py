@@ -9,6 +9,7 @@ import sys
 from typing import Any, Optional
 
 from devlint.files import UsageError
+from devlint.line_length import MAX_LINE_LENGTH
 from devlint.settings import SYNTAX_ERROR_CODE, Settings
 
 if sys.version_info >= (3, 11):
@@ -16,7 +17,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude", "unsafe-fixes")
+KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude", "unsafe-fixes",
+        "line-length")
 
 
 class ConfigError(UsageError):
@@ -62,7 +64,7 @@ def _from_ini(options: dict[str, str]) -> dict[str, Any]:
         key = key.replace("_", "-")
         if key == "per-file-ignores":
             result[key] = value
-        elif key == "unsafe-fixes":
+        elif key in ("unsafe-fixes", "line-length"):
             result[key] = value.strip().lower()
         else:
             result[key] = [item for item in value.replace("\n", ",").split(",") if item.strip()]
@@ -95,7 +97,18 @@ def settings_from(raw: dict[str, Any], source: str, root: str, known_codes: tupl
         if not isinstance(value, bool):
             raise ConfigError(f"{source}: 'unsafe-fixes' must be true or false, not {value!r}")
         kwargs["unsafe_fixes"] = value
+    if "line-length" in options:
+        kwargs["line_length"] = parse_line_length(options["line-length"], f"{source}: 'line-length'")
     return Settings(**kwargs)
+
+
+def parse_line_length(value: Any, where: str) -> int:
+    """A line limit: a whole number from 1 to 320 (ruff's bounds)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_LINE_LENGTH:
+        raise ConfigError(f"{where} must be a whole number from 1 to {MAX_LINE_LENGTH}, not {value!r}")
+    return value
 
 
 def _string_list(value: Any, key: str, source: str) -> list[str]:

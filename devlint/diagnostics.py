@@ -86,6 +86,9 @@ class FixResult:
     fixed: dict[str, int] = field(default_factory=dict)  # code -> number of fixes applied
     remaining: list[Diagnostic] = field(default_factory=list)  # reports left after fixing
     unparsable: list[str] = field(default_factory=list)  # codes of fixes dropped: their result did not parse
+    # False when fixing stopped before nothing changed any more (MAX_FIX_PASSES, or fixes that
+    # undo each other): the text is the last pass's, and the runner warns.
+    converged: bool = True
 
     @property
     def fixed_count(self) -> int:

@@ -26,6 +26,8 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from devlint.analysis.context import ContextEnter, ContextExit, FileContext, RawReport
 from devlint.diagnostics import Applicability, Diagnostic, Edit, FixInfo, FixResult
+from devlint.layout import Refused, lay_out, smallest
+from devlint.line_length import line_limit
 from devlint.noqa import is_suppressed
 from devlint.prefilter import prefilter
 from devlint.rules import RuleEntry, all_rules
@@ -34,7 +36,9 @@ from devlint.screen import screen
 from devlint.settings import DEFAULT_SETTINGS, SYNTAX_ERROR_CODE, Settings
 from devlint.walk import visit_batched
 
-MAX_FIX_PASSES = 10
+# `--fix` re-checks and fixes again until nothing changes (a fix may make another report: DEV001's
+# `x = x.to(d)` after `x = torch.randn(...)` is DEV002's two-statement pair); ruff's bound.
+MAX_FIX_PASSES = 100
 # LibCST's parser, its metadata providers and our visitors recurse once per level of nesting, so
 # deeply nested but valid code can exhaust Python's default limits. Such files are analysed again
 # in a thread with a large stack and a raised recursion limit (only they pay for it).
@@ -200,7 +204,8 @@ def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignor
     if not raw:
         return result
     wanted = [node for report in raw for node in (report.node, *(report.fix.replacements if report.fix else ()))]
-    _resolve(result, _positions(module, wanted), raw, path, with_fixes, ignore_noqa)
+    limit = line_limit(settings.line_length, path) if with_fixes else 0
+    _resolve(result, _positions(module, wanted), raw, path, with_fixes, ignore_noqa, limit)
     return result
 
 
@@ -251,7 +256,7 @@ def _positions(module: cst.Module, wanted: Sequence[cst.CSTNode]) -> Mapping[cst
 
 
 def _resolve(result: Analysis, positions: Mapping[cst.CSTNode, CodeRange], raw: list[RawReport], path: str,
-             with_fixes: bool, ignore_noqa: bool) -> None:
+             with_fixes: bool, ignore_noqa: bool, limit: int) -> None:
     lines = _Lines(result.source)
     seen: set[tuple[int, int, str]] = set()
     for report in raw:
@@ -265,10 +270,11 @@ def _resolve(result: Analysis, positions: Mapping[cst.CSTNode, CodeRange], raw: 
             continue
         fix_info = None
         if report.fix is not None:
-            edits: tuple[Edit, ...] = ()
+            edits: Optional[tuple[Edit, ...]] = ()
             if with_fixes:
-                edits = _edits_for(result, report.fix, lines)
-            fix_info = FixInfo(report.fix.applicability, report.fix.description, edits)
+                edits = _edits_for(result, report.fix, lines, limit)
+            if edits is not None:  # None: the fix cannot be laid out within the line limit
+                fix_info = FixInfo(report.fix.applicability, report.fix.description, edits)
         diagnostic = Diagnostic(
             path, line, col, report.rule.code, report.message, where.end.line, where.end.column + 1, fix_info,
             statement=lines.line_text(line).strip(),
@@ -282,11 +288,38 @@ def _resolve(result: Analysis, positions: Mapping[cst.CSTNode, CodeRange], raw: 
     result.diagnostics.sort(key=lambda d: d.sort_key)
 
 
-def _edits_for(result: Analysis, fix: Fix, lines: _Lines) -> tuple[Edit, ...]:
-    """The fix as one text edit: the smallest span where the fixed text differs."""
+def _edits_for(result: Analysis, fix: Fix, lines: _Lines, limit: int) -> Optional[tuple[Edit, ...]]:
+    """The fix as text edits (the rewrite laid out within `limit`; `import torch` if it adds
+    one), or None when it cannot be laid out."""
     assert result.module is not None
-    new = apply_fixes(result.module, [fix])
-    old = result.source
+    edit = fix_edit(result.module, result.source, fix, limit)
+    if edit is None:
+        return None
+    found = [smallest(result.source, *edit)]  # whole lines for applying; the changed span to show
+    if fix.needs_torch_import:
+        found.append(_smallest_edit(result.source, _add_torch_import(result.module).code))
+    edits = []
+    for start, end, content in sorted(found):
+        (sl, sc), (el, ec) = lines.position(start), lines.position(end)
+        edits.append(Edit(start, end, content, sl, sc, el, ec))
+    return tuple(edits)
+
+
+def fix_edit(module: cst.Module, source: str, fix: Fix, limit: int) -> Optional[tuple[int, int, str]]:
+    """The fix (its `import torch` aside) as one text edit of whole lines, laid out as black
+    would within `limit` (devlint/layout.py); None when it cannot be."""
+    start, end, content = _smallest_edit(source, apply_fixes(module, [fix], with_import=False))
+    try:
+        return lay_out(source, start, end, content, limit)
+    except Refused:
+        return None
+    except (ValueError, IndexError, AssertionError):  # a layout bug must cost a fix, never the file
+        return None
+
+
+def _smallest_edit(old: str, new: str) -> tuple[int, int, str]:
+    """(start, end, text): `old[start:end]` replaced by `text` gives `new`, with the span the
+    smallest where the texts differ."""
     start = 0
     limit = min(len(old), len(new))
     while start < limit and old[start] == new[start]:
@@ -295,8 +328,7 @@ def _edits_for(result: Analysis, fix: Fix, lines: _Lines) -> tuple[Edit, ...]:
     while end_old > start and end_new > start and old[end_old - 1] == new[end_new - 1]:
         end_old -= 1
         end_new -= 1
-    (sl, sc), (el, ec) = lines.position(start), lines.position(end_old)
-    return (Edit(start, end_old, new[start:end_new], sl, sc, el, ec),)
+    return start, end_old, new[start:end_new]
 
 
 class _Replace(cst.CSTTransformer):
@@ -308,14 +340,15 @@ class _Replace(cst.CSTTransformer):
         return self.replacements.get(id(original_node), updated_node)
 
 
-def apply_fixes(module: cst.Module, fixes: Sequence[Fix]) -> str:
-    """The module's text with `fixes` (non-overlapping) applied."""
+def apply_fixes(module: cst.Module, fixes: Sequence[Fix], *, with_import: bool = True) -> str:
+    """The module's text with `fixes` (non-overlapping) applied, as the rules wrote them (not laid
+    out: `fix_edit` does that)."""
     replacements: dict[int, cst.CSTNode] = {}
     for fix in fixes:
         for node, new in fix.replacements.items():
             replacements[id(node)] = new
     new_module = module.visit(_Replace(replacements))
-    if any(fix.needs_torch_import for fix in fixes):
+    if with_import and any(fix.needs_torch_import for fix in fixes):
         new_module = _add_torch_import(new_module)
     return new_module.code
 
@@ -361,6 +394,8 @@ def _fix_text(source: str, path: str, settings: Settings, unsafe: bool,
     fixed: dict[str, int] = {}
     unparsable: list[str] = []
     current = source
+    seen = {source}
+    limit: Optional[int] = None
     for _ in range(MAX_FIX_PASSES):
         analysis = analyze(current, path, settings)
         lines = _Lines(current)
@@ -377,14 +412,21 @@ def _fix_text(source: str, path: str, settings: Settings, unsafe: bool,
             taken.append((start, end))
         if not chosen or analysis.module is None:
             return FixResult(current, fixed, analysis.diagnostics, unparsable)
-        new = _apply_parsable(analysis.module, chosen, unparsable)
+        if limit is None:
+            limit = line_limit(settings.line_length, path)
+        new = _apply_parsable(analysis.module, current, chosen, limit, unparsable, keep)
         if new is None or new[0] == current:
             return FixResult(current, fixed, analysis.diagnostics, unparsable)
         new_text, codes = new
         for code in codes:
             fixed[code] = fixed.get(code, 0) + 1
         current = new_text
-    return FixResult(current, fixed, analyze(current, path, settings).diagnostics, unparsable)
+        if current in seen:  # fixes that undo each other: stop, and say so
+            return FixResult(current, fixed, analyze(current, path, settings).diagnostics, unparsable,
+                             converged=False)
+        seen.add(current)
+    return FixResult(current, fixed, analyze(current, path, settings).diagnostics, unparsable,
+                     converged=False)
 
 
 def _touches_noqa(code: str, lines: _Lines, start: int, end: int) -> bool:
@@ -392,32 +434,54 @@ def _touches_noqa(code: str, lines: _Lines, start: int, end: int) -> bool:
     return any(is_suppressed(code, lines.line_text(line)) for line in range(first, last + 1))
 
 
-def _parses(text: str) -> bool:
-    try:
-        cst.parse_module(text)
-    except Exception:  # any failure to parse: the text is not written
-        return False
-    return True
-
-
-def _apply_parsable(module: cst.Module, chosen: list[tuple[str, Fix]],
-                    unparsable: list[str]) -> Optional[tuple[str, list[str]]]:
-    """The text with the chosen fixes applied, and their codes. A fix whose result does not
-    parse is dropped and its code added to `unparsable` (the runner then writes nothing);
-    the others still apply. None when none is left."""
-    new = apply_fixes(module, [fix for _, fix in chosen])
-    if _parses(new):
-        return new, [code for code, _ in chosen]
-    kept = []
+def _apply_parsable(module: cst.Module, source: str, chosen: list[tuple[str, Fix]], limit: int,
+                    unparsable: list[str], keep: Optional[Callable[[str, int, int], bool]] = None,
+                    ) -> Optional[tuple[str, list[str]]]:
+    """The text with the chosen fixes applied (each laid out within `limit`), and their codes.
+    A fix that cannot be laid out waits (its report stays); one whose edit overlaps another's
+    lines waits for the next pass. A fix whose result does not parse is dropped and its code
+    added to `unparsable` (the runner then writes nothing); the others still apply. None when
+    none is left."""
+    edits: list[tuple[str, Fix, tuple[int, int, str]]] = []
     for code, fix in chosen:
-        if _parses(apply_fixes(module, [fix])):
-            kept.append((code, fix))
+        edit = fix_edit(module, source, fix, limit)
+        if edit is None:
+            continue  # no layout within the line limit: no fix
+        if keep is not None and not keep(source, edit[0], max(edit[0], edit[1] - 1)):
+            continue  # (the edit's lines without the line break that ends them)
+        if any(edit[0] < other[1] and other[0] < edit[1] for _, _, other in edits):
+            continue  # laid out, it shares lines with another fix: next pass
+        edits.append((code, fix, edit))
+    if not edits:
+        return None
+    new = _apply_edits(source, edits)
+    if new is not None:
+        return new, [code for code, _, _ in edits]
+    kept = []
+    for item in edits:
+        if _apply_edits(source, [item]) is not None:
+            kept.append(item)
         else:
-            unparsable.append(code)
+            unparsable.append(item[0])
     if not kept:
         return None
-    new = apply_fixes(module, [fix for _, fix in kept])
-    if not _parses(new):  # each parses alone, not together
-        unparsable.extend(code for code, _ in kept)
+    new = _apply_edits(source, kept)
+    if new is None:  # each parses alone, not together
+        unparsable.extend(code for code, _, _ in kept)
         return None
-    return new, [code for code, _ in kept]
+    return new, [code for code, _, _ in kept]
+
+
+def _apply_edits(source: str, edits: Sequence[tuple[str, Fix, tuple[int, int, str]]]) -> Optional[str]:
+    """`source` with the (non-overlapping) edits and any `import torch` they need; None when the
+    result does not parse."""
+    text = source
+    for _, _, (start, end, content) in sorted(edits, key=lambda item: item[2][0], reverse=True):
+        text = text[:start] + content + text[end:]
+    try:
+        module = cst.parse_module(text)
+    except Exception:  # any failure to parse: the text is not written
+        return None
+    if any(fix.needs_torch_import for _, fix, _ in edits):
+        text = _add_torch_import(module).code
+    return text

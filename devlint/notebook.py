@@ -432,7 +432,8 @@ def fix_notebook(notebook: Notebook, settings: Settings, *, unsafe: bool = False
     except _Unmappable:
         unfixed = lint_notebook(notebook, settings)
         return notebook.text, FixResult(notebook.text, {}, unfixed)
-    return _rewrite(notebook, sources), FixResult(notebook.text, result.fixed, remaining)
+    return _rewrite(notebook, sources), FixResult(notebook.text, result.fixed, remaining,
+                                                  converged=result.converged)
 
 
 def _within_one_cell(text: str, start: int, end: int) -> bool:
@@ -534,7 +535,7 @@ def _source_value(text: str, span: _SourceLayout, source: str, as_list: bool, en
 
 def process(path: str, settings: Settings, mode: Mode) -> FileOutcome:
     """Check, fix or diff one notebook (runner.process for `.ipynb` files)."""
-    from devlint.runner import FileOutcome, recording_errors, unified_diff
+    from devlint.runner import FileOutcome, not_converged, recording_errors, unified_diff
 
     outcome = FileOutcome(path)
     with recording_errors(outcome):
@@ -544,6 +545,8 @@ def process(path: str, settings: Settings, mode: Mode) -> FileOutcome:
             return outcome
         new_text, result = fix_notebook(notebook, settings, unsafe=mode.unsafe_fixes)
         outcome.diagnostics = result.remaining
+        if not result.converged:
+            outcome.warnings.append(not_converged(path))
         if new_text != notebook.text:
             outcome.fixed = result.fixed
             if mode.diff:

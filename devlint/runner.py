@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import os
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional
 
 from devlint.cache import Cache
 from devlint.diagnostics import Diagnostic
-from devlint.engine import analyze, fix_text
+from devlint.engine import MAX_FIX_PASSES, analyze, fix_text
 from devlint.files import NOTEBOOK_SUFFIX, SourceError, read_source, write_source
 from devlint.settings import Settings
 
@@ -21,6 +22,7 @@ class FileOutcome:
     error: Optional[str] = None  # could not read / write: the message
     fixed: dict[str, int] = field(default_factory=dict)  # code -> fixes applied
     diff: str = ""  # with --diff
+    warnings: list[str] = field(default_factory=list)  # printed, but the run goes on (and may write)
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,8 @@ def process(path: str, settings: Settings, mode: Mode, cache: Optional[Cache] = 
             return outcome
         result = fix_text(source.text, path, settings, unsafe=mode.unsafe_fixes)
         outcome.diagnostics = result.remaining
+        if not result.converged:
+            outcome.warnings.append(not_converged(path))
         if result.unparsable:
             # a fix that breaks the parse is a devlint bug: leave the whole file as it was
             outcome.diagnostics = analyze(source.text, path, settings).diagnostics
@@ -61,8 +65,7 @@ def process(path: str, settings: Settings, mode: Mode, cache: Optional[Cache] = 
         if result.source != source.text:
             outcome.fixed = result.fixed
             if mode.diff:
-                outcome.diff = unified_diff(path, source.text.splitlines(keepends=True),
-                                            result.source.splitlines(keepends=True))
+                outcome.diff = unified_diff(path, split_lines(source.text), split_lines(result.source))
             else:
                 try:
                     write_source(source, result.source)
@@ -84,9 +87,40 @@ def recording_errors(outcome: FileOutcome) -> Iterator[None]:
         outcome.error = f"{outcome.path}: too deeply nested to analyse (recursion limit)"
 
 
+def not_converged(path: str) -> str:
+    return (f"{path}: fixes kept changing the file after {MAX_FIX_PASSES} rounds (or undid each other);"
+            " the last round's result is kept. This is a devlint bug: please report it")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as Python and git see them: ended by "\n" only (a "\r" or "\f" stays in its line)."""
+    lines = text.split("\n")
+    result = [line + "\n" for line in lines[:-1]]
+    if lines[-1]:
+        result.append(lines[-1])
+    return result
+
+
 def unified_diff(path: str, old_lines: list[str], new_lines: list[str]) -> str:
-    """What `--diff` prints for one file."""
-    return "".join(difflib.unified_diff(old_lines, new_lines, fromfile=f"a/{path}", tofile=f"b/{path}"))
+    """What `--diff` prints for one file: a patch `git apply` (and `patch -p1`) applies from the
+    current directory. Paths are relative to it where the file is below it; a last line without
+    a line break is marked as git marks it."""
+    name = diff_path(path)
+    out = []
+    for line in difflib.unified_diff(old_lines, new_lines, fromfile=f"a/{name}", tofile=f"b/{name}"):
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def diff_path(path: str) -> str:
+    """`path` as a diff names it: relative to the current directory, with "/" separators."""
+    try:
+        relative = os.path.relpath(os.path.abspath(path))
+    except ValueError:  # another drive on Windows
+        relative = path
+    if relative.startswith(".."):
+        relative = os.path.abspath(path)
+    return relative.replace(os.sep, "/")
 
 
 def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int = 1,

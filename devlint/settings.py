@@ -36,6 +36,9 @@ class Settings:
     exclude: tuple[str, ...] = ()
     extend_exclude: tuple[str, ...] = ()
     unsafe_fixes: bool = False
+    # The line limit fixes keep to; None: the project's formatter setting nearest to each file,
+    # else 88 (devlint/line_length.py).
+    line_length: Optional[int] = None
     root: str = "."  # directory per-file-ignores and excludes are relative to
 
     def enabled(self, code: str, path: Optional[str] = None) -> bool:

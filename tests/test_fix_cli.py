@@ -68,7 +68,7 @@ def test_fix_with_unsafe_fixes_leaves_nothing_and_exits_zero(module):
 
 def test_unsafe_fixes_from_the_config_file(tmp_path, module):
     (tmp_path / "pyproject.toml").write_text("[tool.devlint]\nunsafe-fixes = true\n")
-    result = run_devlint("--fix", str(module), cwd=tmp_path)
+    result = run_devlint("--fix", "--unsafe-fixes", str(module), cwd=tmp_path)
     assert module.read_text() == ALL_FIXED
     assert result.returncode == 0
 
@@ -152,7 +152,7 @@ def test_file_changed_on_disk_since_read_is_not_overwritten(module, monkeypatch,
 def test_fix_producing_unparsable_code_is_never_written(module, monkeypatch, capsys):
     from devlint import cli, engine
 
-    monkeypatch.setattr(engine, "apply_fixes", lambda module, fixes: "def broken(:\n")
+    monkeypatch.setattr(engine, "apply_fixes", lambda module, fixes, **kwargs: "def broken(:\n")
     assert cli.main(["--isolated", "--fix", "--unsafe-fixes", str(module)]) == 2
     assert module.read_text() == SAFE_AND_UNSAFE
     err = capsys.readouterr().err
@@ -164,10 +164,190 @@ def test_one_unparsable_fix_leaves_the_whole_file_unchanged(module, monkeypatch,
 
     real_apply = engine.apply_fixes
 
-    def break_the_unsafe_one(module_node, fixes):
-        text = real_apply(module_node, fixes)
+    def break_the_unsafe_one(module_node, fixes, **kwargs):
+        text = real_apply(module_node, fixes, **kwargs)
         return text.replace('return torch.load(path, map_location="cpu")', "return (")
 
     monkeypatch.setattr(engine, "apply_fixes", break_the_unsafe_one)
     assert cli.main(["--isolated", "--fix", "--unsafe-fixes", str(module)]) == 2
     assert module.read_text() == SAFE_AND_UNSAFE
+
+
+# --- --diff output is a patch `git apply` takes ------------------------------------------------
+
+
+def _git_repo(tmp_path, files: dict[str, str]):
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    for name, text in files.items():
+        with open(tmp_path / name, "w", newline="") as handle:
+            handle.write(text)
+    return tmp_path
+
+
+def _git_apply(repo, patch: str, *extra: str):
+    import subprocess
+
+    data = patch.encode() if isinstance(patch, str) else patch
+    return subprocess.run(["git", "apply", *extra, "-"], cwd=repo, input=data, capture_output=True)
+
+
+def _diff_bytes(repo, *args: str) -> bytes:
+    """`devlint --diff` output as bytes (text mode would turn its CRLF lines into LF)."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    result = subprocess.run([sys.executable, "-m", "devlint", "--diff", *args], cwd=repo, capture_output=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 1, result.stderr
+    return result.stdout
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        SAFE_AND_UNSAFE,
+        SAFE_AND_UNSAFE.rstrip("\n"),  # no line break at the end, on the changed line
+        SAFE_AND_UNSAFE.replace("\n", "\r\n"),
+        "import torch\n\n\ndef restore(path):\n    return torch.load(path)\n\x0c\n# after a form feed\n",
+    ],
+    ids=["plain", "no-trailing-newline", "crlf", "form-feed"],
+)
+def test_diff_applies_with_git_apply_and_gives_the_fixed_file(tmp_path, text):
+    repo = _git_repo(tmp_path, {"model.py": text})
+    patch = _diff_bytes(repo, "--isolated", "--unsafe-fixes", "model.py")
+    assert _git_apply(repo, patch, "--check").returncode == 0, patch
+    assert _git_apply(repo, patch).returncode == 0
+    from devlint import fix_source
+
+    with open(repo / "model.py", newline="") as handle:
+        assert handle.read() == fix_source(text, "model.py", unsafe=True).source
+    assert (b"\\ No newline at end of file" in patch) != text.endswith("\n")
+
+
+def test_diff_of_a_file_in_a_subdirectory_applies_from_the_current_directory(tmp_path):
+    repo = _git_repo(tmp_path, {})
+    (repo / "pkg").mkdir()
+    (repo / "pkg" / "model.py").write_text(SAFE_AND_UNSAFE)
+    result = run_devlint("--isolated", "--diff", ".", cwd=repo)
+    assert "--- a/pkg/model.py" in result.stdout and "+++ b/pkg/model.py" in result.stdout
+    assert _git_apply(repo, result.stdout).returncode == 0
+    assert (repo / "pkg" / "model.py").read_text() == SAFE_FIXED
+
+
+def test_notebook_diff_applies_with_git_apply(tmp_path):
+    import json
+
+    cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+            "source": ["import torch\n", "state = torch.load(path)"]}
+    text = json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
+    repo = _git_repo(tmp_path, {"train.ipynb": text})  # no line break at the end either
+    patch = _diff_bytes(repo, "--isolated", "--unsafe-fixes", "train.ipynb")
+    assert _git_apply(repo, patch).returncode == 0, patch
+    assert json.loads((repo / "train.ipynb").read_text())["cells"][0]["source"][1] == \
+        'state = torch.load(path, map_location="cpu")'
+
+
+# --- --fix runs until nothing changes --------------------------------------------------------
+
+CHAIN = textwrap.dedent(
+    """\
+    import torch
+
+
+    def make(device):
+        x = torch.zeros(4, 4)
+        x.to(device)
+        return x
+    """
+)
+
+
+def test_fix_and_diff_leave_neither_report_of_a_chain_and_count_both(tmp_path):
+    module = tmp_path / "chain.py"
+    module.write_text(CHAIN)
+    expected = CHAIN.replace("torch.zeros(4, 4)\n    x.to(device)\n", "torch.zeros(4, 4, device=device)\n")
+    diff = run_devlint("--isolated", "--diff", str(module))
+    assert "-    x.to(device)" in diff.stdout and "+    x = torch.zeros(4, 4, device=device)" in diff.stdout
+    assert "x = x.to(device)" not in diff.stdout
+    assert "2 would be fixed, 0 remaining" in diff.stderr
+    result = run_devlint("--isolated", "--fix", str(module))
+    assert module.read_text() == expected
+    assert result.returncode == 0
+    assert "2 fixed, 0 remaining" in result.stderr
+
+
+def test_fixes_that_never_settle_warn_and_keep_the_last_result(tmp_path, monkeypatch, capsys):
+    from devlint import cli, engine
+    from devlint.diagnostics import FixResult
+
+    module = tmp_path / "model.py"
+    module.write_text(SAFE_AND_UNSAFE)
+    real = engine._fix_text
+
+    def never_settles(*args, **kwargs):
+        result = real(*args, **kwargs)
+        return FixResult(result.source, result.fixed, result.remaining, result.unparsable, converged=False)
+
+    monkeypatch.setattr(engine, "_fix_text", never_settles)
+    assert cli.main(["--isolated", "--fix", "--unsafe-fixes", "--jobs", "1", str(module)]) == 0
+    assert module.read_text() == ALL_FIXED
+    err = capsys.readouterr().err
+    assert f"devlint: warning: {module}: fixes kept changing the file after 100 rounds" in err
+    assert "2 fixed, 0 remaining" in err
+
+
+# --- the line limit -----------------------------------------------------------------------------
+
+
+def test_line_length_in_devlint_configuration_overrides_the_formatter(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.devlint]\nline-length = 40\n\n[tool.black]\nline-length = 120\n")
+    module = tmp_path / "model.py"
+    module.write_text("import torch\nstate = torch.load(checkpoint_path)\n")
+    result = run_devlint("--fix", "--unsafe-fixes", str(module), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert module.read_text() == 'import torch\nstate = torch.load(\n    checkpoint_path,\n    map_location="cpu",\n)\n'
+
+
+def test_formatter_line_length_is_read_with_isolated_too(tmp_path):
+    (tmp_path / "setup.cfg").write_text("[flake8]\nmax-line-length = 40\n")
+    module = tmp_path / "model.py"
+    module.write_text("import torch\nstate = torch.load(checkpoint_path)\n")
+    run_devlint("--isolated", "--fix", "--unsafe-fixes", str(module), cwd=tmp_path)
+    assert module.read_text().count("\n") == 5
+
+
+@pytest.mark.parametrize("value", ["0", "true", '"wide"', "1000"])
+def test_bad_line_length_is_a_configuration_error(tmp_path, value):
+    (tmp_path / "pyproject.toml").write_text(f"[tool.devlint]\nline-length = {value}\n")
+    (tmp_path / "model.py").write_text(CLEAN)
+    result = run_devlint(str(tmp_path / "model.py"), cwd=tmp_path)
+    assert result.returncode == 2
+    assert "'line-length' must be a whole number from 1 to 320" in result.stderr
+
+
+def test_line_length_flag_sets_the_limit(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff]\nline-length = 120\n")
+    module = tmp_path / "model.py"
+    module.write_text("import torch\nstate = torch.load(checkpoint_path)\n")
+    result = run_devlint("--isolated", "--fix", "--unsafe-fixes", "--line-length", "40", str(module), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert module.read_text() == 'import torch\nstate = torch.load(\n    checkpoint_path,\n    map_location="cpu",\n)\n'
+    assert run_devlint("--line-length", "0", str(module)).returncode == 2
+
+
+def test_notebook_fix_leaves_neither_report_of_a_chain(tmp_path):
+    import json
+
+    cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+            "source": CHAIN.splitlines(keepends=True)}
+    path = tmp_path / "chain.ipynb"
+    path.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1))
+    result = run_devlint("--isolated", "--fix", str(path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 fixed, 0 remaining" in result.stderr
+    source = "".join(json.loads(path.read_text())["cells"][0]["source"])
+    assert source == CHAIN.replace("torch.zeros(4, 4)\n    x.to(device)\n", "torch.zeros(4, 4, device=device)\n")

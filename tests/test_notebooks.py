@@ -13,6 +13,7 @@ from conftest import FIXTURES, RULE_DIRS, run_devlint
 from devlint.files import SourceError, discover
 from devlint.notebook import Mask, fix_notebook, lint_notebook, mask_lines, parse_notebook, read_notebook
 from devlint.runner import Mode, process
+from devlint.line_length import line_limit
 from devlint.settings import Settings
 
 TRAINING = FIXTURES / "notebooks" / "training.ipynb"
@@ -42,8 +43,8 @@ def reports(text: str, settings: Settings = Settings()) -> list[tuple[int, int, 
     return [(d.cell, d.line, d.col, d.code) for d in lint_notebook(parse_notebook("nb.ipynb", text), settings)]
 
 
-def fixed_sources(text: str) -> list:
-    new, _ = fix_notebook(parse_notebook("nb.ipynb", text), Settings(), unsafe=True)
+def fixed_sources(text: str, settings: Settings = Settings()) -> list:
+    new, _ = fix_notebook(parse_notebook("nb.ipynb", text), settings, unsafe=True)
     return [cell["source"] for cell in json.loads(new)["cells"]]
 
 
@@ -345,7 +346,9 @@ def test_a_rule_fixture_split_into_cells_is_fixed_as_the_py_file_is(rule_dir):
     # Top-level blocks (separated by two blank lines) become cells; the last line of each lacks "\n".
     chunks = (rule_dir / "bad.py").read_text().split("\n\n\n")
     text = notebook_text(markdown(f"# {rule_dir.name}"), *(code(chunk) for chunk in chunks))
-    sources = ["".join(source) for source in fixed_sources(text)[1:]]
+    # at the line limit the fixtures are made with (the configuration above them)
+    settings = Settings(line_length=line_limit(None, str(rule_dir / "bad.py")))
+    sources = ["".join(source) for source in fixed_sources(text, settings)[1:]]
     assert "\n\n\n".join(sources) == (rule_dir / "fixed.py").read_text()
 
 

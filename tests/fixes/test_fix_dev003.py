@@ -259,7 +259,17 @@ def test_several_fixes_nested_in_one_expression():
         """
         import torch
         def f(n):
-            return torch.stack([torch.zeros(n, device="cuda" if torch.cuda.is_available() else "cpu"), torch.ones(n, device="cuda" if torch.cuda.is_available() else "cpu")]).to("cuda" if torch.cuda.is_available() else "cpu")
+            return torch.stack(
+                [
+                    torch.zeros(
+                        n,
+                        device="cuda" if torch.cuda.is_available() else "cpu",
+                    ),
+                    torch.ones(n, device="cuda" if torch.cuda.is_available() else "cpu"),
+                ]
+            ).to(
+                "cuda" if torch.cuda.is_available() else "cpu",
+            )
         """,
         unsafe=True,
     )

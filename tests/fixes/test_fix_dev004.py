@@ -320,7 +320,10 @@ def test_jit_load_and_composition_with_dev003():
         import torch
         def f(path, model):
             model.load_state_dict(torch.load(path, map_location="cpu"))
-            return torch.jit.load(path, map_location="cpu"), torch.load(path, map_location="cuda" if torch.cuda.is_available() else "cpu")
+            return torch.jit.load(path, map_location="cpu"), torch.load(
+                path,
+                map_location="cuda" if torch.cuda.is_available() else "cpu",
+            )
         """,
         unsafe=True,
     )

@@ -1,0 +1,135 @@
+"""The line limit a fix keeps to, read from the project's formatter configuration.
+
+The setting nearest to the file wins, found as ruff and black find their configuration: walking
+up from the file's directory. In one directory ruff's files come first (`.ruff.toml`,
+`ruff.toml`: top-level `line-length`; then `[tool.ruff] line-length` in pyproject.toml), then
+`[tool.black] line-length`, then flake8's `max-line-length` (`[flake8]` in setup.cfg, tox.ini,
+.flake8). Files that cannot be read or parsed are passed over: they are not devlint's to judge.
+`line-length` in devlint's own configuration overrides all of them; without any, 88.
+"""
+
+from __future__ import annotations
+
+import configparser
+import functools
+import os
+import sys
+from typing import Any, Optional
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+DEFAULT_LINE_LENGTH = 88  # black's and ruff's
+MAX_LINE_LENGTH = 320  # ruff's upper bound
+
+
+def line_limit(configured: Optional[int], path: Optional[str]) -> int:
+    """`configured` (devlint's `line-length`), else the formatter setting nearest to `path`
+    (when `path` names a file), else 88."""
+    if configured is not None:
+        return configured
+    if path is not None and os.path.isfile(path):
+        found = formatter_line_length(path)
+        if found is not None:
+            return found
+    return DEFAULT_LINE_LENGTH
+
+
+def formatter_line_length(path: str) -> Optional[int]:
+    """The line limit the project's formatter configuration sets for `path`, if any."""
+    directory = os.path.dirname(os.path.abspath(path))
+    return _line_length_in(directory)
+
+
+@functools.lru_cache(maxsize=1024)
+def _line_length_in(directory: str) -> Optional[int]:
+    found = _own_line_length(directory)
+    if found is not None:
+        return found
+    parent = os.path.dirname(directory)
+    return None if parent == directory else _line_length_in(parent)
+
+
+def _own_line_length(directory: str) -> Optional[int]:
+    for name in (".ruff.toml", "ruff.toml"):
+        data = _toml(os.path.join(directory, name))
+        if data is not None and _valid_length(data.get("line-length")):
+            return data["line-length"]
+    tools = (_toml(os.path.join(directory, "pyproject.toml")) or {}).get("tool", {})
+    if isinstance(tools, dict):
+        for tool in ("ruff", "black"):
+            section = tools.get(tool)
+            if isinstance(section, dict) and _valid_length(section.get("line-length")):
+                return section["line-length"]
+    for name in ("setup.cfg", "tox.ini", ".flake8"):
+        candidate = os.path.join(directory, name)
+        if not os.path.isfile(candidate):
+            continue
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read(candidate, encoding="utf-8")
+            value = parser.get("flake8", "max-line-length", fallback=None) or parser.get(
+                "flake8", "max_line_length", fallback=None)
+        except (configparser.Error, UnicodeDecodeError, OSError):
+            continue
+        if value is not None and value.strip().isdigit() and _valid_length(int(value.strip())):
+            return int(value.strip())
+    return None
+
+
+def _toml(path: str) -> Optional[dict[str, Any]]:
+    if not os.path.isfile(path):
+        return None
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError):
+        return None
+
+
+def _valid_length(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_LINE_LENGTH
+
+
+def _string_list(value: Any, key: str, source: str) -> list[str]:
+    if isinstance(value, str):
+        value = [item for item in value.replace("\n", ",").split(",")]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{source}: '{key}' must be a list of strings, not {value!r}")
+    return [item.strip() for item in value if item.strip()]
+
+
+def validate_codes(codes: list[str], known_codes: tuple[str, ...], where: str) -> tuple[str, ...]:
+    """Each entry must be a code or a prefix of one (`DEV`, `DEV0`, `DEV001`), or `ALL`."""
+    valid = (*known_codes, SYNTAX_ERROR_CODE)
+    result = []
+    for code in codes:
+        upper = code.strip().upper()
+        if upper != "ALL" and not any(known.startswith(upper) for known in valid):
+            raise ConfigError(f"{where}: unknown code or prefix '{code}'; valid codes: {', '.join(valid)}")
+        result.append(upper)
+    return tuple(result)
+
+
+def parse_per_file_ignores(value: Any, source: str,
+                           known_codes: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """TOML: {"tests/*" = ["DEV003"]}; setup.cfg / CLI: "tests/*:DEV003,DEV004" lines."""
+    pairs: list[tuple[str, list[str]]] = []
+    if isinstance(value, dict):
+        for pattern, codes in value.items():
+            pairs.append((pattern, _string_list(codes, "per-file-ignores", source)))
+    elif isinstance(value, str):
+        for line in value.replace(";", "\n").splitlines():
+            line = line.strip()
+            if not line:
+                continue
+            pattern, sep, codes = line.rpartition(":")
+            if not sep or not pattern.strip():
+                raise ConfigError(f"{source}: 'per-file-ignores' entry {line!r} must look like 'pattern:CODE,...'")
+            pairs.append((pattern.strip(), [c for c in codes.replace(" ", ",").split(",") if c.strip()]))
+    else:
+        raise ConfigError(f"{source}: 'per-file-ignores' must be a table of pattern = [codes]")
+    return tuple((pattern, validate_codes(codes, known_codes, f"{source}: 'per-file-ignores'"))
+                 for pattern, codes in pairs)
