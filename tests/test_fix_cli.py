@@ -212,7 +212,7 @@ def _diff_bytes(repo, *args: str) -> bytes:
         SAFE_AND_UNSAFE,
         SAFE_AND_UNSAFE.rstrip("\n"),  # no line break at the end, on the changed line
         SAFE_AND_UNSAFE.replace("\n", "\r\n"),
-        "import torch\n\n\ndef restore(path):\n    return torch.load(path)\n\x0c\n# after a form feed\n",
+        "import torch\n\n\ndef restore(path):\n    return torch.load(path)[\"model\"]\n\x0c\n# after a form feed\n",
     ],
     ids=["plain", "no-trailing-newline", "crlf", "form-feed"],
 )

@@ -228,20 +228,22 @@ def test_assignment_over_the_limit_is_broken_one_argument_per_line():
     )
 
 
-def test_return_over_the_limit_is_broken_and_a_trailing_comment_follows_the_paren():
+def test_assignment_over_the_limit_is_broken_and_a_trailing_comment_follows_the_paren():
     _check(
         """
         import torch
         def f(checkpoint_directory):
-            return torch.load(os.path.join(checkpoint_directory, "model.pt"))  # trusted
+            state = torch.load(os.path.join(checkpoint_directory, "model.pt"))  # trusted
+            return state["model"]
         """,
         """
         import torch
         def f(checkpoint_directory):
-            return torch.load(
+            state = torch.load(
                 os.path.join(checkpoint_directory, "model.pt"),
                 map_location="cpu",
             )  # trusted
+            return state["model"]
         """,
         limit=72,
     )
