@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Optional, Sequence
 from devlint.analysis.factories import (
     CAST_METHODS, DTYPE_NAMES, FACTORIES, LEGACY_CONSTRUCTORS, LIKE_FACTORIES, SPARSE_FACTORIES,
 )
+from devlint.analysis.flow import ELEMENTWISE, JOINING
 from devlint.analysis.names import is_cuda_value
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -243,6 +244,64 @@ class SyntaxFacts:
                         if name in table:
                             work.append(table[name])
         return list(reached)
+
+
+# Where DEV005's data flow sees devices meet: operators, joining calls, returns, `self.m(...)`.
+_MEETING_NODES = (ast.BinOp, ast.Compare, ast.AugAssign)
+_MEETING_CALLS = JOINING | ELEMENTWISE
+
+
+def host_meetings_possible(facts: SyntaxFacts) -> bool:
+    """DEV005's screen: a factory that may make a host tensor (0-dim ones too: they meet in
+    `stack` and returns), in a function that holds a construct where devices may meet."""
+    candidates = [call for call in facts.calls if _may_make_host_tensor(facts, call)]
+    if not candidates:
+        return False
+    functions = sorted((extent(f), f) for f in ast.walk(facts.tree) if isinstance(f, _FUNCTIONS))
+    checked: dict[int, bool] = {}
+    for call in candidates:
+        inner = None
+        for (first, last), function in functions:
+            if first <= call.lineno and (call.end_lineno or call.lineno) <= last:
+                inner = function  # sorted by first line: the last one holding it is the innermost
+        if inner is None:
+            continue
+        answer = checked.get(id(inner))
+        if answer is None:
+            answer = checked[id(inner)] = _has_meeting(inner)
+        if answer:
+            return True
+    return False
+
+
+def _may_make_host_tensor(facts: SyntaxFacts, call: ast.Call) -> bool:
+    for name in facts.torch_names(call):
+        if name in _CPU_FACTORIES:
+            return not places_tensor(call) and not any(k.arg == "generator" for k in call.keywords)
+        if name in _LEGACY:
+            return bool(call.args or call.keywords)
+    return False
+
+
+def _has_meeting(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    returns = 0
+    for node in ast.walk(function):
+        if isinstance(node, _MEETING_NODES):
+            return True
+        if type(node) is ast.Return and node.value is not None:
+            returns += 1
+            if returns > 1 or type(node.value) is ast.IfExp:
+                return True
+        elif type(node) is ast.Call:
+            func = node.func
+            if type(func) is ast.Attribute:
+                if func.attr in _MEETING_CALLS:  # type: ignore[attr-defined]
+                    return True
+                if type(func.value) is ast.Name and func.value.id == "self":  # type: ignore[attr-defined]
+                    return True  # a submodule's call
+            elif type(func) is ast.Name and func.id in _MEETING_CALLS:  # type: ignore[attr-defined]
+                return True
+    return False
 
 
 def _dotted(expr: ast.expr) -> Optional[list[str]]:

@@ -1,0 +1,179 @@
+"""DEV005 — a tensor created on the CPU meets the caller's tensor."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from devlint.analysis.classes import ClassTable
+from devlint.analysis.edits import append_keyword
+from devlint.analysis.factories import FACTORIES, LEGACY_CONSTRUCTORS, cpu_factory_name, legacy_constructor_name
+from devlint.analysis.flow import CallSites, FlowReader, FunctionFlow, Meeting, ModuleFacts
+from devlint.diagnostics import Applicability
+from devlint.prefilter import words
+from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
+from devlint.screen import host_meetings_possible
+
+RULE = Rule(
+    code="DEV005",
+    name="host-tensor-meets-input",
+    summary="A tensor created without `device=` lands on the CPU and meets the caller's tensor",
+    why="""
+        A factory without `device=` (`torch.zeros`, `arange`, `tensor`, `rand`, `torch.LongTensor(data)`,
+        ...) always creates its tensor on the CPU; `dtype=` alone does not place it. In a function whose
+        inputs are tensors (parameters used as tensors, or a module's parameters and buffers read
+        through `self`), the first operation that mixes that CPU tensor with an input's tensor fails on
+        a GPU with "Expected all tensors to be on the same device": arithmetic and matmul, `cat`,
+        `stack`, `where`, `index_select`, `gather`, `masked_fill` and the like, a list later stacked
+        with the input's tensors, a `return` whose other paths return the input's tensors, or a call
+        of a submodule. The rule reports only such a meeting in the same function, and names what the
+        tensor meets. Not reported: 0-dim tensors in arithmetic (`torch.tensor(0.5)`, PyTorch lets
+        them mix), truth tests and host values (`if torch.rand(1) < p:`, `.item()`, `int()`, sizes,
+        slice bounds), CPU tensors used as an index (PyTorch accepts CPU indices), tensors handed to
+        a plain function (it may place them), values moved later (`.to()`, `.cuda()`, `.type_as()`)
+        or sent to the host on purpose (`.cpu()`, `.numpy()`), `*_like` and `x.new_*` (they follow
+        `x`), factories with `generator=`, and code under `with torch.device(...)` or after
+        `torch.set_default_device`.
+    """,
+    example="""
+        def autocorrelation(x, n):
+            pad = torch.zeros(x.shape[:-1] + (n,), dtype=x.dtype)
+            return torch.cat([x - x.mean(-1, keepdim=True), pad], -1)
+    """,
+    instead="""
+        def autocorrelation(x, n):
+            pad = torch.zeros(x.shape[:-1] + (n,), dtype=x.dtype, device=x.device)
+            return torch.cat([x - x.mean(-1, keepdim=True), pad], -1)
+    """,
+    fix_safety=FixSafety.UNSAFE,
+    fix="""
+        Adds `device=<input>.device`, where `<input>` is the parameter (or module parameter) the tensor
+        meets and the file shows it to be a tensor; all other arguments are kept. Unsafe: it moves a
+        tensor to where the input is, which changes where its values are computed (random draws give
+        other numbers on a GPU). No fix where the input is only a submodule's output, for legacy
+        constructors (the typed ones refuse a CUDA `device=`), for a random draw also used as a number
+        on the host, nor where the tensor also meets a value the file keeps on the CPU.
+    """,
+    tokens=("torch", words(*FACTORIES, *LEGACY_CONSTRUCTORS)),
+    screen=host_meetings_possible,
+)
+
+
+class HostTensorMeetsInput(RuleVisitor):
+    rule = RULE
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        self.functions: dict[cst.FunctionDef, Optional[cst.ClassDef]] = {}  # with a candidate, and their class
+        self.placed: set[cst.Call] = set()  # factories under `with torch.device(...)`
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if cpu_factory_name(node, self.torch) is None and legacy_constructor_name(node, self.torch) is None:
+            return
+        function = self.ctx.current_function()
+        if function is None:
+            return
+        if self.ctx.device_placed():
+            self.placed.add(node)
+        if function not in self.functions:
+            cls = self.ctx.current_class()
+            # the class only counts when the function is one of its methods
+            self.functions[function] = cls if cls is not None and function in cls.body.body else None
+
+    def finish(self) -> None:
+        if self.ctx.sets_default_device or not self.functions:
+            return
+        classes = self.ctx.cache.get("class_table")
+        if classes is None:
+            classes = self.ctx.cache["class_table"] = ClassTable(self.ctx.module, self.torch)
+        facts: dict[Optional[cst.ClassDef], ModuleFacts] = {}
+        for function, cls in self.functions.items():
+            if function.name.value == "__init__":
+                cls = None  # the module is being built: its parameters are still on the CPU
+            if cls not in facts:
+                facts[cls] = ModuleFacts(cls, classes, self.torch)  # type: ignore[arg-type]
+            flow = FlowReader(function, self.torch, facts[cls]).read()
+            for call, name, meeting in flow.reportable():
+                if call in self.placed or self._callers_keep_it_on_the_host(function, meeting, flow):
+                    continue
+                self.report(call, _message(name, meeting), _device_fix(call, name, meeting, flow, function))
+
+
+    def _callers_keep_it_on_the_host(self, function: cst.FunctionDef, meeting: Meeting, flow: FunctionFlow) -> bool:
+        """The input it meets is a parameter that every call in the file leaves to its default or
+        gives a CPU tensor (`self.embedding(torch.tensor(scale).repeat(n)).to(device)`)."""
+        if meeting.root not in flow.tensor_params:
+            return False
+        sites = self.ctx.cache.get("call_sites")
+        if sites is None:
+            sites = self.ctx.cache["call_sites"] = CallSites(self.ctx.module)
+        return sites.only_host_or_default(function, meeting.root, self.torch)  # type: ignore[union-attr]
+
+
+def _message(name: str, meeting: Meeting) -> str:
+    device = _device_source_text(meeting.root)
+    advice = f"pass `device={device}.device`" if device else "pass `device=` (the input's device)"
+    what = f"`{meeting.root}`" if device else meeting.root
+    return f"`torch.{name}(...)` is created on the CPU and meets {what} in {meeting.where}; {advice}"
+
+
+def _device_source_text(root: str) -> Optional[str]:
+    """`x` or `self.weight`: a tensor with a `.device` (a submodule has none to name)."""
+    return None if " " in root else root
+
+
+def _device_fix(call: cst.Call, name: str, meeting: Meeting, flow: FunctionFlow,
+                function: cst.FunctionDef) -> Optional[Fix]:
+    source = _device_source_text(meeting.root)
+    if source is None or name in LEGACY_CONSTRUCTORS or call in flow.host_used or call in flow.meets_cpu:
+        return None
+    if not source.startswith("self.") and (source not in flow.tensor_params or _rebound(function, source)):
+        return None
+    device = cst.parse_expression(f"{source}.device")
+    return Fix(Applicability.UNSAFE, f"Create it on `{source}.device`", {call: append_keyword(call, "device", device)})
+
+
+def _rebound(function: cst.FunctionDef, name: str) -> bool:
+    """Is parameter `name` bound again in the function to something other than a tensor op on itself?"""
+    for node in ast_free_walk(function.body):
+        targets: list[cst.BaseExpression] = []
+        value: Optional[cst.BaseExpression] = None
+        if isinstance(node, cst.Assign):
+            targets, value = [t.target for t in node.targets], node.value
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+            targets, value = [node.target], node.value
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            targets = [node.target]
+        elif isinstance(node, (cst.WithItem,)) and node.asname is not None:
+            targets = [node.asname.name]
+        for target in targets:
+            if name in _names(target) and not (isinstance(target, cst.Name) and _derives_from(value, name)):
+                return True
+    return False
+
+
+def _derives_from(value: Optional[cst.BaseExpression], name: str) -> bool:
+    """`x.view(...)`, `x.float().transpose(1, 2)`, `x * 2`: a tensor op whose receiver is `name`."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        value = value.func.value
+    while isinstance(value, (cst.Subscript, cst.BinaryOperation)):
+        value = value.value if isinstance(value, cst.Subscript) else value.left
+    return isinstance(value, cst.Name) and value.value == name
+
+
+def _names(target: cst.BaseExpression) -> set[str]:
+    return {node.value for node in ast_free_walk(target) if isinstance(node, cst.Name)} | (
+        {target.value} if isinstance(target, cst.Name) else set())
+
+
+def ast_free_walk(root: cst.CSTNode):  # type: ignore[no-untyped-def]
+    from devlint.walk import children
+
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or node is root:
+            stack.extend(children(node))
+
