@@ -76,6 +76,7 @@ _TENSOR_ONLY_METHODS = frozenset({
 })
 _TENSOR_ATTRIBUTES = frozenset({"shape", "device", "dtype", "is_cuda", "ndim", "T", "mT", "grad", "requires_grad",
                                 "data"})
+_SEQUENCE_ANNOTATION = ("list", "List", "Sequence", "Tuple", "tuple", "Iterable")
 _NOT_TENSOR_ANNOTATION = ("list", "List", "Sequence", "Dict", "dict", "Tuple", "tuple", "Iterable", "Mapping",
                           "Iterator", "str", "int", "float", "bool")
 # torch.nn layers without parameters: calling one on a CPU tensor works, whatever the model's device.
@@ -114,12 +115,6 @@ class Value:
         return Value(self.host | other.host, self.inputs | other.inputs, self.wide | other.wide,
                      self.is_list or other.is_list, self.on_cpu or other.on_cpu)
 
-    def result(self) -> "Value":
-        """The value of an operation on this: on the input's device as soon as an input takes part
-        (or it failed there, and was reported); never a list."""
-        if self.inputs:
-            return Value(inputs=self.inputs)
-        return replace(self, is_list=False) if self.is_list else self
 
 
 NOTHING = Value()
@@ -193,9 +188,12 @@ class ModuleFacts:
         elif full.startswith("torch.nn.") and full.rsplit(".", 1)[-1][:1].isupper():
             if full.rsplit(".", 1)[-1] not in _PARAMETERLESS and "Loss" not in full:
                 self.submodules.add(attr)
-        elif isinstance(value.func, cst.Name) and classes.is_module_class(value.func.value):
-            if _holds_parameters(classes.classes.get(value.func.value), classes, torch):
+        elif isinstance(value.func, cst.Name) and value.func.value in classes.classes:
+            if classes.is_module_class(value.func.value) and _holds_parameters(
+                    classes.classes.get(value.func.value), classes, torch):
                 self.submodules.add(attr)
+        elif classes.base_is_module(value.func) and not full:
+            self.submodules.add(attr)  # `self.encoder = BertModel(config)`: a model, by its name
 
 
 def _holds_parameters(cls: Optional[cst.ClassDef], classes: ClassTable, torch: TorchNames,
@@ -244,17 +242,21 @@ def _walk_own(root: cst.CSTNode) -> Iterable[cst.CSTNode]:
             stack.extend(children(node))
 
 
-def tensor_parameters(function: cst.FunctionDef) -> set[str]:
-    """The parameters the function shows to be tensors, and never shows to be Python containers."""
+def tensor_parameters(function: cst.FunctionDef) -> tuple[set[str], set[str]]:
+    """The parameters the function shows to be tensors, and never shows to be Python containers;
+    and the names it shows to be sequences (iterated, `len()`-ed, bound to a list)."""
     params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
     names: dict[str, cst.Param] = {p.name.value: p for p in params if p.name.value not in ("self", "cls")}
     shown: set[str] = set()
     refused: set[str] = set()
+    sequences: set[str] = set()
     for name, param in names.items():
         if param.annotation is not None:
             text = cst.Module([]).code_for_node(param.annotation.annotation)
             if any(word in text for word in _NOT_TENSOR_ANNOTATION) and "Tensor]" not in text.replace(" ", "")[-7:]:
                 refused.add(name)
+                if any(word in text for word in _SEQUENCE_ANNOTATION):
+                    sequences.add(name)
             if "Tensor" in text and not any(f"{word}[" in text for word in _NOT_TENSOR_ANNOTATION):
                 shown.add(name)
     for node in _walk_own(function.body):
@@ -266,6 +268,7 @@ def tensor_parameters(function: cst.FunctionDef) -> set[str]:
                 refused.add(node.value.value)
         elif isinstance(node, (cst.For, cst.CompFor)) and isinstance(node.iter, cst.Name):
             refused.add(node.iter.value)
+            sequences.add(node.iter.value)
         elif isinstance(node, cst.Call) and ((dotted_name(node.func) or "").startswith(("np.", "numpy."))
                                              or (dotted_name(node.func) or "").endswith("from_numpy")):
             for arg in node.args:
@@ -278,11 +281,16 @@ def tensor_parameters(function: cst.FunctionDef) -> set[str]:
                     if node.func.value == "isinstance":
                         continue
                     refused.add(arg.value.value)
+                    sequences.add(arg.value.value)
         elif isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value in names:
             element = node.slice[0].slice if len(node.slice) == 1 else None
             if isinstance(element, cst.Index) and isinstance(element.value, cst.SimpleString):
                 refused.add(node.value.value)  # `batch["x"]`
-    return shown - refused
+    sequences -= shown
+    for node in _walk_own(function.body):
+        if isinstance(node, cst.Assign) and isinstance(node.value, (cst.List, cst.ListComp, cst.Tuple)):
+            sequences.update(n for t in node.targets for n in _target_names(t.target))
+    return shown - refused, sequences
 
 
 class FlowReader:
@@ -296,7 +304,7 @@ class FlowReader:
         self.placed = placed  # under `with torch.device(...)` / after set_default_device
         self.flow = FunctionFlow()
         self.returns: list[Value] = []
-        self.params = tensor_parameters(function)
+        self.params, self.sequences = tensor_parameters(function)
         self.flow.tensor_params = self.params
 
     def read(self) -> FunctionFlow:
@@ -405,17 +413,14 @@ class FlowReader:
         if isinstance(node, cst.BinaryOperation):
             left, right = self._expr(node.left, env), self._expr(node.right, env)
             self._binary(left, right, "matmul" if isinstance(node.operator, cst.MatrixMultiply) else "arithmetic")
-            return (left | right).result()
+            return _combine([left, right])
         if isinstance(node, cst.Comparison):
             values = [self._expr(node.left, env)] + [self._expr(c.comparator, env) for c in node.comparisons]
             if any(isinstance(c.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) for c in node.comparisons):
                 return NOTHING
             for left, right in zip(values, values[1:]):
                 self._binary(left, right, "a comparison")
-            result = NOTHING
-            for value in values:
-                result = result | value
-            return result.result()
+            return _combine(values)
         if isinstance(node, cst.UnaryOperation):
             value = self._expr(node.expression, env)
             return NOTHING if isinstance(node.operator, cst.Not) else value
@@ -569,9 +574,8 @@ class FlowReader:
                 return NOTHING
             if method in JOINING or method in ELEMENTWISE:
                 self._join([value, *tensors], f"`.{method}`", method not in _NO_SCALARS)
-                for arg in args:
-                    value = value | arg
-            return value.result()
+                return _combine([value, *tensors])
+            return _combine([value])
         if isinstance(func, cst.Name) and func.value in _HOST_BUILTINS:
             for value in args:
                 self.flow.host_used |= set(value.host)
@@ -583,14 +587,14 @@ class FlowReader:
             if legacy_constructor_name(node, self.torch) is None or self.placed:
                 return NOTHING
             if args and (args[0].inputs or args[0].host or args[0].on_cpu):
-                return args[0].result()
+                return _combine(args[:1])
             self.flow.factories.setdefault(node, name)
             return Value(host=frozenset({node}), wide=frozenset({node}))
         if name == "from_numpy":
             return Value(on_cpu=True)
         if factory_name(node, self.torch) is not None:
             if name in LIKE_FACTORIES:
-                return args[0].result() if args else NOTHING
+                return _combine(args[:1])
             if cpu_factory_name(node, self.torch) is None or self.placed or keyword(node, "generator") is not None:
                 return NOTHING
             data = positional(node)
@@ -603,17 +607,14 @@ class FlowReader:
             for value in args[1:] if name in ("tensor", "as_tensor") else args:
                 self.flow.host_used |= set(value.host)  # sizes
             self.flow.factories.setdefault(node, name)
-            wide = frozenset() if _is_scalar(node, name, data) else frozenset({node})
+            wide = frozenset() if _is_scalar(node, name, data, self.sequences) else frozenset({node})
             return Value(host=frozenset({node}), wide=wide)
         if name in _TORCH_NON_TENSOR or name.startswith(("cuda.", "distributed.", "backends.", "jit.", "utils.")):
             return NOTHING
         short = name.rsplit(".", 1)[-1]
         if short in JOINING or short in ELEMENTWISE:
             self._join(tensors, f"torch.{short}", short not in _NO_SCALARS)
-        result = NOTHING
-        for value in args:
-            result = result | value
-        return result.result()
+        return _combine(tensors)
 
     def _meet_returns(self) -> None:
         """A host tensor returned where other paths return the input's tensors: the caller gets
@@ -624,6 +625,19 @@ class FlowReader:
         for value in self.returns:
             if value.host and not value.inputs and not value.is_list:
                 self._meet(value, inputs[0], "a return (other paths return the input's device)", scalars_mix=False)
+
+
+def _combine(values: list[Value]) -> Value:
+    """The value of an operation on `values`: an operand that is only a host tensor ends up where the
+    inputs are once another operand is an input's (or the operation failed, and was reported). An
+    operand that is either (one name, two branches) stays either."""
+    any_input = any(v.inputs for v in values)
+    result = NOTHING
+    for value in values:
+        if any_input and value.host and not value.inputs:
+            value = replace(value, host=frozenset(), wide=frozenset())
+        result = result | value
+    return replace(result, is_list=False) if result.is_list else result
 
 
 def _may_hold_a_tensor(data: cst.BaseExpression, env: dict[str, Value]) -> bool:
@@ -651,14 +665,16 @@ def _to_host(call: cst.Call) -> bool:
     return isinstance(expr, cst.SimpleString) and expr.raw_value.startswith("cpu")
 
 
-def _is_scalar(call: cst.Call, name: str, args: list[cst.Arg]) -> bool:
+def _is_scalar(call: cst.Call, name: str, args: list[cst.Arg], sequences: set[str]) -> bool:
     """A 0-dim tensor: `torch.tensor(0.5)`, `torch.tensor(n)` of a number, `torch.rand([])`."""
     if not args:
         return False
     value = args[0].value
     if name in ("tensor", "as_tensor", "scalar_tensor"):
-        return not isinstance(value, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp, cst.Call)) or (
-            _is_number_call(value))
+        if isinstance(value, cst.Name) and value.value in sequences:
+            return False
+        return not isinstance(value, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp, cst.Call, cst.Comparison,
+                                      cst.Subscript)) or _is_number_call(value)
     return len(args) == 1 and isinstance(value, (cst.List, cst.Tuple)) and not value.elements
 
 

@@ -165,6 +165,31 @@ FLAGGED = [
                 w = x.softmax(-1)
             return x * w
     """, [(4, 13)]),
+    case("tensor_of_a_comparison_is_not_a_scalar", """
+        import torch
+        def token_drop(labels, force_drop_ids, n):
+            drop = torch.tensor(force_drop_ids == 1)
+            return torch.where(drop, n, labels.view(-1))
+    """, [(3, 12)]),
+    case("tensor_of_a_sequence_parameter_is_not_a_scalar", """
+        import torch
+        def sample(offsets: torch.Tensor, shapes: list):
+            normalizer = torch.tensor(shapes)
+            return offsets / normalizer
+    """, [(3, 18)]),
+    case("default_mask_handed_to_a_model_with_the_inputs", """
+        import torch
+        from torch import nn
+        class Decoder(nn.Module):
+            def __init__(self, config):
+                super().__init__()
+                self.encoder = GPT2Model(config)
+            def forward(self, embeds, attention_mask=None):
+                if attention_mask is None:
+                    attention_mask = torch.ones(embeds.shape[:2], dtype=torch.long)
+                stacked = torch.stack((attention_mask, attention_mask), dim=1)
+                return self.encoder(inputs_embeds=embeds.flatten(1, 2), attention_mask=stacked)
+    """, [(9, 30)]),
     case("nested_function_is_its_own_unit", """
         import torch
         def outer(x):
@@ -325,6 +350,66 @@ NOT_FLAGGED = [
             if x.numel() == 0:
                 return torch.zeros(0)
             return torch.arange(x.numel())
+    """, []),
+    case("in_init_the_module_is_still_on_the_cpu", """
+        import torch
+        from torch import nn
+        class Codes(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.register_buffer("mask", 2 ** torch.arange(n))
+                self.proj = nn.Linear(n, n)
+                bits = (torch.arange(2 ** n)[:, None] & self.mask) != 0
+                self.register_buffer("codes", self.proj(bits.float()))
+    """, []),
+    case("empty_placeholder_replaced_later", """
+        import torch
+        def chain(x: torch.Tensor, blocks):
+            out = torch.empty(0)
+            started = False
+            for block in blocks:
+                out = block(x + out) if started else block(x)
+                started = True
+            return out
+    """, []),
+    case("numpy_data_converted_on_the_host", """
+        import torch
+        def poses(p):
+            first = torch.from_numpy(p).float()
+            return torch.cat([torch.eye(4)[None], first[None]]), p.shape
+    """, []),
+    case("every_caller_passes_a_host_tensor", """
+        import torch
+        class Pipeline:
+            def embedding(self, w: torch.Tensor, dim: int):
+                freqs = torch.exp(torch.arange(dim) * -0.1)
+                return w[:, None] * freqs[None, :]
+            def __call__(self, scale, n, device):
+                w = torch.tensor(scale - 1).repeat(n)
+                return self.embedding(w, 8).to(device)
+    """, []),
+    case("a_parameter_no_caller_passes", """
+        import torch
+        class Pipeline:
+            @staticmethod
+            def ids(x: torch.Tensor, t_coord=None):
+                t = torch.arange(1) if t_coord is None else t_coord
+                return torch.cartesian_prod(t, torch.arange(x.shape[1]))
+            def __call__(self, x):
+                return self.ids(x)
+    """, []),
+    case("module_of_the_file_without_parameters", """
+        import torch
+        from torch import nn
+        class Sinusoid(nn.Module):
+            def forward(self, t):
+                return torch.cat([t.sin(), t.cos()], -1)
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.time = Sinusoid()
+            def forward(self, x):
+                return x, self.time(torch.arange(x.size(1)))
     """, []),
     case("noqa_on_the_line", """
         import torch
