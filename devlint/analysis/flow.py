@@ -92,6 +92,11 @@ _PARAMETERLESS = frozenset({
 })
 
 
+# torch.nn layers that always have a `weight` parameter: where a submodule's parameters are.
+_WEIGHTED = frozenset({"Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+                       "ConvTranspose3d", "Embedding", "EmbeddingBag"})
+
+
 @dataclass(frozen=True)
 class Value:
     """What an expression may carry."""
@@ -160,6 +165,7 @@ class ModuleFacts:
     def __init__(self, cls: Optional[cst.ClassDef], classes: ClassTable, torch: TorchNames) -> None:
         self.tensors: set[str] = set()
         self.submodules: set[str] = set()
+        self.weighted: set[str] = set()  # submodules that always have a `.weight` (Linear, Conv, Embedding)
         self.is_module = cls is not None and classes.node_is_module_class(cls)
         if cls is None or not self.is_module:
             return
@@ -188,6 +194,8 @@ class ModuleFacts:
         elif full.startswith("torch.nn.") and full.rsplit(".", 1)[-1][:1].isupper():
             if full.rsplit(".", 1)[-1] not in _PARAMETERLESS and "Loss" not in full:
                 self.submodules.add(attr)
+            if full.rsplit(".", 1)[-1] in _WEIGHTED:
+                self.weighted.add(attr)
         elif isinstance(value.func, cst.Name) and value.func.value in classes.classes:
             if classes.is_module_class(value.func.value) and _holds_parameters(
                     classes.classes.get(value.func.value), classes, torch):

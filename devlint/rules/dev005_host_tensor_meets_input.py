@@ -97,7 +97,8 @@ class HostTensorMeetsInput(RuleVisitor):
             for call, name, meeting in flow.reportable():
                 if call in self.placed or self._callers_keep_it_on_the_host(function, meeting, flow):
                     continue
-                self.report(call, _message(name, meeting), _device_fix(call, name, meeting, flow, function))
+                source = _device_source(meeting.root, facts[cls])
+                self.report(call, _message(name, meeting, source), _device_fix(call, name, source, flow, function))
 
 
     def _callers_keep_it_on_the_host(self, function: cst.FunctionDef, meeting: Meeting, flow: FunctionFlow) -> bool:
@@ -111,21 +112,23 @@ class HostTensorMeetsInput(RuleVisitor):
         return sites.only_host_or_default(function, meeting.root, self.torch)  # type: ignore[union-attr]
 
 
-def _message(name: str, meeting: Meeting) -> str:
-    device = _device_source_text(meeting.root)
-    advice = f"pass `device={device}.device`" if device else "pass `device=` (the input's device)"
-    what = f"`{meeting.root}`" if device else meeting.root
+def _message(name: str, meeting: Meeting, source: Optional[str]) -> str:
+    advice = f"pass `device={source}.device`" if source else "pass `device=` (the input's device)"
+    what = meeting.root if " " in meeting.root else f"`{meeting.root}`"
     return f"`torch.{name}(...)` is created on the CPU and meets {what} in {meeting.where}; {advice}"
 
 
-def _device_source_text(root: str) -> Optional[str]:
-    """`x` or `self.weight`: a tensor with a `.device` (a submodule has none to name)."""
+def _device_source(root: str, module: ModuleFacts) -> Optional[str]:
+    """`x`, `self.weight`, or `self.embed.weight` for a layer that always has one: a tensor with a
+    `.device` (other submodules have none to name)."""
+    if root.startswith("the parameters of `self."):
+        attr = root[len("the parameters of `self."):-1]
+        return f"self.{attr}.weight" if attr in module.weighted else None
     return None if " " in root else root
 
 
-def _device_fix(call: cst.Call, name: str, meeting: Meeting, flow: FunctionFlow,
+def _device_fix(call: cst.Call, name: str, source: Optional[str], flow: FunctionFlow,
                 function: cst.FunctionDef) -> Optional[Fix]:
-    source = _device_source_text(meeting.root)
     if source is None or name in LEGACY_CONSTRUCTORS or call in flow.host_used or call in flow.meets_cpu:
         return None
     if not source.startswith("self.") and (source not in flow.tensor_params or _rebound(function, source)):

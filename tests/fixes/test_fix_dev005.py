@@ -112,8 +112,8 @@ def test_a_list_parameter_is_never_the_device_source():
     )
 
 
-def test_no_fix_for_a_submodule_output():
-    unchanged(
+def test_a_layer_with_a_weight_gives_its_device():
+    check(
         """
         import torch
         from torch import nn
@@ -123,6 +123,32 @@ def test_no_fix_for_a_submodule_output():
                 self.embed = nn.Embedding(16, 4)
             def forward(self, n: int):
                 return self.embed(torch.arange(n))
+        """,
+        """
+        import torch
+        from torch import nn
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embed = nn.Embedding(16, 4)
+            def forward(self, n: int):
+                return self.embed(torch.arange(n, device=self.embed.weight.device))
+        """,
+        unsafe=True,
+    )
+
+
+def test_no_fix_for_a_submodule_without_a_weight_to_name():
+    unchanged(
+        """
+        import torch
+        from torch import nn
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rnn = nn.GRU(4, 4)
+            def forward(self, n: int):
+                return self.rnn(torch.zeros(n, 1, 4))
         """
     )
 
