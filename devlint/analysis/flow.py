@@ -197,11 +197,28 @@ class ModuleFacts:
             if full.rsplit(".", 1)[-1] in _WEIGHTED:
                 self.weighted.add(attr)
         elif isinstance(value.func, cst.Name) and value.func.value in classes.classes:
-            if classes.is_module_class(value.func.value) and _holds_parameters(
-                    classes.classes.get(value.func.value), classes, torch):
+            callee = classes.classes.get(value.func.value)
+            if classes.is_module_class(value.func.value) and _holds_parameters(callee, classes, torch) and (
+                    not _places_its_inputs(callee, torch)):
                 self.submodules.add(attr)
         elif classes.base_is_module(value.func) and not full:
             self.submodules.add(attr)  # `self.encoder = BertModel(config)`: a model, by its name
+
+
+def _places_its_inputs(cls: Optional[cst.ClassDef], torch: TorchNames) -> bool:
+    """Does the class's `forward` move one of its parameters (`frame_indices.to(device=device)`)?"""
+    forward = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "forward"),
+                   None) if cls is not None else None
+    if forward is None:
+        return False
+    params = {p.name.value for p in forward.params.params}
+    for node in _walk_own(forward.body):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _MOVES:
+            receiver = node.func.value
+            if isinstance(receiver, cst.Name) and receiver.value in params and not (
+                    node.func.attr.value == "to" and is_dtype_only_move(node, torch)):
+                return True
+    return False
 
 
 def _holds_parameters(cls: Optional[cst.ClassDef], classes: ClassTable, torch: TorchNames,
@@ -768,20 +785,31 @@ class CallSites:
 
 def _made_on_host(expr: cst.BaseExpression, caller: Optional[cst.FunctionDef], torch: TorchNames,
                   depth: int = 0) -> bool:
-    """A factory's CPU tensor, maybe through tensor methods (`torch.tensor(s).repeat(n)`), or a name the
-    caller binds only to such."""
-    while isinstance(expr, (cst.Call, cst.Subscript)) and depth < 3:
+    """A tensor the caller shows to be on the host: a factory's CPU tensor, maybe through tensor methods
+    (`torch.tensor(s).repeat(n)`), a value sent there (`logits.float().cpu()`), a plain function of
+    such, or a name (or attribute) the caller binds only to such (and `None`)."""
+    if depth > 4:
+        return False
+    while isinstance(expr, (cst.Call, cst.Subscript)):
         if isinstance(expr, cst.Call) and (cpu_factory_name(expr, torch) or legacy_constructor_name(expr, torch)):
             return True
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and (
-                expr.func.attr.value not in (*_MOVES,)):
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            if expr.func.attr.value in _TO_HOST:
+                return True
+            if expr.func.attr.value in _MOVES:
+                return False
             expr = expr.func.value
+        elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
+            args = positional(expr)
+            return bool(args) and _made_on_host(args[0].value, caller, torch, depth + 1)
         elif isinstance(expr, cst.Subscript):
             expr = expr.value
         else:
             return False
-    if isinstance(expr, cst.Name) and caller is not None and depth < 2:
+    name = dotted_name(expr)
+    if name is not None and caller is not None:
         values = [node.value for node in _walk_own(caller) if isinstance(node, cst.Assign)
-                  and any(isinstance(t.target, cst.Name) and t.target.value == expr.value for t in node.targets)]
+                  and any(dotted_name(t.target) == name for t in node.targets)]
+        values = [v for v in values if not (isinstance(v, cst.Name) and v.value == "None")]
         return bool(values) and all(_made_on_host(v, caller, torch, depth + 1) for v in values)
     return False

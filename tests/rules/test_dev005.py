@@ -411,6 +411,40 @@ NOT_FLAGGED = [
             def forward(self, x):
                 return x, self.time(torch.arange(x.size(1)))
     """, []),
+    case("a_module_of_the_file_that_places_its_inputs", """
+        import torch
+        from torch import nn
+        class Rope(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("freqs", torch.ones(4))
+            def forward(self, indices, device):
+                return indices.to(device=device)[:, None] * self.freqs
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rope = Rope()
+            def forward(self, x):
+                return x, self.rope(torch.arange(x.size(1)), x.device)
+    """, []),
+    case("callers_pass_a_host_tensor_through_an_attribute", """
+        import torch
+        class Block:
+            def embedding(self, w: torch.Tensor, dim: int):
+                return w[:, None] * torch.arange(dim)[None, :]
+            def __call__(self, state):
+                state.scale = torch.tensor(state.guidance - 1).repeat(state.n)
+                state.cond = self.embedding(state.scale, 8).to(state.device)
+    """, []),
+    case("callers_send_it_to_the_host_first", """
+        import torch
+        def resample(probabilities: torch.Tensor, n: int):
+            positions = torch.linspace(0, probabilities.shape[0] - 1, n)
+            return probabilities[positions.long()] * positions[:, None]
+        def align(logits):
+            host = logits.detach().float().cpu()
+            return resample(host.sigmoid(), 10)
+    """, []),
     case("noqa_on_the_line", """
         import torch
         def pad(x: torch.Tensor):
