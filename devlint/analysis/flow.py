@@ -132,6 +132,7 @@ class Meeting:
     factory: cst.Call
     root: str  # what it meets: "features", "self.transitions", "the output of `self.proj`"
     where: str  # "torch.cat", "arithmetic", "`self.rnn`", "a return", ...
+    roots: tuple = ()  # everything it meets there, `root` first
 
 
 @dataclass
@@ -517,9 +518,9 @@ class FlowReader:
                     self.flow.meets_cpu |= set(host.host)
 
     def _meet(self, host: Value, other: Value, where: str, *, scalars_mix: bool = True) -> None:
-        root = sorted(other.inputs)[0]
+        roots = tuple(sorted(other.inputs))
         for call in host.wide if scalars_mix else host.host:
-            self.flow.meetings.setdefault(call, []).append(Meeting(call, root, where))
+            self.flow.meetings.setdefault(call, []).append(Meeting(call, roots[0], where, roots))
         if other.on_cpu:
             self.flow.meets_cpu |= set(host.host)
 
@@ -535,7 +536,8 @@ class FlowReader:
                 self.flow.meets_cpu |= set(value.host)
             others = [v for v in inputs if v != value] or ([value] if value.inputs and value.is_list else [])
             if others:
-                self._meet(value, others[0], where, scalars_mix=scalars_mix)
+                met = Value(inputs=frozenset().union(*(v.inputs for v in others)))
+                self._meet(value, met, where, scalars_mix=scalars_mix)
 
     def _arguments(self, node: cst.Call, env: dict[str, Value]) -> tuple[list[Value], list[Value]]:
         """The values of the arguments, and of the tensors they give (a list literal's elements one by one)."""

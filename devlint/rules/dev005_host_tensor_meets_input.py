@@ -97,8 +97,11 @@ class HostTensorMeetsInput(RuleVisitor):
             for call, name, meeting in flow.reportable():
                 if call in self.placed or self._callers_keep_it_on_the_host(function, meeting, flow):
                     continue
-                source = _device_source(meeting.root, facts[cls])
-                self.report(call, _message(name, meeting, source), _device_fix(call, name, source, flow, function))
+                sources = [_device_source(root, facts[cls]) for root in meeting.roots]
+                usable = [i for i, source in enumerate(sources) if source and _fixable_source(source, flow, function)]
+                chosen = usable[0] if usable else 0
+                fix = _device_fix(call, name, sources[chosen], flow) if usable else None
+                self.report(call, _message(name, meeting.roots[chosen], meeting.where, sources[chosen]), fix)
 
 
     def _callers_keep_it_on_the_host(self, function: cst.FunctionDef, meeting: Meeting, flow: FunctionFlow) -> bool:
@@ -112,10 +115,10 @@ class HostTensorMeetsInput(RuleVisitor):
         return sites.only_host_or_default(function, meeting.root, self.torch)  # type: ignore[union-attr]
 
 
-def _message(name: str, meeting: Meeting, source: Optional[str]) -> str:
+def _message(name: str, root: str, where: str, source: Optional[str]) -> str:
     advice = f"pass `device={source}.device`" if source else "pass `device=` (the input's device)"
-    what = meeting.root if " " in meeting.root else f"`{meeting.root}`"
-    return f"`torch.{name}(...)` is created on the CPU and meets {what} in {meeting.where}; {advice}"
+    what = root if " " in root else f"`{root}`"
+    return f"`torch.{name}(...)` is created on the CPU and meets {what} in {where}; {advice}"
 
 
 def _device_source(root: str, module: ModuleFacts) -> Optional[str]:
@@ -127,11 +130,26 @@ def _device_source(root: str, module: ModuleFacts) -> Optional[str]:
     return None if " " in root else root
 
 
-def _device_fix(call: cst.Call, name: str, source: Optional[str], flow: FunctionFlow,
-                function: cst.FunctionDef) -> Optional[Fix]:
+def _fixable_source(source: str, flow: FunctionFlow, function: cst.FunctionDef) -> bool:
+    """`self.<parameter or layer>.weight`, or a parameter shown to be a tensor that is never None by
+    default or annotation, and not rebound to something else."""
+    if source.startswith("self."):
+        return True
+    if source not in flow.tensor_params or _rebound(function, source):
+        return False
+    params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
+    param = next(p for p in params if p.name.value == source)
+    if param.default is not None and not (isinstance(param.default, cst.Name) and param.default.value != "None"):
+        return False  # `x=None`: maybe no tensor at all
+    if param.annotation is not None:
+        text = cst.Module([]).code_for_node(param.annotation.annotation)
+        if "None" in text or "Optional" in text:
+            return False
+    return True
+
+
+def _device_fix(call: cst.Call, name: str, source: Optional[str], flow: FunctionFlow) -> Optional[Fix]:
     if source is None or name in LEGACY_CONSTRUCTORS or call in flow.host_used or call in flow.meets_cpu:
-        return None
-    if not source.startswith("self.") and (source not in flow.tensor_params or _rebound(function, source)):
         return None
     device = cst.parse_expression(f"{source}.device")
     return Fix(Applicability.UNSAFE, f"Create it on `{source}.device`", {call: append_keyword(call, "device", device)})

@@ -207,3 +207,32 @@ def test_no_fix_when_the_source_is_rebound_to_something_else():
             return y, x
         """
     )
+
+
+def test_a_parameter_that_may_be_none_is_not_the_device_source():
+    unchanged(
+        """
+        import torch
+        def pair(ids: torch.Tensor | None, x: torch.Tensor):
+            mask = torch.ones(x.shape[:-1], dtype=torch.long)
+            return torch.cat([mask, ids.view(-1)]), x
+        """
+    )
+
+
+def test_another_input_it_meets_when_the_first_may_be_none():
+    check(
+        """
+        import torch
+        def pair(ids: torch.Tensor | None, x: torch.Tensor):
+            mask = torch.ones(x.shape[:-1])
+            return torch.stack([ids.float(), mask, x.sum(-1)])
+        """,
+        """
+        import torch
+        def pair(ids: torch.Tensor | None, x: torch.Tensor):
+            mask = torch.ones(x.shape[:-1], device=x.device)
+            return torch.stack([ids.float(), mask, x.sum(-1)])
+        """,
+        unsafe=True,
+    )
