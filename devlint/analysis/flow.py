@@ -144,6 +144,8 @@ class FunctionFlow:
     moved: set[cst.Call] = field(default_factory=set)  # carried into a move or onto the host on purpose
     host_used: set[cst.Call] = field(default_factory=set)  # read as a Python value: sizes, bounds, .item()
     meets_cpu: set[cst.Call] = field(default_factory=set)  # met a value the file shows to be on the CPU
+    # (a, b, b may have dimensions): host tensors of two factories that meet each other
+    host_pairs: set[tuple[cst.Call, cst.Call, bool]] = field(default_factory=set)
     tensor_params: set[str] = field(default_factory=set)  # parameters shown to be tensors (fix sources)
 
     def reportable(self) -> list[tuple[cst.Call, str, Meeting]]:
@@ -511,11 +513,15 @@ class FlowReader:
         if left == right:
             return  # one name that is either a host tensor or an input's, never both at once
         for host, other in ((left, right), (right, left)):
-            if host.wide and not host.is_list:
-                if other.inputs and not other.is_list:
-                    self._meet(host, other, where)
-                elif other.on_cpu:
-                    self.flow.meets_cpu |= set(host.host)
+            if host.is_list or other.is_list:
+                continue
+            if host.wide and other.inputs:
+                self._meet(host, other, where)
+            if host.host and other.on_cpu and not other.inputs:
+                self.flow.meets_cpu |= set(host.host)
+            if host.host and other.host:
+                # two host tensors: moving one to a device (a fix) breaks this unless the other is 0-dim
+                self.flow.host_pairs |= {(a, b, b in other.wide) for a in host.host for b in other.host if a is not b}
 
     def _meet(self, host: Value, other: Value, where: str, *, scalars_mix: bool = True) -> None:
         roots = tuple(sorted(other.inputs))
@@ -529,6 +535,11 @@ class FlowReader:
         literal given separately). A list built by `append` may hold both kinds itself."""
         inputs = [v for v in values if v.inputs]
         cpu = any(v.on_cpu and not v.inputs for v in values)
+        hosts = [v for v in values if v.host]
+        for value in hosts:
+            for other in hosts:
+                if other is not value and other != value:
+                    self.flow.host_pairs |= {(a, b, True) for a in value.host for b in other.host if a is not b}
         for value in values:
             if not value.host or (scalars_mix and value.scalar):
                 continue

@@ -94,6 +94,7 @@ class HostTensorMeetsInput(RuleVisitor):
             if cls not in facts:
                 facts[cls] = ModuleFacts(cls, classes, self.torch)  # type: ignore[arg-type]
             flow = FlowReader(function, self.torch, facts[cls]).read()
+            found = []
             for call, name, meeting in flow.reportable():
                 if call in self.placed or self._callers_keep_it_on_the_host(function, meeting, flow):
                     continue
@@ -101,7 +102,10 @@ class HostTensorMeetsInput(RuleVisitor):
                 usable = [i for i, source in enumerate(sources) if source and _fixable_source(source, flow, function)]
                 chosen = usable[0] if usable else 0
                 fix = _device_fix(call, name, sources[chosen], flow) if usable else None
-                self.report(call, _message(name, meeting.roots[chosen], meeting.where, sources[chosen]), fix)
+                found.append((call, _message(name, meeting.roots[chosen], meeting.where, sources[chosen]), fix))
+            _drop_fixes_that_split_host_tensors(found, flow)
+            for call, message, fix in found:
+                self.report(call, message, fix)
 
 
     def _callers_keep_it_on_the_host(self, function: cst.FunctionDef, meeting: Meeting, flow: FunctionFlow) -> bool:
@@ -113,6 +117,22 @@ class HostTensorMeetsInput(RuleVisitor):
         if sites is None:
             sites = self.ctx.cache["call_sites"] = CallSites(self.ctx.module)
         return sites.only_host_or_default(function, meeting.root, self.torch)  # type: ignore[union-attr]
+
+
+def _drop_fixes_that_split_host_tensors(found: list, flow: FunctionFlow) -> None:
+    """A fix moves its tensor to the input's device; a host tensor it meets that stays behind (not
+    0-dim) would then be on the wrong side: no fix for either, until nothing changes."""
+    fixed = {call for call, _message, fix in found if fix is not None}
+    changed = True
+    while changed:
+        changed = False
+        for a, b, b_wide in flow.host_pairs:
+            for moved, left in ((a, b), (b, a)):
+                stays_wide = b_wide if left is b else True
+                if moved in fixed and left not in fixed and stays_wide:
+                    fixed.discard(moved)
+                    changed = True
+    found[:] = [(call, message, fix if call in fixed else None) for call, message, fix in found]
 
 
 def _message(name: str, root: str, where: str, source: Optional[str]) -> str:

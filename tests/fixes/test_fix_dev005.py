@@ -236,3 +236,16 @@ def test_another_input_it_meets_when_the_first_may_be_none():
         """,
         unsafe=True,
     )
+
+
+def test_no_fix_that_leaves_a_host_tensor_it_meets_behind():
+    # issue 15: `j` moved to the device would then meet the CPU `groups` row
+    unchanged(
+        """
+        import torch
+        def gather(x: torch.Tensor, j_list, k: int):
+            groups = torch.LongTensor([[0, 1], [1, 2]])
+            j = torch.tensor(j_list) + groups[k]
+            return torch.cat([x, j])
+        """
+    )
