@@ -48,12 +48,15 @@ RULE = Rule(
     """,
     fix_safety=FixSafety.UNSAFE,
     fix="""
-        Adds `device=<input>.device`, where `<input>` is the parameter (or module parameter) the tensor
-        meets and the file shows it to be a tensor; all other arguments are kept. Unsafe: it moves a
-        tensor to where the input is, which changes where its values are computed (random draws give
-        other numbers on a GPU). No fix where the input is only a submodule's output, for legacy
+        Adds `device=<input>.device`, where `<input>` is what the tensor meets and the file shows to be a
+        tensor: a parameter used as one (never one that may be `None`, is iterated, `len()`-ed or
+        rebound), a module parameter or buffer (`self.transitions`), or the weight of a layer it is
+        handed to (`self.embed.weight`); every other argument is kept. Unsafe: it moves a tensor to
+        where the input is, which changes where its values are computed (random draws give other
+        numbers on a GPU). No fix where the input is only another module's output, for legacy
         constructors (the typed ones refuse a CUDA `device=`), for a random draw also used as a number
-        on the host, nor where the tensor also meets a value the file keeps on the CPU.
+        on the host, where the tensor also meets a value the file keeps on the CPU, or where it meets
+        another host tensor that would stay behind.
     """,
     tokens=("torch", words(*FACTORIES, *LEGACY_CONSTRUCTORS)),
     screen=host_meetings_possible,
