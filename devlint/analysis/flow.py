@@ -401,7 +401,7 @@ class FlowReader:
         elif isinstance(node, cst.AugAssign):
             left = self._expr(node.target, env)
             right = self._expr(node.value, env)
-            self._binary(left, right, "arithmetic", matmul=False)
+            self._binary(left, right, "arithmetic")
             if isinstance(node.target, cst.Name):
                 env[node.target.value] = left | right
         elif isinstance(node, cst.Expr):
@@ -426,7 +426,7 @@ class FlowReader:
             self._expr(target, env)  # `out[idx] = v` copies across devices: no meeting
 
     # -- expressions -----------------------------------------------------------------
-    def _expr(self, node: cst.BaseExpression, env: dict[str, Value]) -> Value:  # noqa: C901 - one dispatch
+    def _expr(self, node: cst.BaseExpression, env: dict[str, Value]) -> Value:
         if isinstance(node, cst.Name):
             return env.get(node.value, NOTHING)
         if isinstance(node, cst.Attribute):
@@ -509,7 +509,7 @@ class FlowReader:
             return replace(value, wide=frozenset())  # maybe one element: 0-dim
         return value
 
-    def _binary(self, left: Value, right: Value, where: str, *, matmul: bool = False) -> None:
+    def _binary(self, left: Value, right: Value, where: str) -> None:
         if left == right:
             return  # one name that is either a host tensor or an input's, never both at once
         for host, other in ((left, right), (right, left)):
@@ -566,7 +566,7 @@ class FlowReader:
                 tensors.append(values[-1])
         return values, tensors
 
-    def _call(self, node: cst.Call, env: dict[str, Value]) -> Value:  # noqa: C901
+    def _call(self, node: cst.Call, env: dict[str, Value]) -> Value:
         func = node.func
         full = self.torch.qualify(func)
         if full is not None and full.startswith("torch."):
