@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Optional, Sequence
 from devlint.analysis.factories import (
     CAST_METHODS, DTYPE_NAMES, FACTORIES, LEGACY_CONSTRUCTORS, LIKE_FACTORIES, SPARSE_FACTORIES,
 )
-from devlint.analysis.flow import ELEMENTWISE, JOINING
+from devlint.analysis.flow import _TENSOR_ATTRIBUTES, _TENSOR_ONLY_METHODS, ELEMENTWISE, JOINING
 from devlint.analysis.names import is_cuda_value
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -59,6 +59,7 @@ class SyntaxFacts:
         self.assigned_calls: list[tuple[str, ast.Call]] = []  # `x = f(...)`
         self.moved_in_place: set[str] = set()  # `x` of `x = x.to(...)` / `x = x.cuda(...)`
         self.classes: list[ast.ClassDef] = []
+        self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         # A `"cuda"` / `"cuda:N"` literal where DEV003 looks: a call's first argument, `device=` or
         # `map_location=`, a dict's value, an assigned value, a parameter's default.
         self.cuda_string = False
@@ -87,6 +88,8 @@ class SyntaxFacts:
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.Lambda:
                 for value in (*node.args.defaults, *node.args.kw_defaults):
                     self._cuda_in(value)
+                if kind is not ast.Lambda:
+                    self.functions.append(node)
             elif kind is ast.ClassDef:
                 self.classes.append(node)
             elif kind is ast.Import or kind is ast.ImportFrom:
@@ -257,7 +260,7 @@ def host_meetings_possible(facts: SyntaxFacts) -> bool:
     candidates = [call for call in facts.calls if _may_make_host_tensor(facts, call)]
     if not candidates:
         return False
-    functions = sorted((extent(f), f) for f in ast.walk(facts.tree) if isinstance(f, _FUNCTIONS))
+    functions = sorted(((extent(f), f) for f in facts.functions), key=lambda pair: pair[0])
     checked: dict[int, bool] = {}
     for call in candidates:
         inner = None
@@ -268,7 +271,7 @@ def host_meetings_possible(facts: SyntaxFacts) -> bool:
             continue
         answer = checked.get(id(inner))
         if answer is None:
-            answer = checked[id(inner)] = _has_meeting(inner)
+            answer = checked[id(inner)] = _has_meeting(inner) and _may_have_inputs(facts, inner)
         if answer:
             return True
     return False
@@ -280,6 +283,53 @@ def _may_make_host_tensor(facts: SyntaxFacts, call: ast.Call) -> bool:
             return not places_tensor(call) and not any(k.arg == "generator" for k in call.keywords)
         if name in _LEGACY:
             return bool(call.args or call.keywords)
+    return False
+
+
+# What DEV005's flow reads as a parameter shown to be a tensor (a superset: analysis/flow.py).
+_TENSOR_EVIDENCE = _TENSOR_ATTRIBUTES | _TENSOR_ONLY_METHODS
+_MODULE_STATE = frozenset({"Parameter", "register_buffer", "register_parameter"})
+
+
+def _may_have_inputs(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A parameter annotated or used as a tensor, or `self` of a class that may hold parameters,
+    buffers or submodules (an attribute bound to a call, a `torch.nn` base)."""
+    args = function.args
+    params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)} - {"self", "cls"}
+    for a in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+        if a.annotation is not None and "Tensor" in ast.unparse(a.annotation):
+            return True
+    for node in ast.walk(function):
+        if type(node) is ast.Attribute and type(node.value) is ast.Name:  # type: ignore[attr-defined]
+            if node.value.id in params and node.attr in _TENSOR_EVIDENCE:  # type: ignore[attr-defined]
+                return True
+        elif type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "super":  # type: ignore
+            return True  # `super().forward(x)`: the output of the module's own layer
+    if not (args.args and args.args[0].arg == "self"):
+        return False
+    for cls in facts.classes:
+        if contains(cls, function):  # type: ignore[arg-type]
+            if _holds_module_state(facts, cls):
+                return True
+    return False
+
+
+def _holds_module_state(facts: SyntaxFacts, cls: ast.ClassDef) -> bool:
+    if cls.bases:
+        for base in cls.bases:
+            if any(name.startswith("torch.nn.") and not name.endswith(".Module") for name in facts._qualify(
+                    _dotted(base) or ["?"])):
+                return True
+    for node in ast.walk(cls):
+        if type(node) is ast.Call:
+            func = node.func  # type: ignore[attr-defined]
+            name = func.attr if type(func) is ast.Attribute else (func.id if type(func) is ast.Name else "")
+            if name in _MODULE_STATE:
+                return True
+        elif type(node) is ast.Assign and type(node.value) is ast.Call:  # type: ignore[attr-defined]
+            for target in node.targets:  # type: ignore[attr-defined]
+                if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self":
+                    return True  # `self.proj = Something(...)`: maybe a submodule
     return False
 
 
