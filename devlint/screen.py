@@ -272,8 +272,64 @@ def host_meetings_possible(facts: SyntaxFacts) -> bool:
         answer = checked.get(id(inner))
         if answer is None:
             answer = checked[id(inner)] = _has_meeting(inner) and _may_have_inputs(facts, inner)
-        if answer:
+        if answer and _may_meet(inner, call):
             return True
+    return False
+
+
+def _may_meet(function: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> bool:
+    """Does the factory's value, or a name bound (transitively) to an expression that mentions it, sit
+    inside a construct where devices meet? (A superset of what DEV005's flow follows.)"""
+    tainted: set[int] = set()
+    names: set[str] = set()
+    returns = [n for n in ast.walk(function) if type(n) is ast.Return and n.value is not None]
+    several_returns = len(returns) > 1 or any(type(r.value) is ast.IfExp for r in returns)  # type: ignore
+
+    def mentions(expr: Optional[ast.AST]) -> bool:
+        if expr is None:
+            return False
+        for node in ast.walk(expr):
+            if node is call or (type(node) is ast.Name and node.id in names):  # type: ignore[attr-defined]
+                return True
+        return False
+
+    changed = True
+    while changed:  # the names bound to what mentions the factory, until nothing changes
+        changed = False
+        for node in ast.walk(function):
+            kind = type(node)
+            if kind is ast.Assign or kind is ast.AnnAssign or kind is ast.AugAssign or kind is ast.NamedExpr:
+                targets = node.targets if kind is ast.Assign else [node.target]  # type: ignore[attr-defined]
+                if mentions(node.value):  # type: ignore[attr-defined]
+                    for target in targets:
+                        for name in ast.walk(target):
+                            if type(name) is ast.Name and name.id not in names:  # type: ignore[attr-defined]
+                                names.add(name.id)  # type: ignore[attr-defined]
+                                changed = True
+            elif kind is ast.For or kind is ast.comprehension:
+                if mentions(node.iter):  # type: ignore[attr-defined]
+                    for name in ast.walk(node.target):  # type: ignore[attr-defined]
+                        if type(name) is ast.Name and name.id not in names:  # type: ignore[attr-defined]
+                            names.add(name.id)  # type: ignore[attr-defined]
+                            changed = True
+            elif kind is ast.Call and type(node.func) is ast.Attribute and (  # type: ignore[attr-defined]
+                    node.func.attr in ("append", "extend", "insert")):  # type: ignore[attr-defined]
+                receiver = node.func.value  # type: ignore[attr-defined]
+                if type(receiver) is ast.Name and receiver.id not in names and any(
+                        mentions(a) for a in node.args):  # type: ignore[attr-defined]
+                    names.add(receiver.id)
+                    changed = True
+    for node in ast.walk(function):
+        kind = type(node)
+        if kind in _MEETING_NODES or (kind is ast.Return and several_returns):
+            if mentions(node):
+                return True
+        elif kind is ast.Call:
+            func = node.func  # type: ignore[attr-defined]
+            name = func.attr if type(func) is ast.Attribute else (func.id if type(func) is ast.Name else "")
+            self_call = type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id == "self"
+            if (name in _MEETING_CALLS or self_call) and mentions(node):
+                return True
     return False
 
 
