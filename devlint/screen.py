@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Optional, Sequence
 from devlint.analysis.factories import (
     CAST_METHODS, DTYPE_NAMES, FACTORIES, LEGACY_CONSTRUCTORS, LIKE_FACTORIES, SPARSE_FACTORIES,
 )
+from devlint.analysis.flow import _TENSOR_ATTRIBUTES, _TENSOR_ONLY_METHODS, ELEMENTWISE, JOINING
 from devlint.analysis.names import is_cuda_runtime_value, is_cuda_value
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -58,6 +59,7 @@ class SyntaxFacts:
         self.assigned_calls: list[tuple[str, ast.Call]] = []  # `x = f(...)`
         self.moved_in_place: set[str] = set()  # `x` of `x = x.to(...)` / `x = x.cuda(...)`
         self.classes: list[ast.ClassDef] = []
+        self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         # A `"cuda"` / `"cuda:N"` literal where DEV003 looks: a call's first argument, `device=` or
         # `map_location=`, a dict's value, an assigned value, a parameter's default.
         self.cuda_string = False
@@ -86,6 +88,8 @@ class SyntaxFacts:
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.Lambda:
                 for value in (*node.args.defaults, *node.args.kw_defaults):
                     self._cuda_in(value)
+                if kind is not ast.Lambda:
+                    self.functions.append(node)
             elif kind is ast.ClassDef:
                 self.classes.append(node)
             elif kind is ast.Import or kind is ast.ImportFrom:
@@ -252,6 +256,167 @@ class SyntaxFacts:
                         if name in table:
                             work.append(table[name])
         return list(reached)
+
+
+# Where DEV005's data flow sees devices meet: operators, joining calls, returns, `self.m(...)`.
+_MEETING_NODES = (ast.BinOp, ast.Compare, ast.AugAssign)
+_MEETING_CALLS = JOINING | ELEMENTWISE
+
+
+def host_meetings_possible(facts: SyntaxFacts) -> bool:
+    """DEV005's screen: a factory that may make a host tensor (0-dim ones too: they meet in
+    `stack` and returns), in a function that holds a construct where devices may meet."""
+    candidates = [call for call in facts.calls if _may_make_host_tensor(facts, call)]
+    if not candidates:
+        return False
+    functions = sorted(((extent(f), f) for f in facts.functions), key=lambda pair: pair[0])
+    checked: dict[int, bool] = {}
+    for call in candidates:
+        inner = None
+        for (first, last), function in functions:
+            if first <= call.lineno and (call.end_lineno or call.lineno) <= last:
+                inner = function  # sorted by first line: the last one holding it is the innermost
+        if inner is None:
+            continue
+        answer = checked.get(id(inner))
+        if answer is None:
+            answer = checked[id(inner)] = _has_meeting(inner) and _may_have_inputs(facts, inner)
+        if answer and _may_meet(inner, call):
+            return True
+    return False
+
+
+def _may_meet(function: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> bool:
+    """Does the factory's value, or a name bound (transitively) to an expression that mentions it, sit
+    inside a construct where devices meet? (A superset of what DEV005's flow follows.)"""
+    tainted: set[int] = set()
+    names: set[str] = set()
+    returns = [n for n in ast.walk(function) if type(n) is ast.Return and n.value is not None]
+    several_returns = len(returns) > 1 or any(type(r.value) is ast.IfExp for r in returns)  # type: ignore
+
+    def mentions(expr: Optional[ast.AST]) -> bool:
+        if expr is None:
+            return False
+        for node in ast.walk(expr):
+            if node is call or (type(node) is ast.Name and node.id in names):  # type: ignore[attr-defined]
+                return True
+        return False
+
+    changed = True
+    while changed:  # the names bound to what mentions the factory, until nothing changes
+        changed = False
+        for node in ast.walk(function):
+            kind = type(node)
+            if kind is ast.Assign or kind is ast.AnnAssign or kind is ast.AugAssign or kind is ast.NamedExpr:
+                targets = node.targets if kind is ast.Assign else [node.target]  # type: ignore[attr-defined]
+                if mentions(node.value):  # type: ignore[attr-defined]
+                    for target in targets:
+                        for name in ast.walk(target):
+                            if type(name) is ast.Name and name.id not in names:  # type: ignore[attr-defined]
+                                names.add(name.id)  # type: ignore[attr-defined]
+                                changed = True
+            elif kind is ast.For or kind is ast.comprehension:
+                if mentions(node.iter):  # type: ignore[attr-defined]
+                    for name in ast.walk(node.target):  # type: ignore[attr-defined]
+                        if type(name) is ast.Name and name.id not in names:  # type: ignore[attr-defined]
+                            names.add(name.id)  # type: ignore[attr-defined]
+                            changed = True
+            elif kind is ast.Call and type(node.func) is ast.Attribute and (  # type: ignore[attr-defined]
+                    node.func.attr in ("append", "extend", "insert")):  # type: ignore[attr-defined]
+                receiver = node.func.value  # type: ignore[attr-defined]
+                if type(receiver) is ast.Name and receiver.id not in names and any(
+                        mentions(a) for a in node.args):  # type: ignore[attr-defined]
+                    names.add(receiver.id)
+                    changed = True
+    for node in ast.walk(function):
+        kind = type(node)
+        if kind in _MEETING_NODES or (kind is ast.Return and several_returns):
+            if mentions(node):
+                return True
+        elif kind is ast.Call:
+            func = node.func  # type: ignore[attr-defined]
+            name = func.attr if type(func) is ast.Attribute else (func.id if type(func) is ast.Name else "")
+            self_call = type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id == "self"
+            if (name in _MEETING_CALLS or self_call) and mentions(node):
+                return True
+    return False
+
+
+def _may_make_host_tensor(facts: SyntaxFacts, call: ast.Call) -> bool:
+    for name in facts.torch_names(call):
+        if name in _CPU_FACTORIES:
+            return not places_tensor(call) and not any(k.arg == "generator" for k in call.keywords)
+        if name in _LEGACY:
+            return bool(call.args or call.keywords)
+    return False
+
+
+# What DEV005's flow reads as a parameter shown to be a tensor (a superset: analysis/flow.py).
+_TENSOR_EVIDENCE = _TENSOR_ATTRIBUTES | _TENSOR_ONLY_METHODS
+_MODULE_STATE = frozenset({"Parameter", "register_buffer", "register_parameter"})
+
+
+def _may_have_inputs(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A parameter annotated or used as a tensor, or `self` of a class that may hold parameters,
+    buffers or submodules (an attribute bound to a call, a `torch.nn` base)."""
+    args = function.args
+    params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)} - {"self", "cls"}
+    for a in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+        if a.annotation is not None and "Tensor" in ast.unparse(a.annotation):
+            return True
+    for node in ast.walk(function):
+        if type(node) is ast.Attribute and type(node.value) is ast.Name:  # type: ignore[attr-defined]
+            if node.value.id in params and node.attr in _TENSOR_EVIDENCE:  # type: ignore[attr-defined]
+                return True
+        elif type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "super":  # type: ignore
+            return True  # `super().forward(x)`: the output of the module's own layer
+    if not (args.args and args.args[0].arg == "self"):
+        return False
+    for cls in facts.classes:
+        if contains(cls, function):  # type: ignore[arg-type]
+            if _holds_module_state(facts, cls):
+                return True
+    return False
+
+
+def _holds_module_state(facts: SyntaxFacts, cls: ast.ClassDef) -> bool:
+    if cls.bases:
+        for base in cls.bases:
+            if any(name.startswith("torch.nn.") and not name.endswith(".Module") for name in facts._qualify(
+                    _dotted(base) or ["?"])):
+                return True
+    for node in ast.walk(cls):
+        if type(node) is ast.Call:
+            func = node.func  # type: ignore[attr-defined]
+            name = func.attr if type(func) is ast.Attribute else (func.id if type(func) is ast.Name else "")
+            if name in _MODULE_STATE:
+                return True
+        elif type(node) is ast.Assign and type(node.value) is ast.Call:  # type: ignore[attr-defined]
+            for target in node.targets:  # type: ignore[attr-defined]
+                if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self":
+                    return True  # `self.proj = Something(...)`: maybe a submodule
+    return False
+
+
+def _has_meeting(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    returns = 0
+    for node in ast.walk(function):
+        if isinstance(node, _MEETING_NODES):
+            return True
+        if type(node) is ast.Return and node.value is not None:
+            returns += 1
+            if returns > 1 or type(node.value) is ast.IfExp:
+                return True
+        elif type(node) is ast.Call:
+            func = node.func
+            if type(func) is ast.Attribute:
+                if func.attr in _MEETING_CALLS:  # type: ignore[attr-defined]
+                    return True
+                if type(func.value) is ast.Name and func.value.id == "self":  # type: ignore[attr-defined]
+                    return True  # a submodule's call
+            elif type(func) is ast.Name and func.id in _MEETING_CALLS:  # type: ignore[attr-defined]
+                return True
+    return False
 
 
 def _dotted(expr: ast.expr) -> Optional[list[str]]:

@@ -75,10 +75,15 @@ def _dev004(m, tmp_path):
 
 def _dev005(m, tmp_path):
     x = torch.zeros(2, 10, 16)
-    assert m.PositionalEmbedding(16)(x).shape == (2, 10, 16)
-    assert m.MaskedMean()(x, torch.tensor([3, 5])).shape == (2, 16)
+    assert m.pad_or_trim(x[0], 4).shape == (4, 16)
+    assert m.autocorrelation(x, 3).shape == (2, 10, 19)
+    assert m.mean_iou(torch.ones(4, 3), torch.ones(4, 3)).item() == 1.0
+    assert m.total_loss(torch.ones(4, 3), torch.zeros(4, 3), [None, 0]).shape == (2,)
+    assert m.CRF(16).viterbi(x).shape == (2, 16)
+    assert m.LabelDrop(0.5, 0)(torch.ones(8, dtype=torch.long)).shape == (8,)
+    assert m.Encoder()(x).shape == (2, 10, 8)
     assert m.NoisyLinear(16, 4)(x).shape == (2, 10, 4)
-    return {"PositionalEmbedding", "MaskedMean", "NoisyLinear"}
+    return {"pad_or_trim", "autocorrelation", "mean_iou", "total_loss", "CRF", "LabelDrop", "Encoder", "NoisyLinear"}
 
 
 EXERCISE = {"DEV001": _dev001, "DEV002": _dev002, "DEV003": _dev003, "DEV004": _dev004, "DEV005": _dev005}

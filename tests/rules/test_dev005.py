@@ -1,4 +1,4 @@
-"""DEV005 — a tensor created inside `forward` (or a helper `forward` calls) without a device.
+"""DEV005 — a tensor created on the CPU meets the caller's tensor.
 
 Each case is a snippet and the exact `(line, col, code)` reports DEV005 gives on it; the
 report points at the factory call.
@@ -13,540 +13,446 @@ from rules.cases import cases_for, reports
 case = cases_for("DEV005")
 
 FLAGGED = [
-    case("a_shape_slice_is_not_a_scalar", """
+    # the shipped bugs of issue 14, as minimal code
+    case("cpu_index_for_index_select_in_a_plain_function", """
+        import torch
+        def pad_or_trim(array, length):
+            return array.index_select(0, index=torch.arange(length))
+    """, [(3, 40)]),
+    case("dtype_copied_device_forgotten_in_torch_cat", """
+        import torch
+        def autocorrelation(x, n):
+            pad = torch.zeros(x.shape[:-1] + (n,), dtype=x.dtype)
+            return torch.cat([x - x.mean(-1, keepdim=True), pad], -1)
+    """, [(3, 11)]),
+    case("viterbi_scores_meet_a_module_parameter", """
         import torch
         from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                return x * torch.tensor(x.shape[2:])
-    """, [(5, 20)]),
-    # torchmetrics nisqa: a CPU arange compared with a (CUDA) tensor fails
-    case("factory_compared_with_a_tensor", """
+        class CRF(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.tagset_size = n
+                self.transitions = nn.Parameter(torch.randn(n, n))
+            def viterbi(self, features):
+                scores = torch.zeros(features.size(0), features.size(1), self.tagset_size)
+                for t in range(1, features.size(1)):
+                    best = scores[:, t - 1].unsqueeze(-1) + self.transitions
+                    scores[:, t] = best.max(1).values
+                return scores
+    """, [(9, 18)]),
+    case("random_mask_from_a_comparison_in_torch_where", """
         import torch
         from torch import nn
-        class M(nn.Module):
-            def forward(self, src, n_wins):
-                mask = torch.arange(src.shape[0]) < n_wins
-                return src * mask
+        class LabelDrop(nn.Module):
+            def forward(self, labels):
+                drop = torch.rand(labels.shape[0]) < self.p
+                return torch.where(drop, self.null_id, labels)
     """, [(5, 16)]),
-    case("arange_in_forward", """
+    case("one_return_path_on_the_cpu", """
+        import torch
+        def mean_iou(pred: torch.Tensor, target: torch.Tensor):
+            iou = (pred & target).sum(-1) / (pred | target).sum(-1)
+            return iou.mean() if iou.numel() else torch.tensor(0.0)
+    """, [(4, 43)]),
+    case("zero_dim_tensor_stacked_with_the_inputs_losses", """
+        import torch
+        def total(pred: torch.Tensor, target: torch.Tensor, parts):
+            losses = []
+            for k in parts:
+                if k is None:
+                    losses.append(torch.tensor(0).float())
+                else:
+                    losses.append((pred[k] - target[k]).abs().mean())
+            return torch.stack(losses)
+    """, [(6, 27)]),
+    case("submodule_called_on_a_host_state", """
         import torch
         from torch import nn
-        class M(nn.Module):
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rnn = nn.GRU(8, 16, batch_first=True)
             def forward(self, x):
-                return x + torch.arange(x.size(1))
-    """, [(5, 20)]),
-    case("dtype_alone_does_not_place_the_tensor", """
+                h0 = torch.zeros(1, x.size(0), 16)
+                return self.rnn(x, h0)
+    """, [(8, 14)]),
+    case("submodule_of_the_file_called_on_positions", """
         import torch
         from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                mask = torch.ones(x.size(0), dtype=torch.bool)
-                return x[mask]
-    """, [(5, 16)]),
-    case("torch_imported_as_th", """
-        import torch as th
-        class M(th.nn.Module):
-            def forward(self, x):
-                return x * th.rand(3)
-    """, [(4, 20)]),
-    case("factory_imported_from_torch_and_nn_imported_from_torch", """
-        from torch import nn, zeros, load
-        class M(nn.Module):
-            def forward(self, x):
-                return x + zeros(3)
-    """, [(4, 20)]),
-    case("base_imported_from_torch_nn", """
-        import torch
-        from torch.nn import Module
-        class M(Module):
-            def forward(self, x):
-                return x + torch.zeros(3)
-    """, [(5, 20)]),
-    case("import_torch_nn_as_nn", """
-        import torch
-        import torch.nn as nn
-        class M(nn.Module):
-            def forward(self, x):
-                return x + torch.zeros(3)
-    """, [(5, 20)]),
-    case("module_through_a_base_class_defined_later", """
-        import torch
-        class M(Base):
-            def forward(self, x):
-                return x + torch.zeros(3)
-        class Base(torch.nn.Module):
+        class Table(nn.Module):
             pass
-    """, [(4, 20)]),
-    case("lightning_module", """
-        import torch
-        import lightning as L
-        class M(L.LightningModule):
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embed = nn.Embedding(16, 4)
             def forward(self, x):
-                return x + torch.zeros(3)
-    """, [(5, 20)]),
-    case("rarely_taken_path_for_empty_input", """
+                positions = torch.arange(x.size(1))
+                return x + self.embed(positions)
+    """, [(10, 21)]),
+    case("comparison_with_an_input_tensor", """
+        import torch
+        def masked_mean(x, lengths):
+            mask = torch.arange(x.size(1))[None, :] < lengths[:, None]
+            return (x * mask[..., None]).sum(1)
+    """, [(3, 12)]),
+    case("matmul_with_an_input", """
+        import torch
+        def rotate(points: torch.Tensor, angle: float):
+            rot = torch.tensor([[1.0, -angle], [angle, 1.0]])
+            return points @ rot
+    """, [(3, 11)]),
+    case("masked_fill_method_with_a_cpu_mask", """
+        import torch
+        def causal(scores):
+            mask = torch.ones(scores.size(-1), scores.size(-1), dtype=torch.bool).triu(1)
+            return scores.masked_fill(mask, float("-inf"))
+    """, [(3, 12)]),
+    case("gather_method_with_a_cpu_index", """
+        import torch
+        def pick(x, n):
+            idx = torch.randint(0, x.size(1), (x.size(0), n))
+            return x.gather(1, idx)
+    """, [(3, 11)]),
+    case("legacy_constructor_of_data", """
+        import torch
+        def shift(x: torch.Tensor, ids):
+            return x + torch.LongTensor(ids)
+    """, [(3, 16)]),
+    case("augmented_assignment", """
+        import torch
+        def accumulate(x):
+            total = torch.zeros(x.shape[1:])
+            total += x.sum(0)
+            return total
+    """, [(3, 13)]),
+    case("derived_by_tensor_ops_before_it_meets", """
+        import torch
+        def bias(x):
+            pos = torch.arange(x.size(1)).float().view(1, -1).unsqueeze(-1)
+            return x + pos
+    """, [(3, 11)]),
+    case("subclass_of_a_layer_meets_its_own_weight", """
         import torch
         from torch import nn
-        class M(nn.Module):
+        class Noisy(nn.Linear):
             def forward(self, x):
-                if x.numel() == 0:
-                    return torch.zeros(0, 4)
-                return self.proj(x)
-    """, [(6, 20)]),
-    case("multi_line_factory", """
-        import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                noise = torch.randn(
-                    x.size(0),
-                    4,
-                )
-                return x + noise
+                noise = torch.randn(self.out_features, self.in_features)
+                return nn.functional.linear(x, self.weight + noise)
     """, [(5, 17)]),
-    case("nested_in_another_call", """
+    case("buffer_read_through_self", """
         import torch
         from torch import nn
-        class M(nn.Module):
+        class Norm(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("mean", torch.zeros(3))
             def forward(self, x):
-                return torch.cat([x, torch.zeros(1, 4)])
-    """, [(5, 30)]),
-    case("tensor_from_a_list", """
+                std = torch.ones(3)
+                return (x - self.mean) / (std * self.mean.abs())
+    """, [(8, 15)]),
+    case("factory_imported_from_torch_with_an_alias", """
+        import torch as th
+        from torch import zeros
+        def pad(x: th.Tensor):
+            return th.cat([x, zeros(1, x.size(1))]), x * th.rand(x.size(1))
+    """, [(4, 23), (4, 50)]),
+    case("branches_merge_before_the_meeting", """
+        import torch
+        def weights(x, uniform):
+            if uniform:
+                w = torch.ones(x.size(-1))
+            else:
+                w = x.softmax(-1)
+            return x * w
+    """, [(4, 13)]),
+    case("tensor_of_a_comparison_is_not_a_scalar", """
+        import torch
+        def token_drop(labels, force_drop_ids, n):
+            drop = torch.tensor(force_drop_ids == 1)
+            return torch.where(drop, n, labels.view(-1))
+    """, [(3, 12)]),
+    case("tensor_of_a_sequence_parameter_is_not_a_scalar", """
+        import torch
+        def sample(offsets: torch.Tensor, shapes: list):
+            normalizer = torch.tensor(shapes)
+            return offsets / normalizer
+    """, [(3, 18)]),
+    case("default_mask_handed_to_a_model_with_the_inputs", """
         import torch
         from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                return x * torch.tensor([1.0, 2.0])
-    """, [(5, 20)]),
-    case("legacy_constructors", """
+        class Decoder(nn.Module):
+            def __init__(self, config):
+                super().__init__()
+                self.encoder = GPT2Model(config)
+            def forward(self, embeds, attention_mask=None):
+                if attention_mask is None:
+                    attention_mask = torch.ones(embeds.shape[:2], dtype=torch.long)
+                stacked = torch.stack((attention_mask, attention_mask), dim=1)
+                return self.encoder(inputs_embeds=embeds.flatten(1, 2), attention_mask=stacked)
+    """, [(9, 30)]),
+    case("nested_function_is_its_own_unit", """
         import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                a = torch.Tensor(3)
-                b = torch.FloatTensor([1.0])
-                c = torch.LongTensor(x.size(0)).zero_()
-                d = torch.Tensor([0.5, 0.5])
-                return a, b, c, d
-    """, [(5, 13), (6, 13), (7, 13), (8, 13)]),
-    case("sparse_tensor_from_host_data", """
-        import numpy as np
-        import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                adj = torch.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 1.0], (2, 2))
-                eye = torch.sparse_coo_tensor(np.vstack([r, c]), vals, (2, 2))
-                return adj @ x + eye @ x
-    """, [(6, 15), (7, 15)]),
-    case("method_called_from_forward", """
-        import torch
-        from torch import nn
-        class M(nn.Module):
-            def make_mask(self, n):
-                return torch.ones(n, n).triu()
-            def forward(self, x):
-                return x.masked_fill(self.make_mask(x.size(1)), 0)
-    """, [(5, 16)]),
-    case("method_defined_after_forward", """
-        import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                return x + self._bias(x)
-            def _bias(self, x):
-                return torch.zeros(x.size(-1))
-    """, [(7, 16)]),
-    case("module_level_helper_called_from_forward", """
-        import torch
-        from torch import nn
-        def positions(n):
-            return torch.arange(n)
-        class M(nn.Module):
-            def forward(self, x):
-                return x + positions(x.size(1))
-    """, [(4, 12)]),
-    case("helper_two_calls_away", """
-        import torch
-        from torch import nn
-        def grid(n):
-            return torch.linspace(0, 1, n)
-        class M(nn.Module):
-            def coords(self, n):
-                return grid(n)
-            def forward(self, x):
-                return x + self.coords(x.size(1))
-    """, [(4, 12)]),
-    case("helper_returning_a_tuple_of_host_tensors", """
-        import torch
-        from torch import nn
-        def patchify(img, n):
-            ys, xs = torch.meshgrid(torch.arange(n), torch.arange(n), indexing="ij")
-            coords = torch.stack([ys.reshape(-1), xs.reshape(-1)], dim=1)
-            valid = torch.ones(n * n, dtype=torch.bool)
-            return img.view(n * n, -1), coords, valid
-        class Patchify(nn.Module):
-            def forward(self, img):
-                return patchify(img, 4)
-    """, [(4, 29), (4, 46), (6, 13)]),
-    case("helper_cast_with_a_dtype_to_is_still_on_the_host", """
-        import torch
-        from torch import nn
-        class M(nn.Module):
-            def mask(self, n):
-                return torch.ones(n, n).triu().to(torch.bool)
-            def forward(self, x):
-                return x.masked_fill(self.mask(x.size(1)), 0)
-    """, [(5, 16)]),
-    case("nested_function_inside_forward", """
-        import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                def pad(n):
-                    return torch.zeros(n)
-                return torch.cat([x, pad(2)])
-    """, [(6, 20)]),
+        def outer(x):
+            def inner(y):
+                return torch.cat([y, torch.zeros(1, y.size(1))])
+            return inner(x)
+    """, [(4, 30)]),
 ]
 
 NOT_FLAGGED = [
-    # inkling2: host-side bookkeeping next to an explicit .cpu()
-    case("arithmetic_with_an_explicit_host_tensor", """
+    # the negatives of issue 14
+    case("host_coin_flips_from_one_draw", """
         import torch
         from torch import nn
-        class M(nn.Module):
-            def forward(self, x, grid):
-                patches = grid.cpu() * torch.tensor([1, 2, 2])
-                return x, patches
-    """, []),
-    # seamless_m4t / wav2vec2: type_as takes the other tensor's device too
-    case("type_as_places_the_tensor", """
-        import torch
-        from torch import nn
-        class M(nn.Module):
+        class LayerDrop(nn.Module):
             def forward(self, x):
-                steps = torch.arange(x.size(1)).type_as(self.inv_freq)
-                return steps[:, None] * self.inv_freq
-    """, []),
-    # autoformer: moved at the end of a chain of tensor methods
-    case("moved_after_a_chain_of_tensor_methods", """
-        import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                index = torch.arange(x.size(1)).view(1, -1, 1).repeat(4, 1, 2).to(x.device)
-                return x[index]
-    """, []),
-    # DETR's Hungarian matcher: SciPy's index arrays converted on the host, by design
-    case("iterated_host_data_converted_in_a_comprehension", """
-        import torch
-        from torch import nn
-        class Matcher(nn.Module):
-            def forward(self, outputs, targets):
-                indices = [linear_sum_assignment(c) for c in outputs.split(2, -1)]
-                return [(torch.as_tensor(i, dtype=torch.int64), torch.as_tensor(j)) for i, j in indices]
-    """, []),
-    case("iterated_host_data_converted_in_a_loop", """
-        import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x, sizes):
-                for size in sizes:
-                    x = x * torch.tensor(size).item()
+                keep_probs = torch.rand(len(self.layers))
+                for i, layer in enumerate(self.layers):
+                    if keep_probs[i] < self.p:
+                        x = layer(x)
                 return x
     """, []),
-    case("one_shape_entry_is_a_scalar", """
+    case("random_draw_used_as_a_number", """
         import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                n = torch.tensor(x.shape[2], dtype=torch.float)
-                return x / n
+        def crop(x: torch.Tensor):
+            n = torch.randint(1, x.size(1), (1,))[0]
+            return x[:, :n] * torch.randint(0, 2, (1,)).item()
     """, []),
-    # augmentation idiom: a comparison with a number gives a host bool
-    case("factory_compared_with_a_number", """
+    case("coin_flip_in_an_if", """
+        import torch
+        def flip(x: torch.Tensor, p: float):
+            if torch.rand(1) > p:
+                return x.flip(-1)
+            return x
+    """, []),
+    case("as_tensor_of_what_is_already_a_tensor", """
         import torch
         from torch import nn
-        class M(nn.Module):
+        class Wrap(nn.Module):
             def forward(self, x):
-                if torch.rand(1) < self.p:
-                    return x.flip(-1)
-                if torch.rand(1) > 0.5:
-                    return -x
+                y = torch.as_tensor(self.module(x))
+                return x + y
+    """, []),
+    case("kernel_kept_on_the_host_for_a_plain_function", """
+        import torch
+        def smooth(x: torch.Tensor, k: int):
+            kernel = torch.ones(k) / k
+            return filter1d(x, kernel)
+    """, []),
+    case("index_tensor_after_an_explicit_cpu", """
+        import torch
+        def sample(x: torch.Tensor):
+            host = x.detach().cpu()
+            idx = torch.randperm(host.size(0))
+            return host[idx] + torch.ones(host.size(1))
+    """, []),
+    case("generator_factories", """
+        import torch
+        def noisy(x: torch.Tensor, g):
+            noise = torch.randn(x.shape, generator=g)
+            return x + noise
+    """, []),
+    case("cpu_index_used_as_a_subscript", """
+        import torch
+        def take(x: torch.Tensor, n: int):
+            idx = torch.arange(n)
+            mask = torch.ones(x.size(0), dtype=torch.bool)
+            return x[idx], x[mask]
+    """, []),
+    case("zero_dim_tensors_in_arithmetic", """
+        import torch
+        def scale(x: torch.Tensor, n: int):
+            return x * torch.tensor(0.5) + torch.tensor(n) / torch.tensor(x.size(-1))
+    """, []),
+    case("moved_later", """
+        import torch
+        def bias(x: torch.Tensor):
+            pos = torch.arange(x.size(1))
+            pos = pos.to(x.device)
+            return x + pos, x + torch.ones(3).type_as(x), x + torch.zeros(3).cuda()
+    """, []),
+    case("sent_to_the_host_on_purpose", """
+        import torch
+        def stats(x: torch.Tensor):
+            counts = torch.zeros(10)
+            return x.cpu() + counts, torch.arange(3).numpy()
+    """, []),
+    case("like_and_new_factories_follow_the_input", """
+        import torch
+        def mix(x: torch.Tensor):
+            return x + torch.zeros_like(x) + x.new_zeros(x.shape) + torch.randn_like(x)
+    """, []),
+    case("passed_to_a_plain_function", """
+        import torch
+        def run(x: torch.Tensor):
+            mask = torch.ones(x.size(0))
+            return apply_mask(x, mask)
+    """, []),
+    case("truth_tests_and_host_values", """
+        import torch
+        def check(x: torch.Tensor):
+            flags = torch.zeros(3)
+            if flags.any() and bool(flags[0]):
                 return x
-    """, []),
-    # LayerDrop (transformers): a 0-dim CPU scalar
-    case("layerdrop_scalar", """
-        import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                dropout_probability = torch.rand([])
-                if dropout_probability < self.layerdrop:
-                    return x
-                return x * 2
-    """, []),
-    case("device_given", """
-        import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                return x + torch.arange(x.size(1), device=x.device)
-    """, []),
-    case("moved_in_the_same_expression", """
-        import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                return x + torch.arange(x.size(1)).to(x.device)
-    """, []),
-    case("moved_after_a_dtype_cast", """
-        import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                return x + torch.tensor(v).float().cuda()
-    """, []),
-    case("like_factories", """
-        import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                return torch.zeros_like(x) + torch.randn_like(x)
-    """, []),
-    case("new_factories", """
-        import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                return x.new_zeros(3) + x.new_tensor([1.0])
-    """, []),
-    case("tensor_of_a_list_repeated_is_not_a_scalar", """
-        import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x, n):
-                return x + torch.tensor([0] * n)
-    """, [(5, 20)]),
-    case("zero_dim_scalar_tensor", """
-        import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                return x * torch.tensor(0.5) + torch.tensor(-1)
+            return x * int(flags.sum())
     """, []),
     case("under_with_torch_device", """
         import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                with torch.device(x.device):
-                    return x + torch.zeros(3)
+        def make(x: torch.Tensor):
+            with torch.device(x.device):
+                return x + torch.zeros(x.shape)
     """, []),
     case("after_set_default_device", """
         import torch
-        from torch import nn
         torch.set_default_device("cuda")
-        class M(nn.Module):
-            def forward(self, x):
-                return x + torch.zeros(3)
+        def make(x: torch.Tensor):
+            return x + torch.zeros(x.shape)
     """, []),
-    case("kept_on_the_host_with_numpy", """
+    case("parameters_not_shown_to_be_tensors", """
         import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                sizes = torch.tensor(list(x.shape)).numpy()
-                n = torch.arange(4).tolist()
-                return x, sizes, n
+        def add(a, b):
+            return a + torch.zeros(3), torch.cat([b, torch.ones(3)])
     """, []),
-    case("moved_to_cpu_on_purpose", """
+    case("a_list_parameter_is_not_a_tensor", """
         import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                return torch.zeros(3).to("cpu"), torch.ones(2).cpu()
+        def stack(labels, n):
+            out = [torch.zeros(n) for _ in labels]
+            return torch.stack(out + labels), len(labels)
     """, []),
-    case("buffer_made_in_init", """
+    case("host_tensors_meeting_each_other", """
+        import torch
+        def grid(x: torch.Tensor, n: int):
+            ys = torch.arange(n)
+            xs = torch.arange(n)
+            return torch.stack([ys, xs]) + torch.ones(2, n), x.shape
+    """, []),
+    case("tensor_attribute_set_outside_a_module_is_not_an_input", """
+        import torch
+        class Box:
+            def __init__(self):
+                self.weight = torch.ones(3)
+            def scaled(self, n: int):
+                return self.weight * torch.arange(n)
+    """, []),
+    case("parameterless_submodule", """
         import torch
         from torch import nn
         class M(nn.Module):
             def __init__(self):
                 super().__init__()
-                self.register_buffer("pos", torch.arange(16))
+                self.drop = nn.Dropout(0.1)
             def forward(self, x):
-                return x + self.pos
+                return x, self.drop(torch.ones(3))
     """, []),
-    case("init_helper_not_called_from_forward", """
+    case("returns_of_host_values_only", """
+        import torch
+        def table(x: torch.Tensor):
+            if x.numel() == 0:
+                return torch.zeros(0)
+            return torch.arange(x.numel())
+    """, []),
+    case("in_init_the_module_is_still_on_the_cpu", """
         import torch
         from torch import nn
-        def table(n):
-            return torch.arange(n)
-        class M(nn.Module):
-            def __init__(self):
+        class Codes(nn.Module):
+            def __init__(self, n):
                 super().__init__()
-                self.register_buffer("t", table(8))
-            def forward(self, x):
-                return x + self.t
+                self.register_buffer("mask", 2 ** torch.arange(n))
+                self.proj = nn.Linear(n, n)
+                bits = (torch.arange(2 ** n)[:, None] & self.mask) != 0
+                self.register_buffer("codes", self.proj(bits.float()))
     """, []),
-    case("helper_whose_result_forward_moves", """
+    case("empty_placeholder_replaced_later", """
         import torch
-        from torch import nn
-        class M(nn.Module):
-            def square_mask(self, n):
-                mask = torch.triu(torch.ones(n, n), diagonal=1)
-                return mask.float().masked_fill(mask == 1, float("-inf"))
-            def forward(self, x):
-                return x + self.square_mask(x.size(1)).to(x.device)
+        def chain(x: torch.Tensor, blocks):
+            out = torch.empty(0)
+            started = False
+            for block in blocks:
+                out = block(x + out) if started else block(x)
+                started = True
+            return out
     """, []),
-    case("helper_that_moves_what_it_returns", """
+    case("numpy_data_converted_on_the_host", """
         import torch
-        from torch import nn
-        class M(nn.Module):
-            def rel_indices(self, n):
-                table = torch.zeros(1, n, n, 3)
-                offsets = torch.arange(n).view(1, -1) - torch.arange(n).view(-1, 1)
-                table[..., 0] = offsets
-                return table.to(device=self.qk.weight.device)
-            def forward(self, x):
-                return x + self.rel_indices(x.size(1))
+        def poses(p):
+            first = torch.from_numpy(p).float()
+            return torch.cat([torch.eye(4)[None], first[None]]), p.shape
     """, []),
-    case("helper_using_host_tensors_only_as_an_index", """
-        import torch
-        from torch import nn
-        def rel_pos(q, k, table):
-            q_coords = torch.arange(q, dtype=torch.float32)[:, None]
-            k_coords = torch.arange(k, dtype=torch.float32)[None, :]
-            coords = (q_coords - k_coords) + (k - 1)
-            return table[coords.long()]
-        class Attention(nn.Module):
-            def forward(self, x):
-                return x + rel_pos(4, 4, self.rel_pos_h)
-    """, []),
-    case("helper_result_moved_by_the_caller_on_a_later_line", """
-        import torch
-        from torch import nn
-        class M(nn.Module):
-            def grid(self, n):
-                xs = torch.arange(n, dtype=torch.float32)
-                return torch.stack(torch.meshgrid(xs, xs), dim=-1)
-            def forward(self, x):
-                bias = self.grid(x.size(1))
-                bias = bias.to(x.device)
-                return x + bias
-    """, []),
-    case("helper_early_return_is_not_the_later_assignment", """
-        import torch
-        from torch import nn
-        class M(nn.Module):
-            def extend(self, x, pe):
-                if pe.size(1) >= x.size(1):
-                    return pe
-                pe = torch.zeros(x.size(1), 4)
-                return pe.to(x.device)
-            def forward(self, x):
-                return x + self.extend(x, self.pe)
-    """, []),
-    case("helper_rebinding_a_factory_with_a_move", """
-        import torch
-        from torch import nn
-        class M(nn.Module):
-            def positions(self, x, n):
-                ids = torch.arange(n)
-                ids = ids.view(1, -1).expand(3, -1).to(x.device)
-                return ids
-            def forward(self, x):
-                return self.positions(x, x.size(1))
-    """, []),
-    case("helper_passing_a_placeholder_to_another_function", """
-        import torch
-        import torch.nn.functional as F
-        from torch import nn
-        class M(nn.Module):
-            def attend(self, q):
-                out, weights = F.multi_head_attention_forward(q, q, q, 8, 2, torch.empty([0]), None)
-                return out
-            def forward(self, x):
-                return self.attend(x)
-    """, []),
-    case("helper_scalar_tensors_and_type_as", """
-        import torch
-        from torch import nn
-        def buckets(rel, mid, limit):
-            small = torch.tensor(mid - 1).type_as(rel)
-            scale = torch.log(torch.tensor((limit - 1) / mid))
-            return torch.where(rel < mid, small, rel) / scale
-        class M(nn.Module):
-            def forward(self, x, k):
-                return buckets(x, 4, 16) * torch.tensor(k.size(-1), dtype=torch.float)
-    """, []),
-    case("method_not_called_from_forward", """
-        import torch
-        from torch import nn
-        class M(nn.Module):
-            def reset(self):
-                self.state = torch.zeros(3)
-            def forward(self, x):
-                return x
-    """, []),
-    case("forward_of_a_class_that_is_not_a_module", """
+    case("every_caller_passes_a_host_tensor", """
         import torch
         class Pipeline:
-            def forward(self, x):
-                return x + torch.zeros(3)
+            def embedding(self, w: torch.Tensor, dim: int):
+                freqs = torch.exp(torch.arange(dim) * -0.1)
+                return w[:, None] * freqs[None, :]
+            def __call__(self, scale, n, device):
+                w = torch.tensor(scale - 1).repeat(n)
+                return self.embedding(w, 8).to(device)
     """, []),
-    case("method_of_another_object_with_the_same_name", """
+    case("a_parameter_no_caller_passes", """
+        import torch
+        class Pipeline:
+            @staticmethod
+            def ids(x: torch.Tensor, t_coord=None):
+                t = torch.arange(1) if t_coord is None else t_coord
+                return torch.cartesian_prod(t, torch.arange(x.shape[1]))
+            def __call__(self, x):
+                return self.ids(x)
+    """, []),
+    case("module_of_the_file_without_parameters", """
         import torch
         from torch import nn
-        class Other:
-            def helper(self):
-                return torch.zeros(3)
-        class M(nn.Module):
-            def helper(self):
-                return 1
+        class Sinusoid(nn.Module):
+            def forward(self, t):
+                return torch.cat([t.sin(), t.cos()], -1)
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.time = Sinusoid()
             def forward(self, x):
-                return x + self.helper()
+                return x, self.time(torch.arange(x.size(1)))
     """, []),
-    case("function_outside_any_module", """
-        import torch
-        def helper(n):
-            return torch.zeros(n)
-    """, []),
-    case("legacy_constructor_without_arguments", """
+    case("a_module_of_the_file_that_places_its_inputs", """
         import torch
         from torch import nn
-        class M(nn.Module):
+        class Rope(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("freqs", torch.ones(4))
+            def forward(self, indices, device):
+                return indices.to(device=device)[:, None] * self.freqs
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rope = Rope()
             def forward(self, x):
-                out = torch.Tensor()
-                return out
+                return x, self.rope(torch.arange(x.size(1)), x.device)
     """, []),
-    case("sparse_tensor_from_tensors_follows_them", """
+    case("callers_pass_a_host_tensor_through_an_attribute", """
         import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x, edge_index, weight):
-                adj = torch.sparse_coo_tensor(edge_index, weight, (4, 4))
-                return adj @ x
+        class Block:
+            def embedding(self, w: torch.Tensor, dim: int):
+                return w[:, None] * torch.arange(dim)[None, :]
+            def __call__(self, state):
+                state.scale = torch.tensor(state.guidance - 1).repeat(state.n)
+                state.cond = self.embedding(state.scale, 8).to(state.device)
     """, []),
-    case("star_kwargs_may_carry_the_device", """
+    case("callers_send_it_to_the_host_first", """
         import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                return x + torch.zeros(3, **self.factory_kwargs)
+        def resample(probabilities: torch.Tensor, n: int):
+            positions = torch.linspace(0, probabilities.shape[0] - 1, n)
+            return probabilities[positions.long()] * positions[:, None]
+        def align(logits):
+            host = logits.detach().float().cpu()
+            return resample(host.sigmoid(), 10)
     """, []),
     case("noqa_on_the_line", """
         import torch
-        from torch import nn
-        class M(nn.Module):
-            def forward(self, x):
-                return x + torch.zeros(3)  # noqa: DEV005
+        def pad(x: torch.Tensor):
+            return x + torch.zeros(x.shape)  # noqa: DEV005
     """, []),
     case("file_without_torch_import", """
-        class M(Module):
-            def forward(self, x):
-                return x + torch.zeros(3)
+        def pad(x):
+            return x.view(-1) + torch.zeros(3)
     """, []),
 ]
 
@@ -556,10 +462,11 @@ def test_dev005(code: str, expected: list[tuple[int, int, str]]) -> None:
     assert reports("DEV005", code) == expected
 
 
-def test_a_helper_report_names_the_forward_that_calls_it() -> None:
+def test_the_message_names_what_the_tensor_meets() -> None:
     from devlint import lint_source
 
-    code = "import torch\nfrom torch import nn\ndef pos(n):\n    return torch.arange(n)\n" \
-           "class Enc(nn.Module):\n    def forward(self, x):\n        return x + pos(3)\n"
+    code = "import torch\ndef f(features):\n    pad = torch.zeros(2, features.size(1))\n" \
+           "    return torch.cat([features, pad])\n"
     [report] = [d for d in lint_source(code, "m.py") if d.code == "DEV005"]
-    assert "`pos`, which `Enc.forward` calls" in report.message
+    assert report.message == ("`torch.zeros(...)` is created on the CPU and meets `features` in torch.cat;"
+                              " pass `device=features.device`")

@@ -12,7 +12,7 @@ from devlint.runtime.records import CLEAN
 
 MISMATCH = (
     r"Expected all tensors to be on the same device", r"is not on the expected device",
-    r"must be on the same device", r"found at least two devices",
+    r"must be on the same device", r"found at least two devices", r"not at the same device",
     r"Placeholder storage has not been allocated on MPS device",
 )
 
@@ -23,8 +23,9 @@ def steps(device: str) -> list[Step]:
 
 def notes(device: str) -> list[str]:
     if device == "cpu":
-        return ["no accelerator: model and inputs are on the `meta` device, which stands in for a GPU;"
-                " meta's embedding kernel does not check its index's device, so PositionalEmbedding runs there"]
+        return ["no accelerator: inputs and models are on the `meta` device, which stands in for a GPU;"
+                " meta's index_select does not check its index's device, and mean_iou only returns a CPU"
+                " tensor, so pad_or_trim and mean_iou run there"]
     return []
 
 
@@ -34,15 +35,22 @@ def run(torch: Any, module: Any, ctx: ProbeContext) -> dict[str, Any]:
 
     def ran(name: str) -> Any:
         def judge(out: Any) -> dict[str, Any]:
-            return record(name, CLEAN, f"forward runs (output on {out.device})")
+            return record(name, CLEAN, f"runs (output on {out.device})")
         return judge
 
+    def call(name: str, fn: Any) -> dict[str, Any]:
+        return expecting_error(name, fn, MISMATCH, ran(name))
+
+    labels = torch.zeros(8, dtype=torch.long, device=target)
+    pred = torch.zeros(4, 3, device=target)
     calls = [
-        expecting_error("PositionalEmbedding", lambda: module.PositionalEmbedding(16).to(target)(x), MISMATCH,
-                        ran("PositionalEmbedding")),
-        expecting_error("MaskedMean", lambda: module.MaskedMean().to(target)(x, torch.tensor([3, 5], device=target)),
-                        MISMATCH, ran("MaskedMean")),
-        expecting_error("NoisyLinear", lambda: module.NoisyLinear(16, 4).to(target)(x), MISMATCH,
-                        ran("NoisyLinear")),
+        call("pad_or_trim", lambda: module.pad_or_trim(x[0], 4)),
+        call("autocorrelation", lambda: module.autocorrelation(x, 3)),
+        call("mean_iou", lambda: module.mean_iou(pred, pred)),
+        call("total_loss", lambda: module.total_loss(pred, pred, [None, 0])),
+        call("CRF", lambda: module.CRF(16).to(target).viterbi(x)),
+        call("LabelDrop", lambda: module.LabelDrop(0.5, 0)(labels)),
+        call("Encoder", lambda: module.Encoder().to(target)(x)),
+        call("NoisyLinear", lambda: module.NoisyLinear(16, 4).to(target)(x)),
     ]
     return evidence(calls, target=target)

@@ -1,0 +1,828 @@
+"""Where does a value go, and what does it meet? A small forward data flow over one function.
+
+DEV005's question: a tensor made on the CPU by a factory without `device=`, does it meet, in the
+same function, a tensor that came from the function's inputs, in an operation where the devices
+must match? Inputs are the parameters the function shows to be tensors (`.shape`, `.size()`,
+`.device`, tensor methods, a `Tensor` annotation) and, in a method of an `nn.Module`, the
+module's parameters and buffers read through `self` and the outputs of its submodules.
+
+Each statement is read once, in order (a loop body twice, the branches of an `if` each from the
+state before it, then merged). A value is what it may carry: host factories, input roots, and
+whether it is a list or was sent to the host on purpose (`.cpu()`). What is not shown is nothing:
+a plain function's result, a loop variable over Python data, a closure's name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Optional
+
+import libcst as cst
+
+from devlint.analysis.classes import ClassTable
+from devlint.analysis.factories import (
+    LEGACY_CONSTRUCTORS, LIKE_FACTORIES, RANDOM_FACTORIES, cpu_factory_name, factory_name, is_dtype_only_move,
+    legacy_constructor_name,
+)
+from devlint.analysis.names import dotted_name, keyword, positional
+from devlint.analysis.torch_names import TorchNames
+from devlint.walk import children
+
+# Torch functions whose tensor arguments must share a device (as `torch.f(...)` or `t.f(...)`).
+# For the element-wise ones a 0-dim CPU tensor may mix with any device.
+JOINING = frozenset({
+    "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "index_select", "gather",
+    "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill", "masked_scatter",
+    "masked_select", "take_along_dim", "bmm", "mm", "matmul", "einsum", "bucketize", "searchsorted", "cdist",
+    "index_put", "masked_fill", "where", "block_diag", "cartesian_prod",
+})
+ELEMENTWISE = frozenset({
+    "add", "sub", "mul", "div", "true_divide", "floor_divide", "maximum", "minimum", "eq", "ne", "lt", "le", "gt",
+    "ge", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "lerp", "addcmul", "addcdiv",
+    "fmod", "remainder", "pow", "atan2", "hypot", "masked_fill", "where", "clamp", "clip",
+})
+# Of the joining functions, those where a 0-dim tensor is still refused (it is joined, not broadcast).
+_NO_SCALARS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
+                         "index_select", "gather", "scatter", "scatter_add", "take_along_dim", "bmm", "mm",
+                         "matmul", "einsum", "index_add", "index_copy", "block_diag"})
+# Methods after which a value is placed: on a device, or (`cpu`, `numpy`) on the host on purpose.
+_MOVES = frozenset({"cuda", "type_as", "to"})
+_TO_HOST = frozenset({"cpu", "numpy"})
+# Methods whose result is a Python value, not a tensor.
+_HOST_VALUES = frozenset({"item", "tolist"})
+_NON_TENSOR_METHODS = frozenset({
+    "size", "dim", "numel", "nelement", "stride", "element_size", "is_contiguous", "data_ptr", "get_device",
+    "is_floating_point", "is_complex", "storage", "untyped_storage", "backward", "register_hook", "nbytes",
+    "keys", "items", "values", "append", "extend", "index", "count",
+})
+# Builtins that turn a tensor into a Python value.
+_HOST_BUILTINS = frozenset({"int", "float", "bool", "range", "len", "round", "list", "tuple", "str", "complex"})
+# torch.<name> that are not tensor operations.
+_TORCH_NON_TENSOR = frozenset({
+    "is_tensor", "numel", "device", "dtype", "Size", "finfo", "iinfo", "manual_seed", "no_grad", "load", "save",
+    "Generator", "get_default_dtype", "is_floating_point", "is_complex", "set_grad_enabled", "autocast",
+    "broadcast_shapes", "typename", "compile", "jit.script", "jit.trace",
+})
+# Evidence that a parameter is a tensor: methods no list, dict, str or NumPy array has.
+_TENSOR_ONLY_METHODS = frozenset({
+    "size", "dim", "view", "view_as", "unsqueeze", "permute", "contiguous", "detach", "expand", "expand_as",
+    "masked_fill", "masked_fill_", "index_select", "gather", "scatter", "scatter_", "narrow", "float", "long",
+    "int", "bool", "half", "bfloat16", "type_as", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor",
+    "numel", "softmax", "log_softmax", "sigmoid", "unbind", "masked_select", "to", "cuda", "cpu", "is_cuda",
+    "unfold", "bmm", "matmul", "clamp", "clamp_min", "clamp_max", "index_add", "index_add_", "zero_", "fill_",
+    "repeat_interleave", "flip", "roll", "topk", "norm", "exp", "sqrt", "log", "abs", "neg", "pow", "eq", "ne",
+    "lt", "gt", "le", "ge", "logical_not", "mul", "add", "sub", "div", "square", "rsqrt", "relu", "tanh",
+    "element_size", "data_ptr", "numpy", "item", "chunk", "transpose", "t", "reshape", "squeeze", "flatten",
+})
+_TENSOR_ATTRIBUTES = frozenset({"shape", "device", "dtype", "is_cuda", "ndim", "T", "mT", "grad", "requires_grad",
+                                "data"})
+_SEQUENCE_ANNOTATION = ("list", "List", "Sequence", "Tuple", "tuple", "Iterable")
+_NOT_TENSOR_ANNOTATION = ("list", "List", "Sequence", "Dict", "dict", "Tuple", "tuple", "Iterable", "Mapping",
+                          "Iterator", "str", "int", "float", "bool")
+# torch.nn layers without parameters: calling one on a CPU tensor works, whatever the model's device.
+_PARAMETERLESS = frozenset({
+    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "ReLU", "ReLU6", "GELU", "SiLU", "Mish",
+    "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Softplus", "LeakyReLU", "ELU", "SELU", "CELU", "Hardswish",
+    "Hardsigmoid", "Hardtanh", "Identity", "Flatten", "Unflatten", "Upsample", "PixelShuffle", "PixelUnshuffle",
+    "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+    "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d",
+    "ReplicationPad1d", "ReplicationPad2d", "Fold", "Unfold", "ChannelShuffle", "Softmin", "Tanhshrink",
+    "Softsign", "Threshold", "GLU", "LogSigmoid", "Hardshrink", "Softshrink", "ModuleList", "ModuleDict",
+})
+
+
+# torch.nn layers that always have a `weight` parameter: where a submodule's parameters are.
+_WEIGHTED = frozenset({"Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+                       "ConvTranspose3d", "Embedding", "EmbeddingBag"})
+
+
+@dataclass(frozen=True)
+class Value:
+    """What an expression may carry."""
+
+    host: frozenset = frozenset()  # factory calls (cst.Call) whose CPU tensor may be in it
+    inputs: frozenset = frozenset()  # roots: "x", "self.weight", "the output of `self.proj`"
+    wide: frozenset = frozenset()  # those of `host` that may have dimensions (the rest are 0-dim)
+    is_list: bool = False
+    on_cpu: bool = False  # sent to the host on purpose (`.cpu()`, `.numpy()`)
+
+    @property
+    def scalar(self) -> bool:
+        """Every host part is 0-dim: it mixes with tensors on any device."""
+        return not self.wide
+
+    def __or__(self, other: "Value") -> "Value":
+        if not other.host and not other.inputs and not other.on_cpu:
+            return self if not other.is_list or self.is_list else replace(self, is_list=True)
+        if not self.host and not self.inputs and not self.on_cpu:
+            return other if not self.is_list or other.is_list else replace(other, is_list=True)
+        return Value(self.host | other.host, self.inputs | other.inputs, self.wide | other.wide,
+                     self.is_list or other.is_list, self.on_cpu or other.on_cpu)
+
+
+
+NOTHING = Value()
+
+
+@dataclass
+class Meeting:
+    """A host factory's value meets an input-derived tensor."""
+
+    factory: cst.Call
+    root: str  # what it meets: "features", "self.transitions", "the output of `self.proj`"
+    where: str  # "torch.cat", "arithmetic", "`self.rnn`", "a return", ...
+    roots: tuple = ()  # everything it meets there, `root` first
+
+
+@dataclass
+class FunctionFlow:
+    """The result for one function."""
+
+    factories: dict[cst.Call, str] = field(default_factory=dict)  # host factory -> its name
+    meetings: dict[cst.Call, list[Meeting]] = field(default_factory=dict)
+    moved: set[cst.Call] = field(default_factory=set)  # carried into a move or onto the host on purpose
+    host_used: set[cst.Call] = field(default_factory=set)  # read as a Python value: sizes, bounds, .item()
+    meets_cpu: set[cst.Call] = field(default_factory=set)  # met a value the file shows to be on the CPU
+    # (a, b, b may have dimensions): host tensors of two factories that meet each other
+    host_pairs: set[tuple[cst.Call, cst.Call, bool]] = field(default_factory=set)
+    tensor_params: set[str] = field(default_factory=set)  # parameters shown to be tensors (fix sources)
+
+    def reportable(self) -> list[tuple[cst.Call, str, Meeting]]:
+        """(factory, name, its first meeting), in the order of the source."""
+        found = []
+        for call, name in self.factories.items():
+            meetings = self.meetings.get(call)
+            if not meetings or call in self.moved:
+                continue
+            if name in RANDOM_FACTORIES and call in self.host_used:
+                continue  # a random draw used as a number on the host (coin flips, sizes, bounds)
+            found.append((call, name, meetings[0]))
+        return found
+
+
+class ModuleFacts:
+    """What a class of the file says about `self.<attr>`: tensors that move with the module
+    (parameters, buffers) and submodules with parameters."""
+
+    def __init__(self, cls: Optional[cst.ClassDef], classes: ClassTable, torch: TorchNames) -> None:
+        self.tensors: set[str] = set()
+        self.submodules: set[str] = set()
+        self.weighted: set[str] = set()  # submodules that always have a `.weight` (Linear, Conv, Embedding)
+        self.is_module = cls is not None and classes.node_is_module_class(cls)
+        if cls is None or not self.is_module:
+            return
+        for base in cls.bases:
+            full = torch.qualify(base.value) or ""
+            if full.startswith("torch.nn.") and full.rsplit(".", 1)[-1] not in ("Module", *_PARAMETERLESS):
+                self.tensors.update(("weight", "bias"))  # `class NoisyLinear(nn.Linear)`
+        for node in _walk(cls):
+            if isinstance(node, cst.Assign) and len(node.targets) == 1:
+                target = node.targets[0].target
+                if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and (
+                        target.value.value == "self"):
+                    self._bound(target.attr.value, node.value, classes, torch)
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and (
+                    node.func.attr.value in ("register_buffer", "register_parameter")):
+                args = positional(node)
+                if args and isinstance(args[0].value, cst.SimpleString):
+                    self.tensors.add(args[0].value.raw_value)
+
+    def _bound(self, attr: str, value: cst.BaseExpression, classes: ClassTable, torch: TorchNames) -> None:
+        if not isinstance(value, cst.Call):
+            return
+        full = torch.qualify(value.func) or ""
+        if full in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+            self.tensors.add(attr)
+        elif full.startswith("torch.nn.") and full.rsplit(".", 1)[-1][:1].isupper():
+            if full.rsplit(".", 1)[-1] not in _PARAMETERLESS and "Loss" not in full:
+                self.submodules.add(attr)
+            if full.rsplit(".", 1)[-1] in _WEIGHTED:
+                self.weighted.add(attr)
+        elif isinstance(value.func, cst.Name) and value.func.value in classes.classes:
+            callee = classes.classes.get(value.func.value)
+            if classes.is_module_class(value.func.value) and _holds_parameters(callee, classes, torch) and (
+                    not _places_its_inputs(callee, torch)):
+                self.submodules.add(attr)
+        elif classes.base_is_module(value.func) and not full:
+            self.submodules.add(attr)  # `self.encoder = BertModel(config)`: a model, by its name
+
+
+def _places_its_inputs(cls: Optional[cst.ClassDef], torch: TorchNames) -> bool:
+    """Does the class's `forward` move one of its parameters (`frame_indices.to(device=device)`)?"""
+    forward = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "forward"),
+                   None) if cls is not None else None
+    if forward is None:
+        return False
+    params = {p.name.value for p in forward.params.params}
+    for node in _walk_own(forward.body):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _MOVES:
+            receiver = node.func.value
+            if isinstance(receiver, cst.Name) and receiver.value in params and not (
+                    node.func.attr.value == "to" and is_dtype_only_move(node, torch)):
+                return True
+    return False
+
+
+def _holds_parameters(cls: Optional[cst.ClassDef], classes: ClassTable, torch: TorchNames,
+                      depth: int = 0) -> bool:
+    """Does a Module class of the file show parameters or buffers of its own (or a layer with some)?"""
+    if cls is None or depth > 3:
+        return False
+    for node in _walk(cls):
+        if isinstance(node, cst.Call):
+            full = torch.qualify(node.func) or ""
+            if full in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+                return True
+            if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("register_buffer",
+                                                                                 "register_parameter"):
+                return True
+            last = full.rsplit(".", 1)[-1]
+            if full.startswith("torch.nn.") and last[:1].isupper() and last not in _PARAMETERLESS and (
+                    "Loss" not in last):
+                return True
+            if isinstance(node.func, cst.Name) and node.func.value != cls.name.value and (
+                    classes.is_module_class(node.func.value)):
+                if _holds_parameters(classes.classes.get(node.func.value), classes, torch, depth + 1):
+                    return True
+    for base in cls.bases:
+        full = torch.qualify(base.value) or ""
+        if full.startswith("torch.nn.") and full.rsplit(".", 1)[-1] not in ("Module", *_PARAMETERLESS):
+            return True
+    return False
+
+
+def _walk(root: cst.CSTNode) -> Iterable[cst.CSTNode]:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(children(node))
+
+
+def _walk_own(root: cst.CSTNode) -> Iterable[cst.CSTNode]:
+    """The nodes of a function's body, without nested functions, classes and lambdas."""
+    stack = list(children(root))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(children(node))
+
+
+def tensor_parameters(function: cst.FunctionDef) -> tuple[set[str], set[str]]:
+    """The parameters the function shows to be tensors, and never shows to be Python containers;
+    and the names it shows to be sequences (iterated, `len()`-ed, bound to a list)."""
+    params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
+    names: dict[str, cst.Param] = {p.name.value: p for p in params if p.name.value not in ("self", "cls")}
+    shown: set[str] = set()
+    refused: set[str] = set()
+    sequences: set[str] = set()
+    for name, param in names.items():
+        if param.annotation is not None:
+            text = cst.Module([]).code_for_node(param.annotation.annotation)
+            if any(word in text for word in _NOT_TENSOR_ANNOTATION) and "Tensor]" not in text.replace(" ", "")[-7:]:
+                refused.add(name)
+                if any(word in text for word in _SEQUENCE_ANNOTATION):
+                    sequences.add(name)
+            if "Tensor" in text and not any(f"{word}[" in text for word in _NOT_TENSOR_ANNOTATION):
+                shown.add(name)
+    for node in _walk_own(function.body):
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value in names:
+            attr = node.attr.value
+            if attr in _TENSOR_ATTRIBUTES or attr in _TENSOR_ONLY_METHODS:
+                shown.add(node.value.value)
+            elif attr in ("items", "keys", "values", "append", "extend", "get", "split", "format", "astype"):
+                refused.add(node.value.value)
+        elif isinstance(node, (cst.For, cst.CompFor)) and isinstance(node.iter, cst.Name):
+            refused.add(node.iter.value)
+            sequences.add(node.iter.value)
+        elif isinstance(node, cst.Call) and ((dotted_name(node.func) or "").startswith(("np.", "numpy."))
+                                             or (dotted_name(node.func) or "").endswith("from_numpy")):
+            for arg in node.args:
+                if isinstance(arg.value, cst.Name):
+                    refused.add(arg.value.value)  # NumPy data
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in (
+                "len", "list", "tuple", "zip", "enumerate", "dict", "sorted", "isinstance"):
+            for arg in node.args:
+                if isinstance(arg.value, cst.Name):
+                    if node.func.value == "isinstance":
+                        continue
+                    refused.add(arg.value.value)
+                    sequences.add(arg.value.value)
+        elif isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value in names:
+            element = node.slice[0].slice if len(node.slice) == 1 else None
+            if isinstance(element, cst.Index) and isinstance(element.value, cst.SimpleString):
+                refused.add(node.value.value)  # `batch["x"]`
+    sequences -= shown
+    for node in _walk_own(function.body):
+        if isinstance(node, cst.Assign) and isinstance(node.value, (cst.List, cst.ListComp, cst.Tuple)):
+            sequences.update(n for t in node.targets for n in _target_names(t.target))
+    return shown - refused, sequences
+
+
+class FlowReader:
+    """Reads one function; `read()` gives its `FunctionFlow`."""
+
+    def __init__(self, function: cst.FunctionDef, torch: TorchNames, module: ModuleFacts, *,
+                 placed: bool = False) -> None:
+        self.function = function
+        self.torch = torch
+        self.module = module
+        self.placed = placed  # under `with torch.device(...)` / after set_default_device
+        self.flow = FunctionFlow()
+        self.returns: list[Value] = []
+        self.params, self.sequences = tensor_parameters(function)
+        self.flow.tensor_params = self.params
+
+    def read(self) -> FunctionFlow:
+        env: dict[str, Value] = {name: Value(inputs=frozenset({name})) for name in self.params}
+        self._block(self.function.body, env)
+        self._meet_returns()
+        return self.flow
+
+    # -- statements ------------------------------------------------------------------
+    def _block(self, body: cst.BaseSuite | Iterable[cst.CSTNode], env: dict[str, Value]) -> None:
+        statements = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else body
+        for statement in statements:  # type: ignore[union-attr]
+            self._statement(statement, env)
+
+    def _statement(self, node: cst.CSTNode, env: dict[str, Value]) -> None:
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                self._small(small, env)
+        elif isinstance(node, cst.If):
+            self._expr(node.test, env)
+            then = dict(env)
+            self._block(node.body, then)
+            other = dict(env)
+            if isinstance(node.orelse, cst.If):
+                self._statement(node.orelse, other)
+            elif node.orelse is not None:
+                self._block(node.orelse.body, other)
+            _merge(env, then, other)
+        elif isinstance(node, (cst.For, cst.While)):
+            if isinstance(node, cst.For):
+                source = self._expr(node.iter, env)
+                element = Value(inputs=source.inputs, host=source.host) if source.host or source.inputs else NOTHING
+                if source.host:
+                    self.flow.host_used |= set(source.host)  # iterated on the host
+                for name in _target_names(node.target):
+                    env[name] = element
+            else:
+                self._expr(node.test, env)
+            for _ in range(2):  # what one iteration binds, the next one reads
+                before = dict(env)
+                self._block(node.body, env)
+                _merge(env, before, env)
+            if node.orelse is not None:
+                self._block(node.orelse.body, env)
+        elif isinstance(node, cst.With):
+            for item in node.items:
+                self._expr(item.item, env)
+            self._block(node.body, env)
+        elif isinstance(node, cst.Try):
+            self._block(node.body, env)
+            for handler in node.handlers:
+                self._block(handler.body, env)
+            if node.orelse is not None:
+                self._block(node.orelse.body, env)
+            if node.finalbody is not None:
+                self._block(node.finalbody.body, env)
+        # nested functions and classes are read on their own
+
+    def _small(self, node: cst.BaseSmallStatement, env: dict[str, Value]) -> None:
+        if isinstance(node, cst.Assign):
+            value = self._expr(node.value, env)
+            for target in node.targets:
+                self._bind(target.target, node.value, value, env)
+        elif isinstance(node, cst.AnnAssign) and node.value is not None:
+            self._bind(node.target, node.value, self._expr(node.value, env), env)
+        elif isinstance(node, cst.AugAssign):
+            left = self._expr(node.target, env)
+            right = self._expr(node.value, env)
+            self._binary(left, right, "arithmetic")
+            if isinstance(node.target, cst.Name):
+                env[node.target.value] = left | right
+        elif isinstance(node, cst.Expr):
+            self._expr(node.value, env)
+        elif isinstance(node, cst.Return) and node.value is not None:
+            for path in _paths(node.value):
+                self.returns.append(self._expr(path, env))
+
+    def _bind(self, target: cst.BaseExpression, expr: cst.BaseExpression, value: Value,
+              env: dict[str, Value]) -> None:
+        if isinstance(target, cst.Name):
+            env[target.value] = value
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            if isinstance(expr, (cst.Tuple, cst.List)) and len(expr.elements) == len(target.elements):
+                for element, part in zip(target.elements, expr.elements):
+                    self._bind(element.value, part.value, self._expr(part.value, env), env)
+                return
+            element = replace(value, is_list=False)
+            for name in _target_names(target):
+                env[name] = element
+        elif isinstance(target, cst.Subscript):
+            self._expr(target, env)  # `out[idx] = v` copies across devices: no meeting
+
+    # -- expressions -----------------------------------------------------------------
+    def _expr(self, node: cst.BaseExpression, env: dict[str, Value]) -> Value:
+        if isinstance(node, cst.Name):
+            return env.get(node.value, NOTHING)
+        if isinstance(node, cst.Attribute):
+            if isinstance(node.value, cst.Name) and node.value.value == "self":
+                if node.attr.value in self.module.tensors:
+                    return Value(inputs=frozenset({f"self.{node.attr.value}"}))
+                return NOTHING
+            inner = self._expr(node.value, env)
+            return inner if node.attr.value in ("T", "mT", "data", "real", "imag", "H", "mH") else NOTHING
+        if isinstance(node, cst.Subscript):
+            return self._subscript(node, env)
+        if isinstance(node, cst.BinaryOperation):
+            left, right = self._expr(node.left, env), self._expr(node.right, env)
+            self._binary(left, right, "matmul" if isinstance(node.operator, cst.MatrixMultiply) else "arithmetic")
+            return _combine([left, right])
+        if isinstance(node, cst.Comparison):
+            values = [self._expr(node.left, env)] + [self._expr(c.comparator, env) for c in node.comparisons]
+            if any(isinstance(c.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) for c in node.comparisons):
+                return NOTHING
+            for left, right in zip(values, values[1:]):
+                self._binary(left, right, "a comparison")
+            return _combine(values)
+        if isinstance(node, cst.UnaryOperation):
+            value = self._expr(node.expression, env)
+            return NOTHING if isinstance(node.operator, cst.Not) else value
+        if isinstance(node, cst.BooleanOperation):
+            self._expr(node.left, env)
+            self._expr(node.right, env)
+            return NOTHING  # truth tests: Python bools (or one operand; not followed)
+        if isinstance(node, cst.IfExp):
+            self._expr(node.test, env)
+            return self._expr(node.body, env) | self._expr(node.orelse, env)
+        if isinstance(node, (cst.List, cst.Tuple)):
+            result = Value(is_list=True)
+            for element in node.elements:
+                result = result | self._expr(element.value, env)
+            return result
+        if isinstance(node, cst.StarredElement):
+            return self._expr(node.value, env)
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+            inner = dict(env)
+            loop: Optional[cst.CompFor] = node.for_in
+            while loop is not None:
+                source = self._expr(loop.iter, inner)
+                for name in _target_names(loop.target):
+                    inner[name] = Value(host=source.host, inputs=source.inputs) if (
+                        source.host or source.inputs) else NOTHING
+                loop = loop.inner_for_in
+            value = self._expr(node.elt, inner)
+            return replace(value, is_list=True)
+        if isinstance(node, cst.Call):
+            return self._call(node, env)
+        return NOTHING
+
+    def _subscript(self, node: cst.Subscript, env: dict[str, Value]) -> Value:
+        value = self._expr(node.value, env)
+        scalar_index = True
+        for element in node.slice:
+            part = element.slice
+            if isinstance(part, cst.Index):
+                index = self._expr(part.value, env)
+                if index.host:
+                    # an index, never a device mix (PyTorch accepts CPU indices); a number as an index is
+                    # a host use of a random draw
+                    if index.scalar:
+                        self.flow.host_used |= set(index.host)
+                if isinstance(part.value, (cst.Name, cst.Integer, cst.UnaryOperation, cst.BinaryOperation)) and (
+                        not index.host and not index.inputs):
+                    continue
+                scalar_index = False
+            else:
+                scalar_index = False
+                for bound in (part.lower, part.upper, part.step):
+                    if bound is not None:
+                        used = self._expr(bound, env)
+                        self.flow.host_used |= set(used.host)  # a slice bound is a number
+        if value.is_list:
+            return replace(value, is_list=False)
+        if value.host and scalar_index:
+            return replace(value, wide=frozenset())  # maybe one element: 0-dim
+        return value
+
+    def _binary(self, left: Value, right: Value, where: str) -> None:
+        if left == right:
+            return  # one name that is either a host tensor or an input's, never both at once
+        for host, other in ((left, right), (right, left)):
+            if host.is_list or other.is_list:
+                continue
+            if host.wide and other.inputs:
+                self._meet(host, other, where)
+            if host.host and other.on_cpu and not other.inputs:
+                self.flow.meets_cpu |= set(host.host)
+            if host.host and other.host:
+                # two host tensors: moving one to a device (a fix) breaks this unless the other is 0-dim
+                self.flow.host_pairs |= {(a, b, b in other.wide) for a in host.host for b in other.host if a is not b}
+
+    def _meet(self, host: Value, other: Value, where: str, *, scalars_mix: bool = True) -> None:
+        roots = tuple(sorted(other.inputs))
+        for call in host.wide if scalars_mix else host.host:
+            self.flow.meetings.setdefault(call, []).append(Meeting(call, roots[0], where, roots))
+        if other.on_cpu:
+            self.flow.meets_cpu |= set(host.host)
+
+    def _join(self, values: list[Value], where: str, scalars_mix: bool) -> None:
+        """Tensors given to one operation that needs them on one device (the elements of a list
+        literal given separately). A list built by `append` may hold both kinds itself."""
+        inputs = [v for v in values if v.inputs]
+        cpu = any(v.on_cpu and not v.inputs for v in values)
+        hosts = [v for v in values if v.host]
+        for value in hosts:
+            for other in hosts:
+                if other is not value and other != value:
+                    self.flow.host_pairs |= {(a, b, True) for a in value.host for b in other.host if a is not b}
+        for value in values:
+            if not value.host or (scalars_mix and value.scalar):
+                continue
+            if cpu:
+                self.flow.meets_cpu |= set(value.host)
+            others = [v for v in inputs if v != value] or ([value] if value.inputs and value.is_list else [])
+            if others:
+                met = Value(inputs=frozenset().union(*(v.inputs for v in others)))
+                self._meet(value, met, where, scalars_mix=scalars_mix)
+
+    def _arguments(self, node: cst.Call, env: dict[str, Value]) -> tuple[list[Value], list[Value]]:
+        """The values of the arguments, and of the tensors they give (a list literal's elements one by one)."""
+        values, tensors = [], []
+        for arg in node.args:
+            if isinstance(arg.value, (cst.List, cst.Tuple)) and not arg.star:
+                elements = [self._expr(e.value, env) for e in arg.value.elements]
+                tensors.extend(elements)
+                value = Value(is_list=True)
+                for element in elements:
+                    value = value | element
+                values.append(value)
+            else:
+                values.append(self._expr(arg.value, env))
+                tensors.append(values[-1])
+        return values, tensors
+
+    def _call(self, node: cst.Call, env: dict[str, Value]) -> Value:
+        func = node.func
+        full = self.torch.qualify(func)
+        if full is not None and full.startswith("torch."):
+            return self._torch_call(node, full[6:], env)
+        args, tensors = self._arguments(node, env)
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            receiver = func.value
+            if isinstance(receiver, cst.Name) and receiver.value == "self":
+                if method in self.module.submodules:
+                    for value in tensors:
+                        if value.host:
+                            others = [v for v in tensors if v.inputs and v != value]
+                            parameters = Value(inputs=frozenset({f"the parameters of `self.{method}`"}))
+                            self._meet(value, others[0] if others else parameters, f"a call of `self.{method}`",
+                                       scalars_mix=False)
+                    return Value(inputs=frozenset({f"the output of `self.{method}`"}))
+                return NOTHING
+            if (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name)
+                    and receiver.func.value == "super" and method == "forward" and self.module.is_module):
+                return Value(inputs=frozenset({"the output of `super().forward`"}))
+            value = self._expr(receiver, env)
+            if method == "append" and isinstance(receiver, cst.Name) and args:
+                env[receiver.value] = env.get(receiver.value, Value(is_list=True)) | replace(args[0], is_list=True)
+                return NOTHING
+            if method == "extend" and isinstance(receiver, cst.Name) and args:
+                env[receiver.value] = env.get(receiver.value, Value(is_list=True)) | args[0]
+                return NOTHING
+            if method in _MOVES and not (method == "to" and is_dtype_only_move(node, self.torch)):
+                self.flow.moved |= set(value.host)
+                if method == "to" and value.host and _to_host(node):
+                    return Value(on_cpu=True)
+                return NOTHING
+            if method in _TO_HOST:
+                self.flow.moved |= set(value.host)
+                return Value(on_cpu=True)
+            if method in _HOST_VALUES:
+                self.flow.host_used |= set(value.host)
+                return NOTHING
+            if method in _NON_TENSOR_METHODS or value.is_list:
+                return NOTHING
+            if not value.host and not value.inputs and not value.on_cpu:
+                return NOTHING
+            if method in JOINING or method in ELEMENTWISE:
+                self._join([value, *tensors], f"`.{method}`", method not in _NO_SCALARS)
+                return _combine([value, *tensors])
+            return _combine([value])
+        if isinstance(func, cst.Name) and func.value in _HOST_BUILTINS:
+            for value in args:
+                self.flow.host_used |= set(value.host)
+        return NOTHING  # a plain function: it may place what it is given
+
+    def _torch_call(self, node: cst.Call, name: str, env: dict[str, Value]) -> Value:
+        args, tensors = self._arguments(node, env)
+        if name in LEGACY_CONSTRUCTORS:
+            if legacy_constructor_name(node, self.torch) is None or self.placed:
+                return NOTHING
+            if args and (args[0].inputs or args[0].host or args[0].on_cpu):
+                return _combine(args[:1])
+            self.flow.factories.setdefault(node, name)
+            return Value(host=frozenset({node}), wide=frozenset({node}))
+        if name == "from_numpy":
+            return Value(on_cpu=True)
+        if factory_name(node, self.torch) is not None:
+            if name in LIKE_FACTORIES:
+                return _combine(args[:1])
+            if cpu_factory_name(node, self.torch) is None or self.placed or keyword(node, "generator") is not None:
+                return NOTHING
+            data = positional(node)
+            if name in ("tensor", "as_tensor") and args and (args[0].inputs or args[0].on_cpu):
+                return Value(inputs=args[0].inputs, on_cpu=args[0].on_cpu)  # already a tensor: it follows it
+            if name in ("tensor", "as_tensor") and data and _may_hold_a_tensor(data[0].value, env):
+                return NOTHING  # `torch.as_tensor(self.m(x))`: perhaps a tensor already, wherever it is
+            if _is_placeholder(name, data):
+                return NOTHING  # `torch.empty(0)`: an empty start value, replaced or joined with nothing
+            for value in args[1:] if name in ("tensor", "as_tensor") else args:
+                self.flow.host_used |= set(value.host)  # sizes
+            self.flow.factories.setdefault(node, name)
+            wide = frozenset() if _is_scalar(node, name, data, self.sequences) else frozenset({node})
+            return Value(host=frozenset({node}), wide=wide)
+        if name in _TORCH_NON_TENSOR or name.startswith(("cuda.", "distributed.", "backends.", "jit.", "utils.")):
+            return NOTHING
+        short = name.rsplit(".", 1)[-1]
+        if short in JOINING or short in ELEMENTWISE:
+            self._join(tensors, f"torch.{short}", short not in _NO_SCALARS)
+        return _combine(tensors)
+
+    def _meet_returns(self) -> None:
+        """A host tensor returned where other paths return the input's tensors: the caller gets
+        either device."""
+        inputs = [v for v in self.returns if v.inputs and not v.host and not v.is_list]
+        if not inputs:
+            return
+        for value in self.returns:
+            if value.host and not value.inputs and not value.is_list:
+                self._meet(value, inputs[0], "a return (other paths return the input's device)", scalars_mix=False)
+
+
+def _combine(values: list[Value]) -> Value:
+    """The value of an operation on `values`: an operand that is only a host tensor ends up where the
+    inputs are once another operand is an input's (or the operation failed, and was reported). An
+    operand that is either (one name, two branches) stays either."""
+    any_input = any(v.inputs for v in values)
+    result = NOTHING
+    for value in values:
+        if any_input and value.host and not value.inputs:
+            value = replace(value, host=frozenset(), wide=frozenset())
+        result = result | value
+    return replace(result, is_list=False) if result.is_list else result
+
+
+def _may_hold_a_tensor(data: cst.BaseExpression, env: dict[str, Value]) -> bool:
+    """Data that may already be a tensor: it names an input, or calls something with one, or `self`."""
+    for node in _walk(data):
+        if isinstance(node, cst.Name) and (node.value == "self" or env.get(node.value, NOTHING).inputs):
+            return True
+    return False
+
+
+def _is_placeholder(name: str, args: list[cst.Arg]) -> bool:
+    """`torch.empty(0)`, `torch.zeros(0)`, `torch.tensor([])`: one empty dimension."""
+    if len(args) != 1:
+        return False
+    value = args[0].value
+    if name in ("tensor", "as_tensor"):
+        return isinstance(value, (cst.List, cst.Tuple)) and not value.elements
+    return isinstance(value, cst.Integer) and value.value == "0"
+
+
+def _to_host(call: cst.Call) -> bool:
+    args = positional(call)
+    target = keyword(call, "device")
+    expr = target.value if target is not None else (args[0].value if args else None)
+    return isinstance(expr, cst.SimpleString) and expr.raw_value.startswith("cpu")
+
+
+def _is_scalar(call: cst.Call, name: str, args: list[cst.Arg], sequences: set[str]) -> bool:
+    """A 0-dim tensor: `torch.tensor(0.5)`, `torch.tensor(n)` of a number, `torch.rand([])`."""
+    if not args:
+        return False
+    value = args[0].value
+    if name in ("tensor", "as_tensor", "scalar_tensor"):
+        if isinstance(value, cst.Name) and value.value in sequences:
+            return False
+        return not isinstance(value, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp, cst.Call, cst.Comparison,
+                                      cst.Subscript)) or _is_number_call(value)
+    return len(args) == 1 and isinstance(value, (cst.List, cst.Tuple)) and not value.elements
+
+
+def _is_number_call(value: cst.BaseExpression) -> bool:
+    if not isinstance(value, cst.Call):
+        return False
+    name = (dotted_name(value.func) or "").rsplit(".", 1)[-1]
+    return name in ("size", "dim", "numel", "item", "len", "int", "float", "round", "abs", "min", "max", "sum")
+
+
+def _paths(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(expr, cst.IfExp):
+        return [*_paths(expr.body), *_paths(expr.orelse)]
+    return [expr]
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _target_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return []
+
+
+def _merge(env: dict[str, Value], first: dict[str, Value], second: dict[str, Value]) -> None:
+    merged = {}
+    for name in first.keys() | second.keys():
+        a, b = first.get(name), second.get(name)
+        merged[name] = a | b if a is not None and b is not None else (a or b)  # type: ignore[operator]
+    env.clear()
+    env.update(merged)
+
+
+class CallSites:
+    """The calls of each function name in the file (`f(...)`, `obj.f(...)`), with the function they are in."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.calls: dict[str, list[tuple[cst.Call, Optional[cst.FunctionDef]]]] = {}
+        stack: list[tuple[cst.CSTNode, Optional[cst.FunctionDef]]] = [(module, None)]
+        while stack:
+            node, function = stack.pop()
+            if isinstance(node, cst.FunctionDef):
+                function = node
+            elif isinstance(node, cst.Call):
+                name = node.func.attr.value if isinstance(node.func, cst.Attribute) else (
+                    node.func.value if isinstance(node.func, cst.Name) else None)
+                if name is not None:
+                    self.calls.setdefault(name, []).append((node, function))
+            stack.extend((child, function) for child in children(node))
+
+    def only_host_or_default(self, function: cst.FunctionDef, param: str, torch: TorchNames) -> bool:
+        """Does every call of `function` in the file (one at least) leave `param` to its default or pass
+        a tensor made on the CPU by a factory? Then the file shows it never holds an input's tensor."""
+        sites = self.calls.get(function.name.value, [])
+        if not sites:
+            return False
+        params = [*function.params.posonly_params, *function.params.params]
+        names = [p.name.value for p in params]
+        target = next((p for p in [*params, *function.params.kwonly_params] if p.name.value == param), None)
+        if target is None:
+            return False
+        for call, caller in sites:
+            if call is function or any(arg.star for arg in call.args):
+                return False
+            offset = 1 if isinstance(call.func, cst.Attribute) and names[:1] in (["self"], ["cls"]) else 0
+            given: Optional[cst.BaseExpression] = None
+            for index, arg in enumerate(positional(call)):
+                if index + offset < len(names) and names[index + offset] == param:
+                    given = arg.value
+            passed = keyword(call, param)
+            if passed is not None:
+                given = passed.value
+            if given is None:
+                if target.default is None:
+                    return False  # a call that does not match this function
+                continue
+            if not _made_on_host(given, caller, torch):
+                return False
+        return True
+
+
+def _made_on_host(expr: cst.BaseExpression, caller: Optional[cst.FunctionDef], torch: TorchNames,
+                  depth: int = 0) -> bool:
+    """A tensor the caller shows to be on the host: a factory's CPU tensor, maybe through tensor methods
+    (`torch.tensor(s).repeat(n)`), a value sent there (`logits.float().cpu()`), a plain function of
+    such, or a name (or attribute) the caller binds only to such (and `None`)."""
+    if depth > 4:
+        return False
+    while isinstance(expr, (cst.Call, cst.Subscript)):
+        if isinstance(expr, cst.Call) and (cpu_factory_name(expr, torch) or legacy_constructor_name(expr, torch)):
+            return True
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            if expr.func.attr.value in _TO_HOST:
+                return True
+            if expr.func.attr.value in _MOVES:
+                return False
+            expr = expr.func.value
+        elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
+            args = positional(expr)
+            return bool(args) and _made_on_host(args[0].value, caller, torch, depth + 1)
+        elif isinstance(expr, cst.Subscript):
+            expr = expr.value
+        else:
+            return False
+    name = dotted_name(expr)
+    if name is not None and caller is not None:
+        values = [node.value for node in _walk_own(caller) if isinstance(node, cst.Assign)
+                  and any(dotted_name(t.target) == name for t in node.targets)]
+        values = [v for v in values if not (isinstance(v, cst.Name) and v.value == "None")]
+        return bool(values) and all(_made_on_host(v, caller, torch, depth + 1) for v in values)
+    return False

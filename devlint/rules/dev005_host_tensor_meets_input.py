@@ -1,0 +1,223 @@
+"""DEV005 — a tensor created on the CPU meets the caller's tensor."""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from devlint.analysis.classes import ClassTable
+from devlint.analysis.edits import append_keyword
+from devlint.analysis.factories import FACTORIES, LEGACY_CONSTRUCTORS, cpu_factory_name, legacy_constructor_name
+from devlint.analysis.flow import CallSites, FlowReader, FunctionFlow, Meeting, ModuleFacts
+from devlint.diagnostics import Applicability
+from devlint.prefilter import words
+from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
+from devlint.screen import host_meetings_possible
+from devlint.walk import children
+
+RULE = Rule(
+    code="DEV005",
+    name="host-tensor-meets-input",
+    summary="A tensor created without `device=` lands on the CPU and meets the caller's tensor",
+    why="""
+        A factory without `device=` (`torch.zeros`, `arange`, `tensor`, `rand`, `torch.LongTensor(data)`,
+        ...) always creates its tensor on the CPU; `dtype=` alone does not place it. In a function whose
+        inputs are tensors (parameters used as tensors, or a module's parameters and buffers read
+        through `self`), the first operation that mixes that CPU tensor with an input's tensor fails on
+        a GPU with "Expected all tensors to be on the same device": arithmetic and matmul, `cat`,
+        `stack`, `where`, `index_select`, `gather`, `masked_fill` and the like, a list later stacked
+        with the input's tensors, a `return` whose other paths return the input's tensors, or a call
+        of a submodule. The rule reports only such a meeting in the same function, and names what the
+        tensor meets. Not reported: 0-dim tensors in arithmetic (`torch.tensor(0.5)`, PyTorch lets
+        them mix), truth tests and host values (`if torch.rand(1) < p:`, `.item()`, `int()`, sizes,
+        slice bounds), CPU tensors used as an index (PyTorch accepts CPU indices), tensors handed to
+        a plain function (it may place them), values moved later (`.to()`, `.cuda()`, `.type_as()`)
+        or sent to the host on purpose (`.cpu()`, `.numpy()`), `*_like` and `x.new_*` (they follow
+        `x`), factories with `generator=`, and code under `with torch.device(...)` or after
+        `torch.set_default_device`.
+    """,
+    example="""
+        def autocorrelation(x, n):
+            pad = torch.zeros(x.shape[:-1] + (n,), dtype=x.dtype)
+            return torch.cat([x - x.mean(-1, keepdim=True), pad], -1)
+    """,
+    instead="""
+        def autocorrelation(x, n):
+            pad = torch.zeros(x.shape[:-1] + (n,), dtype=x.dtype, device=x.device)
+            return torch.cat([x - x.mean(-1, keepdim=True), pad], -1)
+    """,
+    fix_safety=FixSafety.UNSAFE,
+    fix="""
+        Adds `device=<input>.device`, where `<input>` is what the tensor meets and the file shows to be a
+        tensor: a parameter used as one (never one that may be `None`, is iterated, `len()`-ed or
+        rebound), a module parameter or buffer (`self.transitions`), or the weight of a layer it is
+        handed to (`self.embed.weight`); every other argument is kept. Unsafe: it moves a tensor to
+        where the input is, which changes where its values are computed (random draws give other
+        numbers on a GPU). No fix where the input is only another module's output, for legacy
+        constructors (the typed ones refuse a CUDA `device=`), for a random draw also used as a number
+        on the host, where the tensor also meets a value the file keeps on the CPU, or where it meets
+        another host tensor that would stay behind.
+    """,
+    tokens=("torch", words(*FACTORIES, *LEGACY_CONSTRUCTORS)),
+    screen=host_meetings_possible,
+)
+
+
+class HostTensorMeetsInput(RuleVisitor):
+    rule = RULE
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        self.functions: dict[cst.FunctionDef, Optional[cst.ClassDef]] = {}  # with a candidate, and their class
+        self.placed: set[cst.Call] = set()  # factories under `with torch.device(...)`
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if cpu_factory_name(node, self.torch) is None and legacy_constructor_name(node, self.torch) is None:
+            return
+        function = self.ctx.current_function()
+        if function is None:
+            return
+        if self.ctx.device_placed():
+            self.placed.add(node)
+        if function not in self.functions:
+            cls = self.ctx.current_class()
+            # the class only counts when the function is one of its methods
+            self.functions[function] = cls if cls is not None and function in cls.body.body else None
+
+    def finish(self) -> None:
+        if self.ctx.sets_default_device or not self.functions:
+            return
+        classes = self.ctx.cache.get("class_table")
+        if classes is None:
+            classes = self.ctx.cache["class_table"] = ClassTable(self.ctx.module, self.torch)
+        facts: dict[Optional[cst.ClassDef], ModuleFacts] = {}
+        for function, cls in self.functions.items():
+            if function.name.value == "__init__":
+                cls = None  # the module is being built: its parameters are still on the CPU
+            if cls not in facts:
+                facts[cls] = ModuleFacts(cls, classes, self.torch)  # type: ignore[arg-type]
+            flow = FlowReader(function, self.torch, facts[cls]).read()
+            found = []
+            for call, name, meeting in flow.reportable():
+                if call in self.placed or self._callers_keep_it_on_the_host(function, meeting, flow):
+                    continue
+                sources = [_device_source(root, facts[cls]) for root in meeting.roots]
+                usable = [i for i, source in enumerate(sources) if source and _fixable_source(source, flow, function)]
+                chosen = usable[0] if usable else 0
+                fix = _device_fix(call, name, sources[chosen], flow) if usable else None
+                found.append((call, _message(name, meeting.roots[chosen], meeting.where, sources[chosen]), fix))
+            _drop_fixes_that_split_host_tensors(found, flow)
+            for call, message, fix in found:
+                self.report(call, message, fix)
+
+
+    def _callers_keep_it_on_the_host(self, function: cst.FunctionDef, meeting: Meeting, flow: FunctionFlow) -> bool:
+        """The input it meets is a parameter that every call in the file leaves to its default or
+        gives a CPU tensor (`self.embedding(torch.tensor(scale).repeat(n)).to(device)`)."""
+        if meeting.root not in flow.tensor_params:
+            return False
+        sites = self.ctx.cache.get("call_sites")
+        if sites is None:
+            sites = self.ctx.cache["call_sites"] = CallSites(self.ctx.module)
+        return sites.only_host_or_default(function, meeting.root, self.torch)  # type: ignore[union-attr]
+
+
+def _drop_fixes_that_split_host_tensors(found: list, flow: FunctionFlow) -> None:
+    """A fix moves its tensor to the input's device; a host tensor it meets that stays behind (not
+    0-dim) would then be on the wrong side: no fix for either, until nothing changes."""
+    fixed = {call for call, _message, fix in found if fix is not None}
+    changed = True
+    while changed:
+        changed = False
+        for a, b, b_wide in flow.host_pairs:
+            for moved, left in ((a, b), (b, a)):
+                stays_wide = b_wide if left is b else True
+                if moved in fixed and left not in fixed and stays_wide:
+                    fixed.discard(moved)
+                    changed = True
+    found[:] = [(call, message, fix if call in fixed else None) for call, message, fix in found]
+
+
+def _message(name: str, root: str, where: str, source: Optional[str]) -> str:
+    advice = f"pass `device={source}.device`" if source else "pass `device=` (the input's device)"
+    what = root if " " in root else f"`{root}`"
+    return f"`torch.{name}(...)` is created on the CPU and meets {what} in {where}; {advice}"
+
+
+def _device_source(root: str, module: ModuleFacts) -> Optional[str]:
+    """`x`, `self.weight`, or `self.embed.weight` for a layer that always has one: a tensor with a
+    `.device` (other submodules have none to name)."""
+    if root.startswith("the parameters of `self."):
+        attr = root[len("the parameters of `self."):-1]
+        return f"self.{attr}.weight" if attr in module.weighted else None
+    return None if " " in root else root
+
+
+def _fixable_source(source: str, flow: FunctionFlow, function: cst.FunctionDef) -> bool:
+    """`self.<parameter or layer>.weight`, or a parameter shown to be a tensor that is never None by
+    default or annotation, and not rebound to something else."""
+    if source.startswith("self."):
+        return True
+    if source not in flow.tensor_params or _rebound(function, source):
+        return False
+    params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
+    param = next(p for p in params if p.name.value == source)
+    if param.default is not None and not (isinstance(param.default, cst.Name) and param.default.value != "None"):
+        return False  # `x=None`: maybe no tensor at all
+    if param.annotation is not None:
+        text = cst.Module([]).code_for_node(param.annotation.annotation)
+        if "None" in text or "Optional" in text:
+            return False
+    return True
+
+
+def _device_fix(call: cst.Call, name: str, source: Optional[str], flow: FunctionFlow) -> Optional[Fix]:
+    if source is None or name in LEGACY_CONSTRUCTORS or call in flow.host_used or call in flow.meets_cpu:
+        return None
+    device = cst.parse_expression(f"{source}.device")
+    return Fix(Applicability.UNSAFE, f"Create it on `{source}.device`", {call: append_keyword(call, "device", device)})
+
+
+def _rebound(function: cst.FunctionDef, name: str) -> bool:
+    """Is parameter `name` bound again in the function to something other than a tensor op on itself?"""
+    for node in _own_nodes(function.body):
+        targets: list[cst.BaseExpression] = []
+        value: Optional[cst.BaseExpression] = None
+        if isinstance(node, cst.Assign):
+            targets, value = [t.target for t in node.targets], node.value
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+            targets, value = [node.target], node.value
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            targets = [node.target]
+        elif isinstance(node, (cst.WithItem,)) and node.asname is not None:
+            targets = [node.asname.name]
+        for target in targets:
+            if name in _names(target) and not (isinstance(target, cst.Name) and _derives_from(value, name)):
+                return True
+    return False
+
+
+def _derives_from(value: Optional[cst.BaseExpression], name: str) -> bool:
+    """`x.view(...)`, `x.float().transpose(1, 2)`, `x * 2`: a tensor op whose receiver is `name`."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        value = value.func.value
+    while isinstance(value, (cst.Subscript, cst.BinaryOperation)):
+        value = value.value if isinstance(value, cst.Subscript) else value.left
+    return isinstance(value, cst.Name) and value.value == name
+
+
+def _names(target: cst.BaseExpression) -> set[str]:
+    return {node.value for node in _own_nodes(target) if isinstance(node, cst.Name)} | (
+        {target.value} if isinstance(target, cst.Name) else set())
+
+
+def _own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`root` and its nodes, without those of nested functions, classes and lambdas."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or node is root:
+            stack.extend(children(node))
+
