@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Optional, Sequence
 from devlint.analysis.factories import (
     CAST_METHODS, DTYPE_NAMES, FACTORIES, LEGACY_CONSTRUCTORS, LIKE_FACTORIES, SPARSE_FACTORIES,
 )
-from devlint.analysis.flow import _TENSOR_ATTRIBUTES, _TENSOR_ONLY_METHODS, ELEMENTWISE, JOINING
+from devlint.analysis.flow import TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, ELEMENTWISE, JOINING
 from devlint.analysis.names import is_cuda_runtime_value, is_cuda_value
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -352,7 +352,7 @@ def _may_make_host_tensor(facts: SyntaxFacts, call: ast.Call) -> bool:
 
 
 # What DEV005's flow reads as a parameter shown to be a tensor (a superset: analysis/flow.py).
-_TENSOR_EVIDENCE = _TENSOR_ATTRIBUTES | _TENSOR_ONLY_METHODS
+_TENSOR_EVIDENCE = TENSOR_ATTRIBUTES | TENSOR_ONLY_METHODS
 _MODULE_STATE = frozenset({"Parameter", "register_buffer", "register_parameter"})
 
 

@@ -64,7 +64,7 @@ _TORCH_NON_TENSOR = frozenset({
     "broadcast_shapes", "typename", "compile", "jit.script", "jit.trace",
 })
 # Evidence that a parameter is a tensor: methods no list, dict, str or NumPy array has.
-_TENSOR_ONLY_METHODS = frozenset({
+TENSOR_ONLY_METHODS = frozenset({
     "size", "dim", "view", "view_as", "unsqueeze", "permute", "contiguous", "detach", "expand", "expand_as",
     "masked_fill", "masked_fill_", "index_select", "gather", "scatter", "scatter_", "narrow", "float", "long",
     "int", "bool", "half", "bfloat16", "type_as", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor",
@@ -74,7 +74,7 @@ _TENSOR_ONLY_METHODS = frozenset({
     "lt", "gt", "le", "ge", "logical_not", "mul", "add", "sub", "div", "square", "rsqrt", "relu", "tanh",
     "element_size", "data_ptr", "numpy", "item", "chunk", "transpose", "t", "reshape", "squeeze", "flatten",
 })
-_TENSOR_ATTRIBUTES = frozenset({"shape", "device", "dtype", "is_cuda", "ndim", "T", "mT", "grad", "requires_grad",
+TENSOR_ATTRIBUTES = frozenset({"shape", "device", "dtype", "is_cuda", "ndim", "T", "mT", "grad", "requires_grad",
                                 "data"})
 _SEQUENCE_ANNOTATION = ("list", "List", "Sequence", "Tuple", "tuple", "Iterable")
 _NOT_TENSOR_ANNOTATION = ("list", "List", "Sequence", "Dict", "dict", "Tuple", "tuple", "Iterable", "Mapping",
@@ -290,7 +290,7 @@ def tensor_parameters(function: cst.FunctionDef) -> tuple[set[str], set[str]]:
     for node in _walk_own(function.body):
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value in names:
             attr = node.attr.value
-            if attr in _TENSOR_ATTRIBUTES or attr in _TENSOR_ONLY_METHODS:
+            if attr in TENSOR_ATTRIBUTES or attr in TENSOR_ONLY_METHODS:
                 shown.add(node.value.value)
             elif attr in ("items", "keys", "values", "append", "extend", "get", "split", "format", "astype"):
                 refused.add(node.value.value)

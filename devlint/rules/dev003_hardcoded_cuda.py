@@ -83,7 +83,7 @@ _CUDA_KEYWORDS = {"device", "non_blocking", "memory_format"}
 # Tensor methods whose result is not a tensor on the receiver's device (sizes, Python values).
 _NOT_TENSOR_RESULTS = {"size", "item", "tolist", "dim", "numel", "data_ptr", "stride", "get_device", "element_size",
                        "is_contiguous", "nelement", "type", "storage", "untyped_storage", "__len__"}
-_TENSOR_ATTRIBUTES = {"T", "mT", "H", "mH", "data", "real", "imag"}
+TENSOR_ATTRIBUTES = {"T", "mT", "H", "mH", "data", "real", "imag"}
 # Moves to the host: a value that went through one of these was taken off its device.
 _HOST_METHODS = {"cpu", "numpy"}
 _FROM_HOST = ("tensor", "as_tensor", "from_numpy", "Tensor", "LongTensor", "FloatTensor")
@@ -303,7 +303,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
                 return None
             return found[0][0], all(f[1] for f in found)  # type: ignore[index]
         if isinstance(expr, cst.Attribute):
-            if expr.attr.value in _TENSOR_ATTRIBUTES:
+            if expr.attr.value in TENSOR_ATTRIBUTES:
                 return self._derivation(expr.value, function, params, depth + 1)
             return None
         if isinstance(expr, cst.Subscript):
