@@ -1,7 +1,8 @@
 """Every fix devlint offers on the corpus, joined with its reviewed verdict.
 
-    devlint --isolated --no-cache --exit-zero -q --output-format json-lines ~/.cache/devlint-dev-corpus/src > /tmp/full.jsonl
-    devlint --isolated --no-cache --exit-zero -q --output-format json-lines ~/.cache/devlint-dev-corpus/wide > /tmp/wide.jsonl
+    C=~/.cache/devlint-dev-corpus
+    devlint --isolated --no-cache --exit-zero -q --unsafe-fixes --output-format json-lines $C/src > /tmp/full.jsonl
+    devlint --isolated --no-cache --exit-zero -q --unsafe-fixes --output-format json-lines $C/wide > /tmp/wide.jsonl
     python benchmarks/fix_review.py --full /tmp/full.jsonl --wide /tmp/wide.jsonl [--markdown]
 
 `benchmarks/fix_labels.csv` holds one row per fix hunk that was read (set, path, line, code,

@@ -182,7 +182,8 @@ def _break(text: str, start: int, end: int, *, force: bool) -> Optional[tuple[in
     indent = line[: len(line) - len(line.lstrip(" \t"))]
     unit = "\t" if "\t" in indent else "    "
     newline = "\r\n" if line.endswith("\r") else "\n"
-    line_tokens = [t for t in tokens if line_start <= t.start < line_stop and t.kind not in (tokenize.NL, tokenize.NEWLINE)]
+    line_tokens = [t for t in tokens
+                   if line_start <= t.start < line_stop and t.kind not in (tokenize.NL, tokenize.NEWLINE)]
     if not force:
         items = _delimiter_split(text, tokens, pairs, line_tokens, line_start, line_stop, indent, newline)
         if items is not None:
@@ -193,13 +194,15 @@ def _break(text: str, start: int, end: int, *, force: bool) -> Optional[tuple[in
     if enclosing:
         target = max(enclosing, key=lambda p: p.open.start)
     else:
-        top = [p for p in on_line if not any(q is not p and q.open.start < p.open.start and q.close.start > p.close.start
-                                              for q in on_line)]  # type: ignore[operator]
+        top = [p for p in on_line  # type: ignore[operator]
+               if not any(q is not p and q.open.start < p.open.start and q.close.start > p.close.start
+                          for q in on_line)]
         top = [p for p in top if p.close.start > p.open.end]  # type: ignore[union-attr]  (empty brackets: no)
         if not top:
             return None
         target = top[-1]
-    chain = [p for p in on_line if p.open.start <= target.open.start and p.close.start >= target.close.start]  # type: ignore
+    chain = [p for p in on_line  # type: ignore
+             if p.open.start <= target.open.start and p.close.start >= target.close.start]
     chain.sort(key=lambda p: p.open.start)
     outer = chain[0]
     if not _tail_is_plain(line_tokens, outer, pairs) or not _head_is_plain(line_tokens, outer):
@@ -224,7 +227,8 @@ def _break(text: str, start: int, end: int, *, force: bool) -> Optional[tuple[in
     return outer.open.start, outer.close.end, broken  # type: ignore[union-attr]
 
 
-def _optional_parens(text: str, tokens: list[_Token], around: list[_Pair], line_tokens: list[_Token]) -> Optional[_Pair]:
+def _optional_parens(text: str, tokens: list[_Token], around: list[_Pair],
+                     line_tokens: list[_Token]) -> Optional[_Pair]:
     """The parentheses black added around a right-hand side that did not fit (`x = (`, `return (`)
     when the line is all they hold."""
     if not around or not line_tokens:
@@ -234,8 +238,9 @@ def _optional_parens(text: str, tokens: list[_Token], around: list[_Pair], line_
         return None
     index = tokens.index(pair.open)
     before = tokens[index - 1] if index > 0 else None
-    if before is None or not (before.text in ("=", "return") or (before.kind == tokenize.OP and before.text.endswith("=")
-                                                                  and before.text not in ("==", "!=", "<=", ">="))):
+    assigns = before is not None and (before.text in ("=", "return") or (
+        before.kind == tokenize.OP and before.text.endswith("=") and before.text not in ("==", "!=", "<=", ">=")))
+    if not assigns:
         return None
     inside = [t for t in tokens[index + 1:tokens.index(pair.close)] if t.kind not in (tokenize.NL, tokenize.NEWLINE)]
     if inside != line_tokens or any(t.kind == tokenize.COMMENT for t in inside):
@@ -276,7 +281,8 @@ def _delimiter_split(text: str, tokens: list[_Token], pairs: list[_Pair], line_t
         first = cut.end
     last = text[first:line_tokens[-1].end].strip(" \t")
     if last:
-        after = next((t for t in tokens if t.start >= line_stop and t.kind not in (tokenize.NL, tokenize.NEWLINE)), None)
+        after = next((t for t in tokens if t.start >= line_stop and t.kind not in (tokenize.NL, tokenize.NEWLINE)),
+                     None)
         closes = after is not None and any(p.close is after for p in around)
         items.append(last + ("," if closes else ""))
         body = [item + "," for item in items[:-1]] + [items[-1]]

@@ -289,7 +289,6 @@ def host_meetings_possible(facts: SyntaxFacts) -> bool:
 def _may_meet(function: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> bool:
     """Does the factory's value, or a name bound (transitively) to an expression that mentions it, sit
     inside a construct where devices meet? (A superset of what DEV005's flow follows.)"""
-    tainted: set[int] = set()
     names: set[str] = set()
     returns = [n for n in ast.walk(function) if type(n) is ast.Return and n.value is not None]
     several_returns = len(returns) > 1 or any(type(r.value) is ast.IfExp for r in returns)  # type: ignore

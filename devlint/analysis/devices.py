@@ -59,8 +59,8 @@ def device_variable(ctx: FileContext, exclude: AbstractSet[str] = frozenset(), *
     for frame in reversed(ctx.frames):
         node = frame.node
         if isinstance(node, cst.FunctionDef):
-            params = {p.name.value: p for p in (*node.params.posonly_params, *node.params.params,
-                                                  *node.params.kwonly_params)}
+            params = {p.name.value: p
+                      for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)}
             for name in _DEVICE_NAMES:
                 if name in hidden or not (name in params or name in frame.bound):
                     continue

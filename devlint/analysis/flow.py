@@ -74,8 +74,9 @@ TENSOR_ONLY_METHODS = frozenset({
     "lt", "gt", "le", "ge", "logical_not", "mul", "add", "sub", "div", "square", "rsqrt", "relu", "tanh",
     "element_size", "data_ptr", "numpy", "item", "chunk", "transpose", "t", "reshape", "squeeze", "flatten",
 })
-TENSOR_ATTRIBUTES = frozenset({"shape", "device", "dtype", "is_cuda", "ndim", "T", "mT", "grad", "requires_grad",
-                                "data"})
+TENSOR_ATTRIBUTES = frozenset({
+    "shape", "device", "dtype", "is_cuda", "ndim", "T", "mT", "grad", "requires_grad", "data",
+})
 _SEQUENCE_ANNOTATION = ("list", "List", "Sequence", "Tuple", "tuple", "Iterable")
 _NOT_TENSOR_ANNOTATION = ("list", "List", "Sequence", "Dict", "dict", "Tuple", "tuple", "Iterable", "Mapping",
                           "Iterator", "str", "int", "float", "bool")
@@ -119,7 +120,6 @@ class Value:
             return other if not self.is_list or other.is_list else replace(other, is_list=True)
         return Value(self.host | other.host, self.inputs | other.inputs, self.wide | other.wide,
                      self.is_list or other.is_list, self.on_cpu or other.on_cpu)
-
 
 
 NOTHING = Value()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Optional, Sequence, Union
+from typing import Optional, Sequence
 
 import libcst as cst
 
@@ -246,7 +246,8 @@ def _is_sequence_display(expr: cst.BaseExpression) -> bool:
         return True
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Multiply)):
         return isinstance(expr.left, cst.List) or isinstance(expr.right, cst.List) or (
-            isinstance(expr.operator, cst.Add) and (_is_sequence_display(expr.left) or _is_sequence_display(expr.right)))
+            isinstance(expr.operator, cst.Add)
+            and (_is_sequence_display(expr.left) or _is_sequence_display(expr.right)))
     return False
 
 

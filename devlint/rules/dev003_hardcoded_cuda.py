@@ -275,8 +275,9 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         function = self.ctx.current_function()
         if function is None:
             return None
-        params = {p.name.value for p in (*function.params.posonly_params, *function.params.params,
-                                           *function.params.kwonly_params)} - {"self", "cls"}
+        params = {p.name.value
+                  for p in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)}
+        params -= {"self", "cls"}
         found = self._derivation(receiver, function, params, 0)
         if found is None or not found[1]:
             return None

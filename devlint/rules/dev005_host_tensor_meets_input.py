@@ -111,7 +111,6 @@ class HostTensorMeetsInput(RuleVisitor):
             for call, message, fix in found:
                 self.report(call, message, fix)
 
-
     def _callers_keep_it_on_the_host(self, function: cst.FunctionDef, meeting: Meeting, flow: FunctionFlow) -> bool:
         """The input it meets is a parameter that every call in the file leaves to its default or
         gives a CPU tensor (`self.embedding(torch.tensor(scale).repeat(n)).to(device)`)."""
@@ -220,4 +219,3 @@ def _own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield node
         if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or node is root:
             stack.extend(children(node))
-
