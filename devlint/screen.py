@@ -369,6 +369,12 @@ def _may_have_inputs(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFu
                 return True
         elif type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "super":  # type: ignore
             return True  # `super().forward(x)`: the output of the module's own layer
+        elif type(node) is ast.For and _iterates_parameters(node.iter, params):  # type: ignore[attr-defined]
+            targets = {n.id for n in ast.walk(node.target) if type(n) is ast.Name}  # type: ignore[attr-defined]
+            for inner in ast.walk(node):
+                if type(inner) is ast.Attribute and type(inner.value) is ast.Name:  # type: ignore[attr-defined]
+                    if inner.value.id in targets and inner.attr in _TENSOR_EVIDENCE:  # type: ignore[attr-defined]
+                        return True  # `for p in preds: p.numel()`: elements of the caller's tensors
     if not (args.args and args.args[0].arg == "self"):
         return False
     for cls in facts.classes:
@@ -376,6 +382,11 @@ def _may_have_inputs(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFu
             if _holds_module_state(facts, cls):
                 return True
     return False
+
+
+def _iterates_parameters(iterated: ast.expr, params: set[str]) -> bool:
+    """`preds`, `zip(preds, targets)`, `enumerate(preds)`: a loop over the caller's sequences."""
+    return any(type(n) is ast.Name and n.id in params for n in ast.walk(iterated))  # type: ignore[attr-defined]
 
 
 def _holds_module_state(facts: SyntaxFacts, cls: ast.ClassDef) -> bool:

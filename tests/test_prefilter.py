@@ -67,6 +67,8 @@ SNIPPETS = [
     'device = "cu\\\nda"', 'x = torch.zeros(3, device="\\u0063uda")',
     "x = torch.zeros(3)", "x = x.to(device)", "x.to(device)", "x.cuda()", "y.cpu()", "x.pin_memory()",
     "x = th.ones(2, 3)\nx.to(dev)", "x = torch.randn(4)\nx = x.to(device)", "x = z(4)\nx = x.cuda()",
+    "def total(preds):\n    losses = []\n    for p in preds:\n        if p.numel():\n"
+    "            losses.append(torch.tensor(0))\n    return torch.stack(losses)",
     "x = torch.tensor([1, 2]).cuda()", "mask = torch.ones(4, 4).to(device)", "t = torch.arange(5).float().to(dev)",
     "(x\n .to  # move it\n (device))", "x.\\\nto(device)", "x . cuda ( )", "out = th.zeros(3).to(  # c\n  dev)",
     "state = torch.load(path)", "model.load_state_dict(torch.load(path))", "s = ld(path)",

@@ -77,6 +77,12 @@ TENSOR_ONLY_METHODS = frozenset({
 TENSOR_ATTRIBUTES = frozenset({
     "shape", "device", "dtype", "is_cuda", "ndim", "T", "mT", "grad", "requires_grad", "data",
 })
+# Evidence that an element of a sequence parameter is a tensor: calls NumPy arrays and Python
+# numbers do not have (`.size` and `.shape` are NumPy's too), and `.device`.
+_ELEMENT_TENSOR_METHODS = frozenset({
+    "numel", "dim", "size", "float", "long", "half", "unsqueeze", "view", "detach", "to", "cuda", "cpu",
+    "masked_fill", "index_select", "new_zeros", "new_ones", "new_full", "type_as", "expand_as",
+})
 _SEQUENCE_ANNOTATION = ("list", "List", "Sequence", "Tuple", "tuple", "Iterable")
 _NOT_TENSOR_ANNOTATION = ("list", "List", "Sequence", "Dict", "dict", "Tuple", "tuple", "Iterable", "Mapping",
                           "Iterator", "str", "int", "float", "bool")
@@ -333,6 +339,8 @@ class FlowReader:
         self.flow = FunctionFlow()
         self.returns: list[Value] = []
         self.params, self.sequences = tensor_parameters(function)
+        every = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
+        self.parameters = {p.name.value for p in every} - {"self", "cls"}
         self.flow.tensor_params = self.params
 
     def read(self) -> FunctionFlow:
@@ -369,6 +377,8 @@ class FlowReader:
                     self.flow.host_used |= set(source.host)  # iterated on the host
                 for name in _target_names(node.target):
                     env[name] = element
+                for name in self._tensor_elements(node):
+                    env[name] = Value(inputs=frozenset({name}))
             else:
                 self._expr(node.test, env)
             for _ in range(2):  # what one iteration binds, the next one reads
@@ -390,6 +400,33 @@ class FlowReader:
             if node.finalbody is not None:
                 self._block(node.finalbody.body, env)
         # nested functions and classes are read on their own
+
+    def _tensor_elements(self, loop: cst.For) -> set[str]:
+        """`for p, t in zip(preds, targets): ... p.numel()`: the elements of the caller's sequences
+        that the loop uses as tensors are inputs too (on the caller's device). Not fix sources: they
+        are not parameters."""
+        iterated = loop.iter
+        while isinstance(iterated, cst.Call) and dotted_name(iterated.func) in ("zip", "enumerate", "reversed"):
+            names = [arg.value for arg in iterated.args]
+            if dotted_name(iterated.func) == "zip":
+                if not all(isinstance(name, cst.Name) and name.value in self.parameters for name in names):
+                    return set()
+                break
+            iterated = names[0] if names else None
+        else:
+            if not (isinstance(iterated, cst.Name) and iterated.value in self.parameters):
+                return set()
+        targets = set(_target_names(loop.target))
+        shown: set[str] = set()
+        for node in _walk_own(loop.body):
+            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value in targets:
+                if node.attr.value == "device":
+                    shown.add(node.value.value)
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and isinstance(
+                    node.func.value, cst.Name) and node.func.value.value in targets:
+                if node.func.attr.value in _ELEMENT_TENSOR_METHODS:
+                    shown.add(node.func.value.value)
+        return shown
 
     def _small(self, node: cst.BaseSmallStatement, env: dict[str, Value]) -> None:
         if isinstance(node, cst.Assign):

@@ -249,3 +249,17 @@ def test_no_fix_that_leaves_a_host_tensor_it_meets_behind():
             return torch.cat([x, j])
         """
     )
+
+
+def test_an_element_of_the_callers_list_is_no_fix_source():
+    # `p` is bound by the loop, not a parameter: the report names it, the fix does not use it
+    unchanged(
+        """
+        import torch
+        def total(preds):
+            losses = []
+            for p in preds:
+                losses.append(p.sum() if p.numel() else torch.tensor(0.0))
+            return torch.stack(losses)
+        """
+    )

@@ -13,6 +13,17 @@ from rules.cases import cases_for, reports
 case = cases_for("DEV005")
 
 FLAGGED = [
+    case("zero_dim_tensor_stacked_with_elements_of_the_callers_tensors", """
+        import torch
+        def total(preds, targets):
+            losses = []
+            for p, t in zip(preds, targets):
+                if p.numel() == 0:
+                    losses.append(torch.tensor(0).float())
+                else:
+                    losses.append((p - t).abs().mean())
+            return torch.stack(losses)
+    """, [(6, 27)]),
     # the shipped bugs of issue 14, as minimal code
     case("cpu_index_for_index_select_in_a_plain_function", """
         import torch
@@ -200,6 +211,15 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    case("elements_of_a_sequence_not_shown_to_be_tensors", """
+        import torch
+        def total(arrays):
+            parts = []
+            for a in arrays:
+                parts.append(a.shape[0])
+                parts.append(torch.tensor(0.0))
+            return torch.stack(parts)
+    """, []),
     # the negatives of issue 14
     case("host_coin_flips_from_one_draw", """
         import torch
