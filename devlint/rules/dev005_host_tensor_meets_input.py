@@ -23,8 +23,8 @@ RULE = Rule(
     why="""
         A factory without `device=` (`torch.zeros`, `arange`, `tensor`, `rand`, `torch.LongTensor(data)`,
         ...) always creates its tensor on the CPU; `dtype=` alone does not place it. In a function whose
-        inputs are tensors (parameters used as tensors, or a module's parameters and buffers read
-        through `self`), the first operation that mixes that CPU tensor with an input's tensor fails on
+        inputs are tensors (parameters used as tensors, elements of the caller's sequences that a loop
+        uses as tensors, or a module's parameters and buffers read through `self`), the first operation that mixes that CPU tensor with an input's tensor fails on
         a GPU with "Expected all tensors to be on the same device": arithmetic and matmul, `cat`,
         `stack`, `where`, `index_select`, `gather`, `masked_fill` and the like, a list later stacked
         with the input's tensors, a `return` whose other paths return the input's tensors, or a call
