@@ -9,7 +9,7 @@ from typing import AbstractSet, Optional
 import libcst as cst
 
 from devlint.analysis.context import FileContext
-from devlint.analysis.names import dotted_name, string_value
+from devlint.analysis.names import dotted_name, named_parameters, string_value
 from devlint.walk import children
 
 _DEVICE_NAMES = ("device", "DEVICE", "dev")
@@ -59,8 +59,7 @@ def device_variable(ctx: FileContext, exclude: AbstractSet[str] = frozenset(), *
     for frame in reversed(ctx.frames):
         node = frame.node
         if isinstance(node, cst.FunctionDef):
-            params = {p.name.value: p
-                      for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)}
+            params = named_parameters(node)
             for name in _DEVICE_NAMES:
                 if name in hidden or not (name in params or name in frame.bound):
                     continue
@@ -197,19 +196,15 @@ def _self_device_is_device(ctx: FileContext, cls: cst.ClassDef, strict: bool, de
             if not _annotation_is_device(node):
                 return False
         elif how == "value" and method is not None:
-            if isinstance(node, cst.Name) and node.value in _params_of(method):
-                if not _param_is_device(ctx, method, _params_of(method)[node.value], strict):
+            params = named_parameters(method)
+            if isinstance(node, cst.Name) and node.value in params:
+                if not _param_is_device(ctx, method, params[node.value], strict):
                     return False
             elif not _is_device_value(ctx, method, node, strict, max(depth, 1)):
                 return False
         else:
             return False
     return True
-
-
-def _params_of(function: cst.FunctionDef) -> dict[str, cst.Param]:
-    params = function.params
-    return {p.name.value: p for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
 
 
 def assigned_names(statement: cst.CSTNode) -> set[str]:

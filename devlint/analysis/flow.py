@@ -24,7 +24,7 @@ from devlint.analysis.factories import (
     LEGACY_CONSTRUCTORS, LIKE_FACTORIES, RANDOM_FACTORIES, cpu_factory_name, factory_name, is_dtype_only_move,
     legacy_constructor_name,
 )
-from devlint.analysis.names import dotted_name, keyword, positional
+from devlint.analysis.names import dotted_name, keyword, named_parameters, positional
 from devlint.analysis.torch_names import TorchNames
 from devlint.walk import children
 
@@ -279,8 +279,7 @@ def _walk_own(root: cst.CSTNode) -> Iterable[cst.CSTNode]:
 def tensor_parameters(function: cst.FunctionDef) -> tuple[set[str], set[str]]:
     """The parameters the function shows to be tensors, and never shows to be Python containers;
     and the names it shows to be sequences (iterated, `len()`-ed, bound to a list)."""
-    params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
-    names: dict[str, cst.Param] = {p.name.value: p for p in params if p.name.value not in ("self", "cls")}
+    names = {name: p for name, p in named_parameters(function).items() if name not in ("self", "cls")}
     shown: set[str] = set()
     refused: set[str] = set()
     sequences: set[str] = set()
@@ -339,8 +338,7 @@ class FlowReader:
         self.flow = FunctionFlow()
         self.returns: list[Value] = []
         self.params, self.sequences = tensor_parameters(function)
-        every = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
-        self.parameters = {p.name.value for p in every} - {"self", "cls"}
+        self.parameters = set(named_parameters(function)) - {"self", "cls"}
         self.flow.tensor_params = self.params
 
     def read(self) -> FunctionFlow:

@@ -88,6 +88,13 @@ def keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
     return None
 
 
+def named_parameters(function: cst.FunctionDef) -> dict[str, cst.Param]:
+    """The parameters a caller can name (positional-only, ordinary, keyword-only), by name; `self`
+    and `cls` included."""
+    params = function.params
+    return {p.name.value: p for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+
+
 def positional(call: cst.Call) -> list[cst.Arg]:
     """Positional arguments, stopping at the first `*args` (later positions are unknowable)."""
     result = []

@@ -9,7 +9,7 @@ import libcst as cst
 from devlint.analysis.devices import DeviceNameTracker, DeviceVariable, names_a_device
 from devlint.analysis.guards import CUDA_ONLY_CALLS, cuda_library_names, cuda_only_reason, is_tensorrt_module
 from devlint.analysis.names import (
-    dotted_name, identifiers, is_cuda_device_expr, is_cuda_string, keyword, positional, string_value,
+    dotted_name, identifiers, is_cuda_device_expr, is_cuda_string, keyword, named_parameters, positional, string_value,
 )
 from devlint.analysis.types import Kind
 from devlint.diagnostics import Applicability
@@ -275,9 +275,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         function = self.ctx.current_function()
         if function is None:
             return None
-        params = {p.name.value
-                  for p in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)}
-        params -= {"self", "cls"}
+        params = set(named_parameters(function)) - {"self", "cls"}
         found = self._derivation(receiver, function, params, 0)
         if found is None or not found[1]:
             return None

@@ -10,6 +10,7 @@ from devlint.analysis.classes import ClassTable
 from devlint.analysis.edits import append_keyword
 from devlint.analysis.factories import FACTORIES, LEGACY_CONSTRUCTORS, cpu_factory_name, legacy_constructor_name
 from devlint.analysis.flow import CallSites, FlowReader, FunctionFlow, Meeting, ModuleFacts
+from devlint.analysis.names import named_parameters
 from devlint.diagnostics import Applicability
 from devlint.prefilter import words
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
@@ -160,8 +161,7 @@ def _fixable_source(source: str, flow: FunctionFlow, function: cst.FunctionDef) 
         return True
     if source not in flow.tensor_params or _rebound(function, source):
         return False
-    params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
-    param = next(p for p in params if p.name.value == source)
+    param = named_parameters(function)[source]
     if param.default is not None and not (isinstance(param.default, cst.Name) and param.default.value != "None"):
         return False  # `x=None`: maybe no tensor at all
     if param.annotation is not None:
