@@ -22,21 +22,20 @@ RULE = Rule(
     name="host-tensor-meets-input",
     summary="A tensor created without `device=` lands on the CPU and meets the caller's tensor",
     why="""
-        A factory without `device=` (`torch.zeros`, `arange`, `tensor`, `rand`, `torch.LongTensor(data)`,
-        ...) always creates its tensor on the CPU; `dtype=` alone does not place it. In a function whose
-        inputs are tensors (parameters used as tensors, elements of the caller's sequences that a loop
-        uses as tensors, or a module's parameters and buffers read through `self`), the first operation that mixes that CPU tensor with an input's tensor fails on
-        a GPU with "Expected all tensors to be on the same device": arithmetic and matmul, `cat`,
-        `stack`, `where`, `index_select`, `gather`, `masked_fill` and the like, a list later stacked
-        with the input's tensors, a `return` whose other paths return the input's tensors, or a call
-        of a submodule. The rule reports only such a meeting in the same function, and names what the
-        tensor meets. Not reported: 0-dim tensors in arithmetic (`torch.tensor(0.5)`, PyTorch lets
-        them mix), truth tests and host values (`if torch.rand(1) < p:`, `.item()`, `int()`, sizes,
-        slice bounds), CPU tensors used as an index (PyTorch accepts CPU indices), tensors handed to
-        a plain function (it may place them), values moved later (`.to()`, `.cuda()`, `.type_as()`)
-        or sent to the host on purpose (`.cpu()`, `.numpy()`), `*_like` and `x.new_*` (they follow
-        `x`), factories with `generator=`, and code under `with torch.device(...)` or after
-        `torch.set_default_device`.
+        A factory without `device=` (`torch.zeros`, `arange`, `tensor`, `rand`, `torch.LongTensor(data)`, ...)
+        always creates its tensor on the CPU; `dtype=` alone does not place it. In a function whose inputs are
+        tensors (parameters used as tensors, elements of the caller's sequences that a loop uses as tensors, or
+        a module's parameters and buffers read through `self`), the first operation that mixes that CPU tensor
+        with an input's tensor fails on a GPU with "Expected all tensors to be on the same device": arithmetic
+        and matmul, `cat`, `stack`, `where`, `index_select`, `gather`, `masked_fill` and the like, a list later
+        stacked with the input's tensors, a `return` whose other paths return the input's tensors, or a call of
+        a submodule. The rule reports only such a meeting in the same function, and names what the tensor meets.
+        Not reported: 0-dim tensors in arithmetic (`torch.tensor(0.5)`, PyTorch lets them mix), truth tests and
+        host values (`if torch.rand(1) < p:`, `.item()`, `int()`, sizes, slice bounds), CPU tensors used as an
+        index (PyTorch accepts CPU indices), tensors handed to a plain function (it may place them), values
+        moved later (`.to()`, `.cuda()`, `.type_as()`) or sent to the host on purpose (`.cpu()`, `.numpy()`),
+        `*_like` and `x.new_*` (they follow `x`), factories with `generator=`, and code under `with
+        torch.device(...)` or after `torch.set_default_device`.
     """,
     example="""
         def autocorrelation(x, n):
