@@ -9,7 +9,7 @@ import sys
 from typing import Any, Optional
 
 from devlint.files import UsageError
-from devlint.line_length import MAX_LINE_LENGTH
+from devlint.line_length import MAX_LINE_LENGTH, is_line_length
 from devlint.settings import SYNTAX_ERROR_CODE, Settings
 
 if sys.version_info >= (3, 11):
@@ -106,7 +106,7 @@ def parse_line_length(value: Any, where: str) -> int:
     """A line limit: a whole number from 1 to 320 (ruff's bounds)."""
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_LINE_LENGTH:
+    if not is_line_length(value):
         raise ConfigError(f"{where} must be a whole number from 1 to {MAX_LINE_LENGTH}, not {value!r}")
     return value
 

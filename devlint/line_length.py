@@ -55,13 +55,13 @@ def _line_length_in(directory: str) -> Optional[int]:
 def _own_line_length(directory: str) -> Optional[int]:
     for name in (".ruff.toml", "ruff.toml"):
         data = _toml(os.path.join(directory, name))
-        if data is not None and _valid_length(data.get("line-length")):
+        if data is not None and is_line_length(data.get("line-length")):
             return data["line-length"]
     tools = (_toml(os.path.join(directory, "pyproject.toml")) or {}).get("tool", {})
     if isinstance(tools, dict):
         for tool in ("ruff", "black"):
             section = tools.get(tool)
-            if isinstance(section, dict) and _valid_length(section.get("line-length")):
+            if isinstance(section, dict) and is_line_length(section.get("line-length")):
                 return section["line-length"]
     for name in ("setup.cfg", "tox.ini", ".flake8"):
         candidate = os.path.join(directory, name)
@@ -74,7 +74,7 @@ def _own_line_length(directory: str) -> Optional[int]:
                 "flake8", "max_line_length", fallback=None)
         except (configparser.Error, UnicodeDecodeError, OSError):
             continue
-        if value is not None and value.strip().isdigit() and _valid_length(int(value.strip())):
+        if value is not None and value.strip().isdigit() and is_line_length(int(value.strip())):
             return int(value.strip())
     return None
 
@@ -89,5 +89,6 @@ def _toml(path: str) -> Optional[dict[str, Any]]:
         return None
 
 
-def _valid_length(value: Any) -> bool:
+def is_line_length(value: Any) -> bool:
+    """A whole number from 1 to 320 (ruff's bounds); not a bool."""
     return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_LINE_LENGTH
