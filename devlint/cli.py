@@ -47,14 +47,28 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--unsafe-fixes", action="store_true", default=None,
                         help="also apply fixes that may change behaviour (with --fix or --diff)")
     parser.add_argument("--diff", action="store_true", help="print a unified diff of the fixes; write nothing")
+    parser.add_argument("--fix-only", action="store_true",
+                        help="apply fixes and do not report what is left; exit 0 (implies --fix)")
+    parser.add_argument("--exit-non-zero-on-fix", action="store_true",
+                        help="with --fix or --fix-only: exit 1 when any file was fixed, even with no report left")
+    parser.add_argument("--add-noqa", action="store_true",
+                        help="append `# noqa: DEVnnn` to every reported line (merging with an existing list)")
     parser.add_argument("--line-length", type=_line_length, metavar="N",
                         help="the line limit fixes keep to (default: the project's formatter setting, else 88)")
     parser.add_argument("--select", type=_codes, help="codes or prefixes to check (replaces the default)")
     parser.add_argument("--extend-select", type=_codes, help="codes or prefixes to add")
     parser.add_argument("--ignore", type=_codes, help="codes or prefixes to skip")
     parser.add_argument("--per-file-ignores", help="'pattern:CODE,...' entries separated by ';'")
-    parser.add_argument("--exclude", type=_codes, help="glob patterns to skip (replaces the defaults)")
-    parser.add_argument("--extend-exclude", type=_codes, help="glob patterns to skip, added to the defaults")
+    parser.add_argument("--exclude", type=_codes, help="gitignore-style patterns to skip (replaces the defaults)")
+    parser.add_argument("--extend-exclude", type=_codes, help="gitignore-style patterns to skip, added to the defaults")
+    parser.add_argument("--respect-gitignore", action=argparse.BooleanOptionalAction, default=None,
+                        help="skip what git ignores: .gitignore files, .git/info/exclude (default: on)")
+    parser.add_argument("--force-exclude", action=argparse.BooleanOptionalAction, default=None,
+                        help="apply exclude to files named on the command line too (for hooks; default: off)")
+    parser.add_argument("--show-files", action="store_true",
+                        help="print the files that would be checked and exit (with --verbose: what is skipped, and why)")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="say on stderr which paths a directory walk skips, and why")
     parser.add_argument("--config", metavar="FILE", help="use this pyproject.toml or setup.cfg")
     parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
     parser.add_argument("--output-format", default="text",
@@ -213,6 +227,9 @@ def load_settings(args: argparse.Namespace, paths: list[str]):  # type: ignore[n
         changes["extend_exclude"] = (*settings.extend_exclude, *args.extend_exclude)
     if args.unsafe_fixes:
         changes["unsafe_fixes"] = True
+    for key in ("respect_gitignore", "force_exclude"):
+        if getattr(args, key, None) is not None:
+            changes[key] = getattr(args, key)
     if getattr(args, "line_length", None) is not None:
         changes["line_length"] = args.line_length
     return replace(settings, **changes)
@@ -227,11 +244,21 @@ def _check(args: argparse.Namespace) -> int:
     paths = args.paths or ([] if args.no_default_path else ["."])
     if args.output_format not in FORMATS:
         raise UsageError(f"unknown output format '{args.output_format}'; choose from {', '.join(FORMATS)}")
+    args.fix = args.fix or args.fix_only
     if args.write_baseline and (args.fix or args.diff or args.baseline):
         raise UsageError("--write-baseline records reports; it cannot be combined with --fix, --diff or --baseline")
+    if args.add_noqa and (args.fix or args.diff or args.write_baseline):
+        raise UsageError("--add-noqa cannot be combined with --fix, --fix-only, --diff or --write-baseline")
     baseline = Baseline(args.baseline) if args.baseline else None  # a bad file fails before the run
     settings = load_settings(args, paths or ["."])
-    files = list(discover(paths, settings))
+    skipped: list = []
+    files = sorted(discover(paths, settings, skipped))
+    if args.verbose:
+        for entry in skipped:
+            print(f"devlint: skipped {entry.path}: {entry.reason}", file=sys.stderr)
+    if args.show_files:
+        sys.stdout.write("".join(f"{path}\n" for path in files))
+        return EXIT_CLEAN
     mode = Mode(fix=args.fix and not args.diff, diff=args.diff, unsafe_fixes=settings.unsafe_fixes,
                 with_edits=args.output_format in EDIT_FORMATS)
     cache = None
@@ -244,9 +271,9 @@ def _check(args: argparse.Namespace) -> int:
     jobs = args.jobs or default_jobs()
     # Line-oriented output is written file by file as outcomes arrive (in path order), so memory
     # does not grow with the number of reports; the others need every report before they print.
-    files.sort()
     render = FORMATS[args.output_format]
-    streaming = (args.output_format in STREAMED_FORMATS and not (args.diff or args.write_baseline or baseline))
+    streaming = (args.output_format in STREAMED_FORMATS
+                 and not (args.diff or args.write_baseline or baseline or args.fix_only or args.add_noqa))
     out = sys.stdout
     diagnostics = []
     counts: Counter = Counter()
@@ -281,25 +308,49 @@ def _check(args: argparse.Namespace) -> int:
     if baseline is not None:
         new = baseline.new(diagnostics)
         baselined, diagnostics = len(diagnostics) - len(new), new
+    if args.add_noqa:
+        return _add_noqa(diagnostics, errors, args.quiet)
     if not streaming:
         counts = tally(diagnostics)
     if args.diff:
         out.write("".join(diffs))
+    elif args.fix_only:  # what is left is not reported, and does not fail the run (ruff's --fix-only)
+        counts = Counter()
     elif not streaming:
         out.write(render(diagnostics, settings.unsafe_fixes))
     if args.statistics:  # after text reports; on stderr when stdout must stay machine-readable
         _print_statistics(counts, settings.unsafe_fixes, out if args.output_format == "text" else sys.stderr)
     for error in errors:
         print(f"devlint: error: {error}", file=sys.stderr)
-    if not args.quiet:
+    fixes = sum(fixed.values())
+    if args.fix_only:
+        if fixes and not args.quiet:  # ruff's --fix-only summary: nothing when nothing was fixed
+            verb = "Would fix" if args.diff else "Fixed"
+            print(f"{verb} {fixes} report{'s' if fixes != 1 else ''}.", file=sys.stderr)
+    elif not args.quiet:
         print(_summary(counts, fixed, len(files), mode, len(errors), baselined), file=sys.stderr)
     if errors:
         return EXIT_ERROR
     if args.exit_zero:
         return EXIT_CLEAN
     if args.diff:
-        return EXIT_REPORTS if diffs else EXIT_CLEAN
+        return EXIT_REPORTS if diffs else EXIT_CLEAN  # ruff: a diff fails the run, --fix-only or not
+    if args.exit_non_zero_on_fix and fixes:
+        return EXIT_REPORTS
     return EXIT_REPORTS if sum(counts.values()) else EXIT_CLEAN
+
+
+def _add_noqa(diagnostics, errors: list[str], quiet: bool) -> int:  # type: ignore[no-untyped-def]
+    """`--add-noqa`: write the comments, say how many (as ruff: "Added N noqa directives.")."""
+    from devlint.add_noqa import write_noqa
+
+    added, failures = write_noqa(diagnostics)
+    errors.extend(failures)
+    for error in errors:
+        print(f"devlint: error: {error}", file=sys.stderr)
+    if not quiet:
+        print(f"Added {added} noqa directive{'s' if added != 1 else ''}.", file=sys.stderr)
+    return EXIT_ERROR if errors else EXIT_CLEAN
 
 
 Tally = "Counter[tuple[str, Optional[Applicability]]]"

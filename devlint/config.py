@@ -18,7 +18,8 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude", "unsafe-fixes",
-        "line-length")
+        "line-length", "respect-gitignore", "force-exclude")
+_SWITCHES = ("unsafe-fixes", "respect-gitignore", "force-exclude")
 
 
 class ConfigError(UsageError):
@@ -64,7 +65,7 @@ def _from_ini(options: dict[str, str]) -> dict[str, Any]:
         key = key.replace("_", "-")
         if key == "per-file-ignores":
             result[key] = value
-        elif key in ("unsafe-fixes", "line-length"):
+        elif key in (*_SWITCHES, "line-length"):
             result[key] = value.strip().lower()
         else:
             result[key] = [item for item in value.replace("\n", ",").split(",") if item.strip()]
@@ -90,13 +91,14 @@ def settings_from(raw: dict[str, Any], source: str, root: str, known_codes: tupl
             kwargs[key.replace("-", "_")] = tuple(_string_list(options[key], key, source))
     if "per-file-ignores" in options:
         kwargs["per_file_ignores"] = parse_per_file_ignores(options["per-file-ignores"], source, known_codes)
-    if "unsafe-fixes" in options:
-        value = options["unsafe-fixes"]
-        if isinstance(value, str) and value in ("true", "false", "1", "0", "yes", "no"):
-            value = value in ("true", "1", "yes")
-        if not isinstance(value, bool):
-            raise ConfigError(f"{source}: 'unsafe-fixes' must be true or false, not {value!r}")
-        kwargs["unsafe_fixes"] = value
+    for key in _SWITCHES:
+        if key in options:
+            value = options[key]
+            if isinstance(value, str) and value in ("true", "false", "1", "0", "yes", "no"):
+                value = value in ("true", "1", "yes")
+            if not isinstance(value, bool):
+                raise ConfigError(f"{source}: '{key}' must be true or false, not {value!r}")
+            kwargs[key.replace("-", "_")] = value
     if "line-length" in options:
         kwargs["line_length"] = parse_line_length(options["line-length"], f"{source}: 'line-length'")
     return Settings(**kwargs)

@@ -28,7 +28,7 @@ from devlint.analysis.context import ContextEnter, ContextExit, FileContext, Raw
 from devlint.diagnostics import Applicability, Diagnostic, Edit, FixInfo, FixResult
 from devlint.layout import Refused, lay_out, smallest
 from devlint.line_length import line_limit
-from devlint.noqa import is_suppressed
+from devlint.noqa import Suppressions
 from devlint.prefilter import prefilter
 from devlint.rules import RuleEntry, all_rules
 from devlint.rules.base import Fix
@@ -176,6 +176,9 @@ def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = 
 
 def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignore_noqa: bool,
              tree: Optional[ast.AST] = None) -> Analysis:
+    suppressions = Suppressions(source)
+    if suppressions.devlint_whole_file or (suppressions.whole_file and not ignore_noqa):
+        return Analysis(source, skipped=True)  # `# flake8: noqa` / `# devlint: noqa`: as flake8, not even parsed
     rules = prefilter(source, enabled_rules(settings, path))
     if rules:
         rules = screen(source, rules, tree)
@@ -205,7 +208,7 @@ def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignor
         return result
     wanted = [node for report in raw for node in (report.node, *(report.fix.replacements if report.fix else ()))]
     limit = line_limit(settings.line_length, path) if with_fixes else 0
-    _resolve(result, _positions(module, wanted), raw, path, with_fixes, ignore_noqa, limit)
+    _resolve(result, _positions(module, wanted), raw, path, with_fixes, ignore_noqa, limit, suppressions)
     return result
 
 
@@ -256,7 +259,7 @@ def _positions(module: cst.Module, wanted: Sequence[cst.CSTNode]) -> Mapping[cst
 
 
 def _resolve(result: Analysis, positions: Mapping[cst.CSTNode, CodeRange], raw: list[RawReport], path: str,
-             with_fixes: bool, ignore_noqa: bool, limit: int) -> None:
+             with_fixes: bool, ignore_noqa: bool, limit: int, suppressions: Suppressions) -> None:
     lines = _Lines(result.source)
     seen: set[tuple[int, int, str]] = set()
     for report in raw:
@@ -266,7 +269,9 @@ def _resolve(result: Analysis, positions: Mapping[cst.CSTNode, CodeRange], raw: 
         if key in seen:
             continue  # one report per code and position, however many routes led there
         seen.add(key)
-        if not ignore_noqa and is_suppressed(report.rule.code, lines.line_text(line)):
+        code = report.rule.code
+        # flake8 applies its own `# noqa`; `# devlint: noqa: CODES` is devlint's to apply.
+        if suppressions.by_devlint_directive(code) if ignore_noqa else suppressions.suppresses(code, line):
             continue
         fix_info = None
         if report.fix is not None:
@@ -399,6 +404,7 @@ def _fix_text(source: str, path: str, settings: Settings, unsafe: bool,
     for _ in range(MAX_FIX_PASSES):
         analysis = analyze(current, path, settings)
         lines = _Lines(current)
+        suppressions = Suppressions(current)
         chosen: list[tuple[str, Fix]] = []
         taken: list[tuple[int, int]] = []
         for diagnostic, fix, (start, end) in sorted(analysis.fixes, key=lambda item: item[2]):
@@ -406,7 +412,7 @@ def _fix_text(source: str, path: str, settings: Settings, unsafe: bool,
                 continue
             if any(start < t_end and t_start < end for t_start, t_end in taken):
                 continue  # overlaps a fix taken this pass: next pass
-            if _touches_noqa(diagnostic.code, lines, start, end):
+            if _touches_noqa(diagnostic.code, lines, suppressions, start, end):
                 continue  # a `# noqa` line is never rewritten, even by a report on another line
             chosen.append((diagnostic.code, fix))
             taken.append((start, end))
@@ -429,9 +435,9 @@ def _fix_text(source: str, path: str, settings: Settings, unsafe: bool,
                      converged=False)
 
 
-def _touches_noqa(code: str, lines: _Lines, start: int, end: int) -> bool:
+def _touches_noqa(code: str, lines: _Lines, suppressions: Suppressions, start: int, end: int) -> bool:
     first, last = lines.position(start)[0], lines.position(end)[0]
-    return any(is_suppressed(code, lines.line_text(line)) for line in range(first, last + 1))
+    return any(suppressions.suppresses(code, line) for line in range(first, last + 1))
 
 
 def _apply_parsable(module: cst.Module, source: str, chosen: list[tuple[str, Fix]], limit: int,

@@ -1,38 +1,122 @@
-"""`# noqa` and `# noqa: DEV001,DEV002` exactly as flake8 reads them.
+"""`# noqa` comments, read exactly as flake8 reads them, and devlint's file-level directive.
 
-flake8 matches a bare `# noqa` anywhere in a comment of the reported line, and a code
-list by prefix (`# noqa: DEV` silences every DEV code). Codes are separated by commas
-and/or whitespace; case of the word `noqa` does not matter.
+flake8 (7.x; flake8/defaults.py, violation.py, processor.py):
+
+- `# noqa` must be written so, one space after `#` (`#noqa` is no noqa); the word's case does
+  not matter. `# noqa:CODES` or `# noqa: CODES` (one space at most) lists codes, separated by
+  commas and/or whitespace, each letters then digits; a code matches its own reports and, as a
+  prefix, longer codes (`DEV00` silences DEV001-DEV009). Codes compare case-sensitively
+  (`# noqa: dev004` silences nothing).
+- A `# noqa` whose list does not parse (`# noqa : DEV004`, `# noqa:  DEV004`, `# noqa:DEV`) is a
+  bare `# noqa`: it silences every code on its line.
+- The line searched is the report's line, widened to every line of the tokens around it that no
+  line break token separates: a statement spread over brackets is one line per physical line,
+  but a triple-quoted string (or a backslash continuation) joins its lines.
+- `# flake8: noqa` (or `flake8=`; any case; a comment alone on its line) skips the whole file,
+  also when codes follow it (`# flake8: noqa: E501`).
+
+devlint adds `# devlint: noqa` (the whole file) and `# devlint: noqa: DEV004,DEV001` (those codes
+in the whole file), as ruff reads `# ruff: noqa`; the flake8 plugin honours them too.
 """
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from typing import Optional
 
-# flake8's own pattern (flake8/defaults.py), reproduced by meaning.
-_NOQA = re.compile(
-    r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?",
-    re.IGNORECASE,
-)
-_SEPARATOR = re.compile(r"[,\s]+")
+# flake8's own patterns, character for character.
+INLINE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
+FLAKE8_FILE = re.compile(r"\s*# flake8[:=]\s*noqa", re.IGNORECASE)
+DEVLINT_FILE = re.compile(r"\s*#\s*devlint:\s*noqa(?P<list>:\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?"
+                          r"[,\s]*$", re.IGNORECASE)
+_SEPARATORS = re.compile(r"[,\s]")
 
 
-def noqa_codes(line: str) -> Optional[frozenset[str]]:
-    """None: no noqa. Empty set: a bare noqa (everything). Else the listed codes."""
-    if "#" not in line:
-        return None
-    match = _NOQA.search(line)
+def parse_codes(text: str) -> frozenset[str]:
+    """flake8's `utils.parse_comma_separated_list`: items split at commas and whitespace."""
+    return frozenset(item.strip() for item in _SEPARATORS.split(text) if item.strip())
+
+
+def _matches(code: str, codes: frozenset[str]) -> bool:
+    return code in codes or code.startswith(tuple(codes))
+
+
+def inline_suppresses(code: str, text: str) -> bool:
+    """Whether a `# noqa` in `text` (flake8's noqa line) silences `code`."""
+    match = INLINE.search(text)
     if match is None:
-        return None
-    codes = match.group("codes")
-    if not codes:
-        return frozenset()
-    return frozenset(code.upper() for code in _SEPARATOR.split(codes.strip()) if code)
-
-
-def is_suppressed(code: str, line: str) -> bool:
-    codes = noqa_codes(line)
-    if codes is None:
         return False
-    return not codes or code in codes or code.startswith(tuple(codes))
+    codes = match.group("codes")
+    return codes is None or _matches(code, parse_codes(codes))
+
+
+class Suppressions:
+    """What the comments of one module's text suppress, read once."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.lines = source.split("\n")
+        self.whole_file = False  # `# flake8: noqa`, or a bare `# devlint: noqa`
+        self.devlint_whole_file = False
+        self.file_codes: frozenset[str] = frozenset()  # `# devlint: noqa: CODES`
+        lowered = source.lower()
+        self.has_inline = "# noqa" in lowered
+        self._ranges: Optional[dict[int, tuple[int, int]]] = None
+        if "noqa" not in lowered:
+            return
+        codes: set[str] = set()
+        for line in self.lines:
+            if FLAKE8_FILE.match(line):
+                self.whole_file = True
+            directive = DEVLINT_FILE.match(line)
+            if directive is not None:
+                if directive.group("codes"):
+                    codes |= parse_codes(directive.group("codes"))
+                else:
+                    self.whole_file = self.devlint_whole_file = True
+        self.file_codes = frozenset(codes)
+
+    def by_devlint_directive(self, code: str) -> bool:
+        """Suppressed by a `# devlint: noqa` comment (what flake8 does not know)."""
+        return self.devlint_whole_file or (bool(self.file_codes) and _matches(code, self.file_codes))
+
+    def suppresses(self, code: str, line: int) -> bool:
+        """Suppressed on `line` (1-based) by any comment: inline, flake8's or devlint's file-level."""
+        if self.whole_file or self.by_devlint_directive(code):
+            return True
+        return self.has_inline and inline_suppresses(code, self.noqa_line(line))
+
+    def noqa_line(self, line: int) -> str:
+        """The text flake8 searches for a report on `line`: its token range's lines, joined."""
+        first, last = self.line_range(line)
+        return "\n".join(self.lines[first - 1:last])
+
+    def line_range(self, line: int) -> tuple[int, int]:
+        """The first and last line of the tokens around `line` that no line break separates (as
+        flake8's `_noqa_line_mapping`); `(line, line)` where the text does not tokenize."""
+        if self._ranges is None:
+            self._ranges = _token_ranges(self.source)
+        return self._ranges.get(line, (line, line))
+
+
+def _token_ranges(source: str) -> dict[int, tuple[int, int]]:
+    ranges: dict[int, tuple[int, int]] = {}
+    total = len(source.split("\n"))
+    first, last = total + 2, -1
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            kind, (start, _), (end, _) = token.type, token.start, token.end
+            if start > total:
+                break
+            if kind in (tokenize.ENDMARKER, tokenize.DEDENT):
+                continue
+            first, last = min(first, start), max(last, end)
+            if kind in (tokenize.NL, tokenize.NEWLINE):
+                for number in range(first, last + 1):
+                    ranges[number] = (first, last)
+                first, last = total + 2, -1
+    except (tokenize.TokenError, SyntaxError):
+        return {}  # flake8 then searches the report's own physical line
+    return ranges

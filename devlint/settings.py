@@ -9,10 +9,12 @@ from typing import Iterable, Optional
 
 SYNTAX_ERROR_CODE = "DEV999"
 
+# gitignore patterns (devlint/ignores.py). Virtual environments are skipped by what they hold
+# (`pyvenv.cfg`, `conda-meta/`), not by name: a source folder called `env` is checked.
 DEFAULT_EXCLUDES = (
-    ".git", ".hg", ".svn", ".venv", "venv", ".env", "env", "virtualenv", "build", "dist", "__pycache__",
-    ".tox", ".nox", ".eggs", "*.egg-info", "node_modules", "site-packages", ".mypy_cache", ".pytest_cache",
-    ".ruff_cache", ".devlint_cache", ".ipynb_checkpoints",
+    ".git", ".hg", ".svn", "build", "dist", "__pycache__", ".tox", ".nox", ".eggs", "*.egg-info",
+    "node_modules", "site-packages", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".devlint_cache",
+    ".ipynb_checkpoints",
 )
 
 
@@ -33,8 +35,10 @@ class Settings:
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, codes)
-    exclude: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()  # gitignore patterns relative to `root`; () means DEFAULT_EXCLUDES
     extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True  # skip what git ignores (.gitignore files, .git/info/exclude)
+    force_exclude: bool = False  # files named on the command line obey `exclude` too
     unsafe_fixes: bool = False
     # The line limit fixes keep to; None: the project's formatter setting nearest to each file,
     # else 88 (devlint/line_length.py).
@@ -61,19 +65,6 @@ class Settings:
             if _glob_match(rel, pattern) or _glob_match(os.path.basename(path), pattern):
                 codes.extend(pattern_codes)
         return codes
-
-    def is_excluded(self, path: str) -> bool:
-        rel = _relative(path, self.root)
-        patterns = (*(self.exclude or DEFAULT_EXCLUDES), *self.extend_exclude)
-        parts = rel.replace(os.sep, "/").split("/")
-        for pattern in patterns:
-            pattern = pattern.rstrip("/")
-            if "/" in pattern:
-                if _glob_match(rel, pattern) or _glob_match(rel, pattern + "/*"):
-                    return True
-            elif any(fnmatch.fnmatchcase(part, pattern) for part in parts):
-                return True
-        return False
 
 
 def _relative(path: str, root: str) -> str:

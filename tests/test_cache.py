@@ -27,7 +27,7 @@ def test_a_warm_run_prints_exactly_what_the_cold_run_printed(tmp_path):
     cold = run_devlint(".", "--isolated", cwd=tmp_path)
     assert _entries(tmp_path / ".devlint_cache")  # the cold run stored its result
     warm = run_devlint(".", "--isolated", cwd=tmp_path)
-    assert "./train.py:2:9: DEV004" in cold.stdout
+    assert "train.py:2:9: DEV004" in cold.stdout
     assert (warm.stdout, warm.stderr, warm.returncode) == (cold.stdout, cold.stderr, cold.returncode)
 
 

@@ -194,10 +194,11 @@ def test_default_excludes_skip_virtualenvs_and_build_output(project, capsys):
     for directory in (".venv/lib", "build", "node_modules/pkg", "src/__pycache__"):
         (project / directory).mkdir(parents=True)
         (project / directory / "bad.py").write_text(BUGGY)
+    (project / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
     (project / "src" / "bad.py").write_text(BUGGY)
     main(["."])
     out = capsys.readouterr().out
-    assert {line.split(":")[0] for line in out.splitlines()} == {"./src/bad.py"}
+    assert {line.split(":")[0] for line in out.splitlines()} == {"src/bad.py"}
 
 
 def test_extend_exclude_from_configuration(project, capsys):

@@ -180,7 +180,7 @@ def test_per_file_ignores_match_notebooks(tmp_path):
     (tmp_path / "notebooks" / "nb.ipynb").write_text(notebook_text(code('import torch\ndevice = "cuda"\n')))
     (tmp_path / "train.py").write_text('import torch\ndevice = "cuda"\n')
     result = run_devlint(".", "--isolated", "--per-file-ignores", "notebooks/*.ipynb:DEV003", cwd=tmp_path)
-    assert result.stdout.splitlines() == ["./train.py:2:10: DEV003 hard-coded CUDA device in the assignment to"
+    assert result.stdout.splitlines() == ["train.py:2:10: DEV003 hard-coded CUDA device in the assignment to"
                                           " `device`; choose the device from what the machine has"]
 
 
@@ -294,9 +294,9 @@ def test_bad_notebooks_exit_2_and_the_other_files_are_still_checked(tmp_path):
     (tmp_path / "train.py").write_text("import torch\ntorch.load(p)\n")
     result = run_devlint(".", "--isolated", cwd=tmp_path)
     assert result.returncode == 2
-    assert "./train.py:2:1: DEV004" in result.stdout
-    assert "devlint: error: ./broken.ipynb: not a Jupyter notebook: invalid JSON" in result.stderr
-    assert "devlint: error: ./latin1.ipynb: not a Jupyter notebook: not UTF-8" in result.stderr
+    assert "train.py:2:1: DEV004" in result.stdout
+    assert "devlint: error: broken.ipynb: not a Jupyter notebook: invalid JSON" in result.stderr
+    assert "devlint: error: latin1.ipynb: not a Jupyter notebook: not UTF-8" in result.stderr
     assert "Traceback" not in result.stderr
 
 

@@ -114,7 +114,7 @@ def test_a_file_changed_while_being_fixed_is_not_overwritten(tmp_path, monkeypat
     code = cli.main(["--isolated", "--fix", "--unsafe-fixes", "."])
     err = capsys.readouterr().err
     assert code == 2
-    assert "devlint: error: ./a.py: file changed on disk while being fixed; not written" in err
+    assert "devlint: error: a.py: file changed on disk while being fixed; not written" in err
     assert (tmp_path / "a.py").read_text() == edited
     assert (tmp_path / "b.py").read_text() == fixed(BUGGY)
 
@@ -140,7 +140,7 @@ def test_an_unwritable_file_is_reported_and_the_others_are_fixed(tmp_path, monke
     code = cli.main(["--isolated", "--fix", "--unsafe-fixes", "."])
     err = capsys.readouterr().err
     assert code == 2
-    assert "devlint: error: ./locked/m.py: cannot write file: Permission denied" in err
+    assert "devlint: error: locked/m.py: cannot write file: Permission denied" in err
     assert (tmp_path / "locked" / "m.py").read_text() == BUGGY
     assert (tmp_path / "open" / "m.py").read_text() == fixed(BUGGY)
 
