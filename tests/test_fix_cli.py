@@ -351,3 +351,36 @@ def test_notebook_fix_leaves_neither_report_of_a_chain(tmp_path):
     assert "2 fixed, 0 remaining" in result.stderr
     source = "".join(json.loads(path.read_text())["cells"][0]["source"])
     assert source == CHAIN.replace("torch.zeros(4, 4)\n    x.to(device)\n", "torch.zeros(4, 4, device=device)\n")
+
+
+# --- --fix-only and --exit-non-zero-on-fix, as ruff defines them ------------------------------------
+
+def test_fix_exits_0_when_nothing_is_left_and_1_with_exit_non_zero_on_fix(tmp_path):
+    for flags, expected in ((["--fix"], 0), (["--fix", "--exit-non-zero-on-fix"], 1)):
+        path = tmp_path / "model.py"
+        path.write_text(SAFE_AND_UNSAFE)
+        result = run_devlint("--isolated", "--unsafe-fixes", *flags, "model.py", cwd=tmp_path)
+        assert (result.returncode, path.read_text()) == (expected, ALL_FIXED), flags
+    clean = run_devlint("--isolated", "--fix", "--exit-non-zero-on-fix", "model.py", cwd=tmp_path)
+    assert clean.returncode == 0  # nothing fixed, nothing left
+
+
+def test_fix_only_fixes_reports_nothing_and_exits_0_with_reports_left(module):
+    result = run_devlint("--isolated", "--fix-only", "model.py", cwd=module.parent)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "Fixed 1 report.\n")
+    assert module.read_text() == SAFE_FIXED  # the unsafe fix's report is left, silently
+    again = run_devlint("--isolated", "--fix-only", "model.py", cwd=module.parent)
+    assert (again.returncode, again.stdout, again.stderr) == (0, "", "")  # ruff: no summary when nothing was fixed
+
+
+def test_fix_only_with_exit_non_zero_on_fix_fails_only_when_it_fixed(module):
+    fixed = run_devlint("--isolated", "--fix-only", "--exit-non-zero-on-fix", "model.py", cwd=module.parent)
+    assert (fixed.returncode, module.read_text()) == (1, SAFE_FIXED)
+    nothing = run_devlint("--isolated", "--fix-only", "--exit-non-zero-on-fix", "model.py", cwd=module.parent)
+    assert nothing.returncode == 0
+
+
+def test_fix_only_with_diff_prints_the_diff_and_writes_nothing(module):
+    result = run_devlint("--isolated", "--fix-only", "--diff", "model.py", cwd=module.parent)
+    assert result.returncode == 1 and result.stdout.startswith("--- a/model.py\n+++ b/model.py\n")
+    assert result.stderr == "Would fix 1 report.\n" and module.read_text() == SAFE_AND_UNSAFE

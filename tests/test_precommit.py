@@ -35,6 +35,7 @@ def test_hook_definitions():
     hooks = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
     assert set(hooks) == {"devlint", "devlint-fix"}
     assert hooks["devlint-fix"]["entry"].startswith("devlint --fix")
+    assert all("--force-exclude" in hook["entry"].split() for hook in hooks.values())
     for hook in hooks.values():
         assert hook["entry"].startswith("devlint")
         assert hook["language"] == "python"
@@ -94,6 +95,14 @@ def test_hooks_fail_on_a_bad_file_fix_it_and_pass_on_no_files(tmp_path):
     _git("add", "-A", cwd=user, env=env)
     fixed = pre_commit("run", "--files", "train.py")
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    # The hooks obey the project's excludes for the files pre-commit names (--force-exclude).
+    (user / "vendored").mkdir()
+    (user / "vendored" / "lib.py").write_text(BAD)
+    (user / "pyproject.toml").write_text('[tool.devlint]\nextend-exclude = ["vendored/"]\n')
+    _git("add", "-A", cwd=user, env=env)
+    excluded = pre_commit("run", "--files", "vendored/lib.py")
+    assert excluded.returncode == 0, excluded.stdout + excluded.stderr
+    assert (user / "vendored" / "lib.py").read_text() == BAD
     no_python = pre_commit("run", "--files", "notes.txt")
     assert no_python.returncode == 0, no_python.stdout + no_python.stderr
     no_files = pre_commit("run", "devlint", "--files")
