@@ -78,18 +78,18 @@ def _annotate(lines: list[str], first: int, last: int, codes: list[str], comment
     return True
 
 
-def write_noqa(diagnostics: Sequence[Diagnostic]) -> tuple[int, list[str]]:
-    """Add the comments to the files the reports are in: (comments written, error messages).
+def write_noqa(diagnostics: Sequence[Diagnostic]) -> tuple[int, list[str], list[str]]:
+    """Add the comments to the files the reports are in: (comments written, errors, warnings).
     Notebooks are left alone (a cell's line is not a line of the file)."""
     from devlint.files import NOTEBOOK_SUFFIX, SourceError, read_source, write_source
 
     by_path: dict[str, list[Diagnostic]] = {}
     for diagnostic in diagnostics:
         by_path.setdefault(diagnostic.path, []).append(diagnostic)
-    added, errors = 0, []
+    added, errors, warnings = 0, [], []
     for path, reports in sorted(by_path.items()):
         if path.endswith(NOTEBOOK_SUFFIX):
-            errors.append(f"{path}: --add-noqa does not write into notebooks; add `# noqa` in the cells")
+            warnings.append(f"{path}: --add-noqa does not write into notebooks; add `# noqa` in the cells")
             continue
         try:
             source = read_source(path)
@@ -102,7 +102,7 @@ def write_noqa(diagnostics: Sequence[Diagnostic]) -> tuple[int, list[str]]:
                 added += count
         except SourceError as error:
             errors.append(str(error))
-    return added, errors
+    return added, errors, warnings
 
 
 def _parses(text: str) -> bool:

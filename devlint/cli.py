@@ -344,8 +344,10 @@ def _add_noqa(diagnostics, errors: list[str], quiet: bool) -> int:  # type: igno
     """`--add-noqa`: write the comments, say how many (as ruff: "Added N noqa directives.")."""
     from devlint.add_noqa import write_noqa
 
-    added, failures = write_noqa(diagnostics)
+    added, failures, warnings = write_noqa(diagnostics)
     errors.extend(failures)
+    for warning in warnings:
+        print(f"devlint: warning: {warning}", file=sys.stderr)
     for error in errors:
         print(f"devlint: error: {error}", file=sys.stderr)
     if not quiet:
