@@ -32,6 +32,7 @@ FLAKE8_FILE = re.compile(r"\s*# flake8[:=]\s*noqa", re.IGNORECASE)
 DEVLINT_FILE = re.compile(r"\s*#\s*devlint:\s*noqa(?P<list>:\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?"
                           r"[,\s]*$", re.IGNORECASE)
 _SEPARATORS = re.compile(r"[,\s]")
+_MENTION = re.compile("noqa", re.IGNORECASE)
 
 
 def parse_codes(text: str) -> frozenset[str]:
@@ -57,15 +58,15 @@ class Suppressions:
 
     def __init__(self, source: str) -> None:
         self.source = source
-        self.lines = source.split("\n")
         self.whole_file = False  # `# flake8: noqa`, or a bare `# devlint: noqa`
         self.devlint_whole_file = False
         self.file_codes: frozenset[str] = frozenset()  # `# devlint: noqa: CODES`
-        lowered = source.lower()
-        self.has_inline = "# noqa" in lowered
         self._ranges: Optional[dict[int, tuple[int, int]]] = None
-        if "noqa" not in lowered:
+        self.has_inline = INLINE.search(source) is not None
+        self.lines: list[str] = []
+        if not _MENTION.search(source):  # most files: nothing more to read
             return
+        self.lines = source.split("\n")
         codes: set[str] = set()
         for line in self.lines:
             if FLAKE8_FILE.match(line):

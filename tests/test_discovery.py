@@ -181,3 +181,18 @@ def test_diff_applies_with_git_apply_from_the_project_root(repo, args):
     subprocess.run([GIT, "apply", str(repo.parent / "fix.patch")], cwd=repo, check=True, env=env)
     assert (repo / "src" / "train.py").read_text().endswith("x = x.to('cpu')\n")
     assert devlint(repo, *args).returncode == 0
+
+
+@needs_git
+def test_a_named_folder_that_git_ignores_is_walked_and_its_own_ignores_still_apply(repo):
+    write(repo, "out/gen.py", "out/tmp_x.py")
+    (repo / ".gitignore").write_text("out/\ntmp_*.py\n")
+    assert shown(devlint(repo, "--show-files")) == []
+    assert shown(devlint(repo, "--show-files", "out")) == ["out/gen.py"]
+
+
+def test_verbose_check_run_says_what_it_skipped(project):
+    write(project, "train.py", "build/x.py")
+    result = devlint(project, "--verbose", ".")
+    assert result.returncode == 1
+    assert "devlint: skipped build/: excluded by default exclude 'build'" in result.stderr.splitlines()
