@@ -8,6 +8,7 @@ import stat
 import tempfile
 import tokenize
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Iterable, Iterator, Optional
 
 from devlint.ignores import Excludes, GitIgnores, Skipped, is_virtualenv, repository_top
@@ -58,8 +59,9 @@ def discover(paths: Iterable[str], settings: Settings, skipped: Optional[list[Sk
 
 
 def clean_path(path: str) -> str:
-    """`path` as reports write it: `./src/x.py` and `src//x.py` are `src/x.py`."""
-    return os.path.normpath(path)
+    """`path` as reports write it: `./src/x.py` and `src//x.py` are `src/x.py`. A `..` stays
+    (through a symbolic link, `a/../b` need not be `b`)."""
+    return str(PurePath(path))
 
 
 class _Walker:

@@ -13,11 +13,12 @@ from __future__ import annotations
 import os
 import subprocess
 from dataclasses import dataclass
-from typing import Optional, Sequence
-
-import pathspec
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from devlint.settings import DEFAULT_EXCLUDES, Settings
+
+if TYPE_CHECKING:
+    import pathspec
 
 # A folder is a virtual environment because of what it holds, whatever its name.
 VIRTUALENV_MARKERS = ("pyvenv.cfg", "conda-meta")
@@ -35,12 +36,14 @@ class _Patterns:
     """Gitignore patterns read relative to `base`, each with the words that say where it came from."""
 
     def __init__(self, base: str, lines: Sequence[tuple[str, str]]) -> None:
+        import pathspec  # on first use: worker processes that only check files never need it
+
         self.base = base
         spec = pathspec.GitIgnoreSpec.from_lines([line for line, _ in lines])
         # from_lines drops blank lines and keeps comments as patterns that match nothing: pair
         # each compiled pattern with its origin by the text it was compiled from.
         origins = iter(lines)
-        self.patterns: list[tuple[pathspec.Pattern, str]] = []
+        self.patterns: list[tuple["pathspec.Pattern", str]] = []
         for pattern in spec.patterns:
             text = getattr(pattern, "pattern", None)
             for line, origin in origins:

@@ -4,6 +4,7 @@ report the same lines of the same files; file-level directives; `devlint --add-n
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -169,3 +170,13 @@ def test_add_noqa_never_rewrites_a_string_that_looks_like_a_noqa(tmp_path):
 def test_add_noqa_cannot_be_combined_with_fix(tmp_path):
     result = run_devlint("--add-noqa", "--fix", ".", cwd=tmp_path)
     assert result.returncode == 2 and "cannot be combined" in result.stderr
+
+
+def test_add_noqa_leaves_notebooks_alone_with_a_warning(tmp_path):
+    notebook = tmp_path / "training.ipynb"
+    shutil.copy(ROOT / "fixtures" / "notebooks" / "training.ipynb", notebook)
+    before = notebook.read_bytes()
+    result = run_devlint("--isolated", "--no-cache", "--add-noqa", ".", cwd=tmp_path)
+    assert result.returncode == 0
+    assert "devlint: warning: training.ipynb: --add-noqa does not write into notebooks" in result.stderr
+    assert notebook.read_bytes() == before
