@@ -62,6 +62,7 @@ class Discarded:
     owner: Optional[cst.BaseExpression] = None  # the module, for "parameter"
     owner_iterator: str = ""  # how the loop reads the module: "parameters", "buffers", "state_dict"
     dead_store: bool = False  # "assign" to a local name never read again: no fix
+    parameter_attribute: bool = False  # "assign" to an attribute that may be an nn.Parameter: no fix
 
 
 def is_raises_context(item: cst.WithItem) -> bool:
@@ -104,7 +105,8 @@ def discarded_result(types: TypeOracle, bare: BareCall) -> Optional[Discarded]:
     if not read_after and bare.loop is not None and _is_dict_value(receiver, bare.loop):  # type: ignore[arg-type]
         return Discarded(text, "dict")  # `for v in batch.values()`
     if isinstance(receiver, (cst.Name, cst.Attribute, cst.Subscript)):
-        return Discarded(text, "assign", dead_store=isinstance(receiver, cst.Name) and not read_after)
+        return Discarded(text, "assign", dead_store=isinstance(receiver, cst.Name) and not read_after,
+                         parameter_attribute=may_be_parameter(types, receiver, bare.functions, bare.cls))
     return Discarded(text, "use")
 
 

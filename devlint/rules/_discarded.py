@@ -11,7 +11,7 @@ from typing import ClassVar, Optional
 import libcst as cst
 
 from devlint.analysis.discarded import BareCall, Discarded, binding_loop, discarded_result, is_raises_context
-from devlint.analysis.discarded import may_be_parameter, short
+from devlint.analysis.discarded import short
 from devlint.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 
@@ -83,9 +83,8 @@ class DiscardedResultVisitor(RuleVisitor):
             container, key = discarded.entry
             target: cst.BaseAssignTargetExpression = cst.Subscript(container, [cst.SubscriptElement(cst.Index(key))])
             description = f"Store the {what} in the dict"
-        elif discarded.keep == "assign" and not discarded.dead_store:
-            if may_be_parameter(self.ctx.types, bare.receiver, bare.functions, bare.cls):
-                return None  # assigning a plain tensor to a module's parameter raises TypeError
+        elif discarded.keep == "assign" and not (discarded.dead_store or discarded.parameter_attribute):
+            # (assigning a plain tensor to a module's parameter raises TypeError)
             target = bare.receiver  # type: ignore[assignment]
             description = f"Assign the {what} back"
         else:
@@ -100,9 +99,10 @@ def call_text(bare: BareCall, discarded: Discarded) -> str:
 
 
 def discarded_message(bare: BareCall, discarded: Discarded, verb: str, owner_advice: str) -> str:
-    """The one-line message: what was thrown away and what keeps it. `verb` says what tensors are not
-    ("moved"); `owner_advice` is what to do with the module whose parameter the receiver is."""
+    """The one-line message: what was thrown away and what keeps it. `verb` is what the call does
+    ("move"); `owner_advice` is what to do with the module whose parameter the receiver is."""
     call, text = call_text(bare, discarded), discarded.text
+    done = verb + ("d" if verb.endswith("e") else "ed")
     if discarded.keep == "parameter":
         return (f"`{call}` result is discarded; `{text}` is one of `{owner_text(discarded)}."
                 f"{discarded.owner_iterator}()`, which no assignment to `{text}` changes — {owner_advice}")
@@ -111,11 +111,14 @@ def discarded_message(bare: BareCall, discarded: Discarded, verb: str, owner_adv
         advice = f"store it: `{short(f'{discarded.entry[0].value}[{discarded.entry[1].value}]')} = {call}`"
     elif discarded.keep == "dict":
         advice = "store it back in the dict it came from"  # `for v in batch.values()`
+    elif discarded.keep == "assign" and discarded.parameter_attribute:
+        # a Parameter cannot be replaced by a plain tensor; its data can
+        advice = f"`{text}` may be a Parameter: {verb} the module, or assign `{text}.data`"
     elif discarded.keep == "assign":
         advice = f"assign it: `{text} = {call}`"
     else:
         advice = "use the tensor it returns"
-    return f"`{call}` result is discarded; tensors are not {verb} in place — {advice}"
+    return f"`{call}` result is discarded; tensors are not {done} in place — {advice}"
 
 
 def owner_text(discarded: Discarded) -> str:

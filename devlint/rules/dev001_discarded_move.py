@@ -75,9 +75,10 @@ class DiscardedTensorMove(DiscardedResultVisitor):
     def report_discarded(self, bare: BareCall, discarded: Discarded) -> None:
         owner_advice = ""  # for the loop variable over a module's tensors: what moves them
         if discarded.keep == "parameter":
-            owner_advice = (f"move the module: `{owner_text(discarded)}.{bare.method}(...)`"
+            arguments = "..." if bare.call.args else ""
+            owner_advice = (f"move the module: `{owner_text(discarded)}.{bare.method}({arguments})`"
                             if bare.method in _MODULE_MOVES else "the module's own tensors are left as they were")
-        message = discarded_message(bare, discarded, "moved", owner_advice)
+        message = discarded_message(bare, discarded, "move", owner_advice)
         self.report(bare.call, message, self.keeping_fix(bare, discarded, "moved tensor"))
 
     def visit_Assign(self, node: cst.Assign) -> None:

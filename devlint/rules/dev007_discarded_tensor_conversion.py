@@ -23,7 +23,8 @@ def _screen(facts: SyntaxFacts) -> bool:
 RULE = Rule(
     code="DEV007",
     name="discarded-tensor-conversion",
-    summary="The result of `tensor.float()` / `.half()` / `.long()` / `.contiguous()` / `.detach()` (...) is thrown away",
+    summary=("The result of `tensor.float()` / `.half()` / `.long()` / `.contiguous()` / `.detach()` (...) "
+             "is thrown away"),
     why="""
         Tensor conversions are not in place: `x.half()` returns a new tensor and leaves `x` as it was, so
         the code after it still runs in the old dtype, on a non-contiguous tensor (`.view()` then raises),
@@ -73,7 +74,7 @@ class DiscardedTensorConversion(DiscardedResultVisitor):
 
     def report_discarded(self, bare: BareCall, discarded: Discarded) -> None:
         owner_advice = _owner_advice(bare, discarded) if discarded.keep == "parameter" else ""
-        message = discarded_message(bare, discarded, "converted", owner_advice)
+        message = discarded_message(bare, discarded, "convert", owner_advice)
         self.report(bare.call, message, self.keeping_fix(bare, discarded, "converted tensor"))
 
 

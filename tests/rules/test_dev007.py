@@ -251,6 +251,20 @@ def test_loop_variable_rebound_in_the_loop_is_judged_as_any_tensor():
     assert message.endswith("assign it: `p = p.half()`")
 
 
+def test_parameter_attribute_message_advises_the_module_or_its_data():
+    [(message, fixable)] = _messages("""
+        import torch
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = torch.nn.Parameter(torch.zeros(3))
+            def halve(self):
+                self.w.half()
+    """)
+    assert message.endswith("`self.w` may be a Parameter: convert the module, or assign `self.w.data`")
+    assert not fixable
+
+
 def _messages(snippet: str) -> list[tuple[str, bool]]:
     import textwrap
 
