@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fixing import check, fixed, unchanged
+from fixing import check, unchanged
 
 
 def test_name_is_assigned_back():

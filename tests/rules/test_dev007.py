@@ -257,7 +257,7 @@ def test_parameter_attribute_message_advises_the_module_or_its_data():
         class Net(torch.nn.Module):
             def __init__(self):
                 super().__init__()
-                self.w = torch.nn.Parameter(torch.zeros(3))
+                self.register_parameter("w", torch.nn.Parameter(torch.zeros(3)))
             def halve(self):
                 self.w.half()
     """)
