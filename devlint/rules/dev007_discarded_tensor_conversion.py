@@ -31,7 +31,10 @@ RULE = Rule(
         or with gradients still flowing (`.detach()`). `nn.Module.half()`, `.float()`, `.double()`,
         `.bfloat16()` and `.type()` *are* in place, which is why the mistake is easy to make; a module is
         never reported. The loop variable of `for p in model.parameters()` is a tensor too: converting it
-        changes nothing, and only the module's own conversion (`model.half()`) does.
+        changes nothing, and only the module's own conversion (`model.half()`) does. Reported: a statement
+        of its own that is `.float()`, `.half()`, `.double()`, `.bfloat16()`, `.long()`, `.int()`, `.bool()`,
+        `.type(dtype)`, `.contiguous()`, `.detach()` or `.clone()` of a tensor, except inside
+        `with pytest.raises(...)` / `self.assertRaises(...)`, where the call is made for its error.
     """,
     example="""
         def prepare(images: torch.Tensor, labels: torch.Tensor):
