@@ -34,7 +34,8 @@ RULE = Rule(
         mistake with the opposite outcome is reported too: `self.w = nn.Parameter(t).cuda()` keeps the
         moved copy, which is a plain tensor, no longer a Parameter, so it is not registered with the
         module, not in its `parameters()` or state dict, and never trained. It is reported under this
-        code, with its own message, because its cause is the same (a move returns a new tensor).
+        code, with its own message, because its cause is the same (a move returns a new tensor). A move
+        inside `with pytest.raises(...)` / `self.assertRaises(...)` is made for its error: not reported.
     """,
     example="""
         for images, labels in loader:
