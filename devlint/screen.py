@@ -58,6 +58,7 @@ class SyntaxFacts:
         self.methods_discarded: set[str] = set()  # `m` of `R.m(...)` as a statement of its own
         self.assigned_calls: list[tuple[str, ast.Call]] = []  # `x = f(...)`
         self.moved_in_place: set[str] = set()  # `x` of `x = x.to(...)` / `x = x.cuda(...)`
+        self.moved_callees: set[str] = set()  # `f` of every `f(...).to(...)` / `m.f(...).cuda(...)`
         self.classes: list[ast.ClassDef] = []
         self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         # A `"cuda"` / `"cuda:N"` literal where DEV003 looks: a call's first argument, `device=` or
@@ -95,6 +96,12 @@ class SyntaxFacts:
             elif kind is ast.Import or kind is ast.ImportFrom:
                 self._import(node)
 
+    @property
+    def parameter_moved(self) -> bool:
+        """`nn.Parameter(...).to(...)` / `.cuda(...)` somewhere, the class under any name it was imported as."""
+        return any(callee == "Parameter" or any(name.endswith(".Parameter") for name in self.aliases.get(callee, ()))
+                   for callee in self.moved_callees)
+
     def _cuda_in(self, value: Optional[ast.expr]) -> None:
         kind = type(value)
         if kind is ast.Constant:
@@ -122,6 +129,9 @@ class SyntaxFacts:
             self.methods_called.add(func.attr)
             if func.attr in MOVE_METHODS:
                 self.moves.append(node)
+                wrapped = func.value
+                if type(wrapped) is ast.Call:
+                    self.moved_callees.add(getattr(wrapped.func, "attr", getattr(wrapped.func, "id", "")))
             if func.attr in _PLACING_METHODS or (func.attr == "to" and self._surely_not_dtype_only(node)):
                 chained: ast.expr = func.value
                 while True:

@@ -86,7 +86,20 @@ def _dev005(m, tmp_path):
     return {"pad_or_trim", "autocorrelation", "mean_iou", "total_loss", "CRF", "LabelDrop", "Encoder", "NoisyLinear"}
 
 
-EXERCISE = {"DEV001": _dev001, "DEV002": _dev002, "DEV003": _dev003, "DEV004": _dev004, "DEV005": _dev005}
+def _dev007(m, tmp_path):
+    assert m.to_half(torch.zeros(2)).dtype == torch.float16
+    assert m.labels_as_long((torch.zeros(2, 4), torch.zeros(2)))[1].dtype == torch.long
+    assert m.transposed(torch.zeros(2, 3)).view(-1).shape == (6,)
+    assert not m.frozen(torch.zeros(2, requires_grad=True)).requires_grad
+    assert m.batch_as_float({"x": torch.zeros(2, dtype=torch.float64)})["x"].dtype == torch.float32
+    assert m.as_dtype(torch.zeros(2), torch.float16).dtype == torch.float16
+    assert m.Scaler().offsets_as_float().dtype == torch.float32
+    assert next(m.half_model().parameters()).dtype == torch.float16
+    return {"to_half", "labels_as_long", "transposed", "frozen", "batch_as_float", "as_dtype", "Scaler", "half_model"}
+
+
+EXERCISE = {"DEV001": _dev001, "DEV002": _dev002, "DEV003": _dev003, "DEV004": _dev004, "DEV005": _dev005,
+            "DEV007": _dev007}
 
 
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)

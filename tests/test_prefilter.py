@@ -131,6 +131,17 @@ SNIPPETS = [
     "for step, (images, target) in enumerate(loader):\n    images.to(dev)",
     "for k, v in batch.items():\n    v.to(dev)", "for v in batch.values():\n    v.to(dev, non_blocking=True)",
     "v = torch.as_tensor(a)\nif w:\n    v = cls(v)\nelif d:\n    v.to(d)",
+    # DEV001 and DEV007: parameter loops, parameters moved before they are stored
+    "for p in model.parameters():\n    p.to(dev)\n    p.half()",
+    "for n, b in enumerate(model.named_buffers()):\n    b.cuda()",
+    "for k, v in model.state_dict().items():\n    v.float()",
+    "class N(nn.Module):\n    def __init__(self):\n        self.w = nn.Parameter(torch.ones(2)).to(dev)",
+    "from torch.nn import Parameter as Q\nclass O:\n    def __init__(self):\n        self.w = Q(torch.ones(2)).cuda()",
+    # DEV007: each conversion, and what is not one
+    "x = torch.zeros(3)\nx.float()\nx.half()\nx.double()\nx.bfloat16()\nx.long()\nx.int()\nx.bool()",
+    "def f(x: torch.Tensor):\n    x.type(torch.half)\n    x.contiguous()\n    x.detach()\n    x.clone()\n    x.type()",
+    "model = nn.Linear(2, 2)\nmodel.half()", "def g(m):\n    m.half()\n    m.long()",
+    "for k, v in batch.items():\n    v.float()", "(x\n .float  # cast\n ())",
 ]
 
 
@@ -188,6 +199,10 @@ def test_a_file_without_any_rule_tokens_is_not_parsed(monkeypatch):
     ("import torch\nx = torch.randn(3)\n(x\n .to  # move\n (dev))\n", "DEV001"),
     ("import torch\nx = torch.randn(3)\nx.\\\nto(dev)\n", "DEV001"),
     ("from torch import load as ld\nld(p)\n", "DEV004"),
+    ("import torch\nx = torch.randn(3)\n(x\n .half  # cast\n ())\n", "DEV007"),
+    ("import torch\nx = torch.randn(3)\nx.\\\nlong()\n", "DEV007"),
+    ("import torch\nfrom torch.nn import Parameter as Q\nclass O:\n    def __init__(self, d):\n"
+     "        self.w = Q(torch.ones(2)).to(d)\n", "DEV001"),
     ("import torch\nx.to(f'cuda:{i}')\n", "DEV003"),
     ("import torch\nx.to('cuda:%d' % i)\n", "DEV003"),
     ("import torch\nx.to('cuda:' + str(i))\n", "DEV003"),
@@ -200,6 +215,7 @@ def test_tricky_spellings_keep_their_rule(source, code):
 
 @pytest.mark.parametrize("source, code", [
     ("import torch\nx.total()\n", "DEV001"),
+    ("import torch\nx.floats()\nx.halfway()\n", "DEV007"),
     ("import torch\nmodel.load_state_dict(state)\n", "DEV004"),
     ("import torch\nclass M(nn.Module):\n    def forward(self, x):\n        return x\n", "DEV005"),
     ("import torch\ny = torch.zeros(3)\n", "DEV002"),

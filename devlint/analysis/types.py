@@ -9,6 +9,10 @@ called) or an object with its own in-place `.to()` (a tokenizer's `BatchEncoding
 PyTorch Geometric `Data`, an object of any class constructed by name) wins over tensor
 evidence. No evidence means UNKNOWN, and rules do not report UNKNOWN receivers.
 
+A method called as a statement of its own that is a move or a conversion (`x.to(d)`, `x.half()`,
+`x.long()`) is no evidence: whether its result is thrown away on a tensor is what DEV001 and DEV007
+ask, and an author who writes it bare may well hold a module (`m.half()` is in place).
+
 Two conventions give *weak* evidence, which stands only where nothing in the file speaks
 against it: an input of `forward` of an nn.Module class (`def forward(self, inp)`), and a
 value of `for k, v in batch.items()` over a plain name. It is void for names that say
@@ -56,20 +60,27 @@ _TORCH_NON_TENSOR = {
     "numel", "typename", "broadcast_shapes", "use_deterministic_algorithms", "get_default_device",
     "is_complex", "is_nonzero", "result_type", "promote_types", "can_cast", "stream", "accelerator",
 }
-# Tensor methods that no nn.Module has: a receiver (or result) with them is a tensor.
+# Tensor methods that no nn.Module has: a receiver (or result) with them is a tensor. Not
+# `float`, `half`, `double`, `bfloat16`, `type`: nn.Module has them too (in place).
 TENSOR_METHODS = frozenset({
     "view", "view_as", "reshape", "reshape_as", "unsqueeze", "squeeze", "permute", "transpose", "contiguous",
     "detach", "flatten", "unflatten", "expand", "expand_as", "repeat", "numpy", "item", "tolist", "size",
     "dim", "numel", "sum", "mean", "std", "max", "min", "argmax", "argmin", "softmax", "log_softmax", "sigmoid",
     "tanh", "relu", "abs", "exp", "log", "sqrt", "pow", "clamp", "clamp_", "masked_fill", "masked_fill_",
     "index_select", "gather", "scatter", "scatter_", "narrow", "chunk", "split", "t", "matmul", "mm", "bmm",
-    "float", "long", "int", "bool", "half", "bfloat16", "byte", "char", "short", "type_as", "new_zeros",
+    "long", "int", "bool", "byte", "char", "short", "type_as", "new_zeros",
     "new_ones", "new_full", "new_empty", "new_tensor", "fill_", "zero_", "copy_", "add_", "mul_", "sub_",
     "div_", "normal_", "uniform_", "nonzero", "topk", "sort", "argsort", "cumsum", "prod", "norm", "any",
     "all", "eq", "ne", "gt", "lt", "ge", "le", "masked_select", "where", "roll", "flip", "unbind", "stride",
     "is_contiguous", "element_size", "storage", "data_ptr", "backward", "requires_grad_", "retain_grad",
     "is_pinned", "pin_memory",
 })
+# Methods that return a converted copy of a tensor (DEV007); a module's `float`, `half`, `double`,
+# `bfloat16` and `type` convert it in place. Called as a statement of its own, one of these (or a
+# move, DEV001) is what the rules judge, so it is no evidence of what its receiver is.
+CONVERSIONS = frozenset({"float", "half", "double", "bfloat16", "long", "int", "bool", "type", "contiguous",
+                         "detach", "clone"})
+_BARE_NOT_EVIDENCE = CONVERSIONS | {"to", "cuda", "cpu", "pin_memory"}
 # Attributes only tensors have (modules have none of these).
 TENSOR_ATTRIBUTES = frozenset({"shape", "ndim", "T", "mT", "grad", "is_cuda", "requires_grad", "grad_fn", "is_leaf"})
 # Methods and attributes that mark an nn.Module (or a model object with an in-place .to()).
@@ -110,7 +121,8 @@ _FIRST_ARGUMENT_NOT_A_TENSOR = frozenset({
 # What a tensor input is used for. A `forward` input used for anything else (`inp.input_ids`,
 # `inp.items()`) is some other object: the weak evidence of the convention is vetoed.
 _TENSOR_VOCABULARY = TENSOR_METHODS | TENSOR_ATTRIBUTES | frozenset({
-    "to", "cuda", "cpu", "device", "dtype", "clone", "double", "type", "data", "new", "is_sparse", "layout",
+    "to", "cuda", "cpu", "device", "dtype", "clone", "double", "float", "half", "bfloat16", "type", "data", "new",
+    "is_sparse", "layout",
     "unfold", "masked_scatter", "index_fill", "index_add", "index_copy", "repeat_interleave", "add", "mul", "sub",
     "div", "neg", "sin", "cos", "floor", "ceil", "round", "sign", "square", "rsqrt", "reciprocal", "lerp",
     "log1p", "expm1", "erf", "exp_", "addmm", "baddbmm", "is_floating_point", "is_complex", "real", "imag",
@@ -203,6 +215,7 @@ class TypeOracle:
             stack: list[cst.CSTNode] = [scope.body]
         else:
             stack = [scope]
+        judged: set[int] = set()  # ids of `x.float` in a bare `x.float()`: not evidence (see CONVERSIONS)
         while stack:
             node = stack.pop()
             if isinstance(node, cst.Assign):
@@ -240,7 +253,10 @@ class TypeOracle:
                             index.bind(local.value, "import", node)
             elif isinstance(node, cst.NamedExpr) and isinstance(node.target, cst.Name):
                 index.bind(node.target.value, "value", node.value)
-            elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            elif isinstance(node, cst.Expr) and _bare_call(node) is not None:
+                judged.add(id(_bare_call(node).func))  # type: ignore[union-attr]
+            elif (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
+                  and id(node) not in judged):
                 index.attributes_used.setdefault(node.value.value, set()).add(node.attr.value)
             elif isinstance(node, cst.Call):
                 first = node.args[0].value if node.args and not node.args[0].star else None
@@ -281,8 +297,11 @@ class TypeOracle:
             if not isinstance(statement, cst.FunctionDef):
                 continue
             stack: list[cst.CSTNode] = [statement.body]
+            judged: set[int] = set()  # ids of bare `self.x.float()` calls: not evidence (see CONVERSIONS)
             while stack:
                 node = stack.pop()
+                if isinstance(node, cst.Expr) and _bare_call(node) is not None:
+                    judged.add(id(node.value.func))  # type: ignore[attr-defined]
                 if isinstance(node, (cst.Assign, cst.AnnAssign)):
                     targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
                     for target in targets:
@@ -303,13 +322,13 @@ class TypeOracle:
                         name = string_value(node.args[0].value)
                         if name is not None:
                             index.bindings.setdefault(name, []).append(("buffer", node, statement))
-                    if _is_self_attr(func.value):
+                    if _is_self_attr(func.value) and id(func) not in judged:
                         index.attributes_used.setdefault(func.value.attr.value, set()).add(func.attr.value)
                     elif _is_self(func.value):
                         index.called.add(func.attr.value)  # self.encoder(...): called, so a module
                 elif isinstance(node, cst.Call) and _is_self_attr(node.func):
                     index.called.add(node.func.attr.value)
-                elif isinstance(node, cst.Attribute) and _is_self_attr(node.value):
+                elif isinstance(node, cst.Attribute) and _is_self_attr(node.value) and id(node) not in judged:
                     index.attributes_used.setdefault(node.value.attr.value, set()).add(node.attr.value)
                 stack.extend(children(node))
         self._class_cache[key] = index
@@ -703,6 +722,15 @@ def _combine(kinds: set[Kind]) -> Kind:
     if Kind.OTHER in kinds:
         return Kind.OTHER
     return Kind.UNKNOWN
+
+
+def _bare_call(statement: cst.Expr) -> Optional[cst.Call]:
+    """`R.m(...)` as a statement of its own, `m` a move or a conversion: the call, else None."""
+    call = statement.value
+    if (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value in _BARE_NOT_EVIDENCE):
+        return call
+    return None
 
 
 def _is_self(expr: cst.BaseExpression) -> bool:

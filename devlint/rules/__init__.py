@@ -32,7 +32,7 @@ def all_rules() -> tuple[RuleEntry, ...]:
         visitors = [
             obj
             for obj in vars(module).values()
-            if isinstance(obj, type) and issubclass(obj, RuleVisitor) and obj is not RuleVisitor and obj.rule is rule
+            if isinstance(obj, type) and issubclass(obj, RuleVisitor) and getattr(obj, "rule", None) is rule
         ]
         if len(visitors) != 1:
             raise RuntimeError(f"rule module {module.__name__} must define exactly one visitor for {rule.code}")

@@ -337,6 +337,40 @@ FLAGGED = [
             for i, (k, v) in enumerate(batch.items()):
                 v.to(dev)
     """, [(4, 9)]),
+    case("loop_variable_over_parameters_and_buffers", """
+        import torch
+        def f(model, device):
+            for p in model.parameters():
+                p.to(device)
+            for b in model.buffers():
+                b.cuda()
+            for name, p in model.named_parameters():
+                p.to(device)
+    """, [(4, 9), (6, 9), (8, 9)]),
+    case("loop_variable_over_a_state_dict", """
+        import torch
+        def f(model, device):
+            for value in model.state_dict().values():
+                value.to(device)
+            for key, value in model.state_dict().items():
+                value.to(device)
+    """, [(4, 9), (6, 9)]),
+    case("parameter_moved_before_it_is_stored", """
+        import torch
+        from torch import nn
+        class Net(nn.Module):
+            def __init__(self, device):
+                super().__init__()
+                self.scale = nn.Parameter(torch.ones(3)).to(device)
+                self.shift = torch.nn.parameter.Parameter(torch.zeros(3)).cuda()
+    """, [(6, 22), (7, 22)]),
+    case("parameter_imported_under_another_name_moved", """
+        import torch
+        from torch.nn import Parameter as P
+        class Holder:
+            def __init__(self, device):
+                self.w: torch.Tensor = P(torch.ones(3)).to(device)
+    """, [(5, 32)]),
 ]
 
 NOT_FLAGGED = [
@@ -813,9 +847,85 @@ NOT_FLAGGED = [
             for i, item in enumerate(items):
                 item.to(dev)
     """, []),
+    case("parameter_moved_where_it_already_is", """
+        import torch
+        from torch import nn
+        class Net(nn.Module):
+            def __init__(self, device):
+                super().__init__()
+                self.scale = nn.Parameter(torch.ones(3, device=device)).to(device)
+    """, []),
+    case("parameter_moved_into_a_local_name", """
+        import torch
+        from torch import nn
+        def make(device):
+            w = nn.Parameter(torch.ones(3)).to(device)
+            return w
+    """, []),
+    case("parameter_created_from_a_moved_tensor", """
+        import torch
+        from torch import nn
+        class Net(nn.Module):
+            def __init__(self, device):
+                super().__init__()
+                self.scale = nn.Parameter(torch.ones(3).to(device))
+    """, []),
+    case("loop_variable_over_modules", """
+        import torch
+        def f(model, device):
+            for m in model.modules():
+                m.to(device)
+            for name, child in model.named_children():
+                child.cuda()
+    """, []),
+    case("half_and_float_are_module_methods_too", """
+        import torch
+        def f(m, device):
+            m.half()
+            y = m.float()
+            m.to(device)
+            return y
+    """, []),
+    case("a_move_expected_to_raise", """
+        import torch
+        def test_move(x: torch.Tensor):
+            with self.assertRaises(RuntimeError):
+                x.to("cuda:9")
+    """, []),
 ]
 
 
 @pytest.mark.parametrize("code, expected", FLAGGED + NOT_FLAGGED)
 def test_dev001(code: str, expected: list[tuple[int, int, str]]) -> None:
     assert reports("DEV001", code) == expected
+
+
+def test_parameter_loop_message_advises_moving_the_module_and_offers_no_fix():
+    [report] = _diagnostics("""
+import torch
+def f(model, device):
+    for p in model.parameters():
+        p.to(device)
+""")
+    assert report.message == ("`p.to(...)` result is discarded; `p` is one of `model.parameters()`, which no "
+                              "assignment to `p` changes — move the module: `model.to(...)`")
+    assert report.fix is None
+
+
+def test_moved_parameter_message_says_it_is_no_longer_a_parameter():
+    [report] = _diagnostics("""
+import torch
+from torch import nn
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.ones(3)).cuda()
+""")
+    assert report.message.startswith("`nn.Parameter(...).cuda()` returns a plain tensor: `self.w` is not a Parameter")
+    assert report.fix is None
+
+
+def _diagnostics(snippet: str) -> list:
+    from devlint import lint_source
+
+    return [d for d in lint_source(snippet.removeprefix("\n"), "example.py") if d.code == "DEV001"]
