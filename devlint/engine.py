@@ -28,6 +28,7 @@ from devlint.analysis.context import ContextEnter, ContextExit, FileContext, Raw
 from devlint.diagnostics import Applicability, Diagnostic, Edit, FixInfo, FixResult
 from devlint.layout import Refused, lay_out, smallest
 from devlint.line_length import line_limit
+from devlint.target_torch import target_torch
 from devlint.noqa import is_suppressed
 from devlint.prefilter import prefilter
 from devlint.rules import RuleEntry, all_rules
@@ -193,7 +194,7 @@ def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignor
             result.diagnostics.append(_syntax_error(path, source, error))
         return result
     result.module = module
-    ctx = FileContext(module, path)
+    ctx = FileContext(module, path, target_torch(settings.target_torch, path))
     rule_visitors = [entry.visitor(ctx) for entry in rules]
     # LibCST's callbacks in LibCST's order, without rebuilding every node (devlint/walk.py).
     # A RecursionError propagates to _with_deep_stack, which retries on a large stack.

@@ -49,6 +49,8 @@ class RawReport:
 class FileContext:
     module: cst.Module
     path: str
+    # The torch version fixes write code for, (major, minor); None: unknown, write for every torch >= 2.1
+    target_torch: Optional[tuple[int, int]] = None
     torch: TorchNames = field(default_factory=TorchNames)
     frames: list[Frame] = field(default_factory=list)
     guard_depth: int = 0  # inside the branch of an `if` / `x if c else y` that only runs where CUDA is
