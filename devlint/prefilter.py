@@ -23,6 +23,10 @@ Why the rules' tokens are conservative (what a report needs, and so what the tex
   with escapes (`"\\x63uda"`) or split into adjacent literals (`"cu" "da"`); `CUDA_STRING`
   also matches any escape that can make a letter and any literal ending in `c`, `cu` or
   `cud` right before its closing quote.
+- DEV008 reports a name that resolves to `torch.cuda.amp.*` / `torch.cpu.amp.*`: written out, or
+  bound by an import that writes the module path, so the name token `amp` is in the text, and
+  so is the API's own name (`autocast`, `GradScaler`, `custom_fwd`, `custom_bwd`: an alias is
+  made by an import that writes the real name).
 - Backslash continuations are removed from a copy of the text before searching it too, so
   `x.\\<newline>to(d)` and `"cu\\<newline>da"` are found; a token found in either copy counts.
 
