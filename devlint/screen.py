@@ -30,7 +30,7 @@ from devlint.analysis.factories import (
     CAST_METHODS, DTYPE_NAMES, FACTORIES, LEGACY_CONSTRUCTORS, LIKE_FACTORIES, SPARSE_FACTORIES,
 )
 from devlint.analysis.flow import TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, ELEMENTWISE, JOINING
-from devlint.analysis.names import is_cuda_runtime_value, is_cuda_value
+from devlint.analysis.names import device_backend, is_cuda_runtime_value
 
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.rules import RuleEntry
@@ -60,9 +60,9 @@ class SyntaxFacts:
         self.moved_in_place: set[str] = set()  # `x` of `x = x.to(...)` / `x = x.cuda(...)`
         self.classes: list[ast.ClassDef] = []
         self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-        # A `"cuda"` / `"cuda:N"` literal where DEV003 looks: a call's first argument, `device=` or
-        # `map_location=`, a dict's value, an assigned value, a parameter's default.
-        self.cuda_string = False
+        # A `"cuda"` / `"cuda:N"` (or `"mps"`, `"xpu:N"`) literal where DEV003 looks: a call's first
+        # argument, `device=` or `map_location=`, a dict's value, an assigned value, a parameter's default.
+        self.accelerator_string = False
         self.placed: set[int] = set()  # ids of receivers of a surely placing call, down the chain
         self._local_calls: list[tuple[int, str]] = []  # (line, name) of `f(...)` and `self.f(...)`
         self._gather(tree)
@@ -98,15 +98,15 @@ class SyntaxFacts:
     def _cuda_in(self, value: Optional[ast.expr]) -> None:
         kind = type(value)
         if kind is ast.Constant:
-            if type(value.value) is str and is_cuda_value(value.value):  # type: ignore[union-attr]
-                self.cuda_string = True
+            if type(value.value) is str and device_backend(value.value):  # type: ignore[union-attr]
+                self.accelerator_string = True
         elif kind is ast.JoinedStr or kind is ast.BinOp or kind is ast.Call:
             # a device string built at run time: f"cuda:{i}", "cuda:%d" % i, "cuda:" + str(i), "cuda:{}".format(i)
             template = value.values[0] if kind is ast.JoinedStr and value.values else (  # type: ignore[union-attr]
                 value.left if kind is ast.BinOp else getattr(value.func, "value", None))  # type: ignore[union-attr]
             if (type(template) is ast.Constant and type(template.value) is str  # type: ignore[union-attr]
                     and is_cuda_runtime_value(template.value)):  # type: ignore[union-attr]
-                self.cuda_string = True
+                self.accelerator_string = True
 
     def _call(self, node: ast.Call) -> None:
         if node.args:

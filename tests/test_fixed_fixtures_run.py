@@ -61,7 +61,8 @@ def _dev003(m, tmp_path):
     assert m.place(torch.zeros(2)).device.type == where
     assert m.cumulative(torch.ones(3)).tolist() == [1.0, 2.0, 3.0]  # back on the input's device
     assert m.load_options()["run_opts"]["device"] == where
-    return {"build_model", "main", "evaluate", "place", "cumulative", "load_options"}
+    assert m.on_apple_silicon().device.type == ("mps" if torch.backends.mps.is_available() else "cpu")
+    return {"build_model", "main", "evaluate", "place", "cumulative", "load_options", "on_apple_silicon"}
 
 
 def _dev004(m, tmp_path):

@@ -41,7 +41,7 @@ def test_every_rule_is_confirmed_on_cpu_and_the_exit_code_is_0(cpu_run):
     assert proc.returncode == 0, proc.stderr
     assert {r["rule"]: r["verdict"] for r in data["results"] if r["device"] == "cpu"} == {
         "DEV001": "confirmed", "DEV002": "confirmed", "DEV003": "confirmed", "DEV004": "confirmed",
-        "DEV005": "confirmed"}
+        "DEV005": "confirmed", "DEV008": "confirmed"}
     assert data["machine"]["torch"].startswith("2.")
 
 
@@ -50,7 +50,7 @@ def test_the_table_and_a_progress_line_per_snippet(cpu_run):
     proc, _ = cpu_run
     assert proc.stdout.splitlines()[0].split() == ["rule", "device", "bad", "evidence", "fixed", "evidence",
                                                    "verdict"]
-    assert sum(line.startswith("[") for line in proc.stderr.splitlines()) == 10  # 5 rules x (bad, fixed)
+    assert sum(line.startswith("[") for line in proc.stderr.splitlines()) == 12  # 6 rules x (bad, fixed)
 
 
 @needs_torch

@@ -25,14 +25,32 @@ def has(target: Optional[TorchVersion], since: TorchVersion) -> bool:
 
 
 def device_choice(torch_name: str, target: Optional[TorchVersion], backend: str = "cuda", quote: str = '"') -> str:
-    """An expression for the machine's accelerator, else the CPU, that runs on `target`. Before
-    `torch.accelerator` only the backend the code named can be asked for."""
+    """A `torch.device` expression for the machine's accelerator, else the CPU, that runs on `target`.
+    Before `torch.accelerator` only the backend the code named can be asked for."""
+    return accelerator_choice(torch_name, target, quote) or (
+        f"{torch_name}.device({quote}{backend}{quote} if {availability(torch_name, backend)} else {quote}cpu{quote})")
+
+
+def accelerator_choice(torch_name: str, target: Optional[TorchVersion], quote: str = '"') -> Optional[str]:
+    """`torch.accelerator`'s device, else the CPU, as the target allows; None before torch 2.6."""
     cpu = f"{torch_name}.device({quote}cpu{quote})"
     if has(target, ACCELERATOR_CHECK_AVAILABLE):
         return f"{torch_name}.accelerator.current_accelerator(check_available=True) or {cpu}"
     if has(target, ACCELERATOR):
         return f"{torch_name}.accelerator.current_accelerator() if {torch_name}.accelerator.is_available() else {cpu}"
-    return f"{torch_name}.device({quote}{backend}{quote} if {availability(torch_name, backend)} else {quote}cpu{quote})"
+    return None
+
+
+def accelerator_type(torch_name: str, target: Optional[TorchVersion], quote: str = '"') -> Optional[str]:
+    """The machine's accelerator type as a string (`"cuda"`, `"mps"`, ...), else `"cpu"`, as the target
+    allows (None before torch 2.6). Where code keeps the device as a string (and may compare it), it
+    stays one. (`current_accelerator()` has no index: its `str` is the type.)"""
+    if has(target, ACCELERATOR_CHECK_AVAILABLE):
+        return f"str({torch_name}.accelerator.current_accelerator(check_available=True) or {quote}cpu{quote})"
+    if has(target, ACCELERATOR):
+        return (f"{torch_name}.accelerator.current_accelerator().type if {torch_name}.accelerator.is_available()"
+                f" else {quote}cpu{quote}")
+    return None
 
 
 def availability(torch_name: str, backend: str) -> str:

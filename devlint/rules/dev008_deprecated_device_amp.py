@@ -89,7 +89,8 @@ _POSITIONAL = {
 _SINCE = {"autocast": None, "GradScaler": portable.AMP_GRAD_SCALER, "custom_fwd": portable.AMP_CUSTOM_FUNCTION,
           "custom_bwd": portable.AMP_CUSTOM_FUNCTION}
 # A test of the torch version or of an API's presence: the old call in its branches is kept on purpose.
-_VERSION_TEST = re.compile(r"version|hasattr|getattr|torch_?\d|_ge_\d|_lt_\d", re.IGNORECASE)
+# (`is_torch_version(...)`, `_TORCH_GREATER_EQUAL_2_4`, `TORCH_GE_2_3`, `hasattr(torch.amp, "GradScaler")`)
+_VERSION_TEST = re.compile(r"version|hasattr|getattr|torch\w*\d|\d_\d", re.IGNORECASE)
 
 
 class DeprecatedDeviceAmp(RuleVisitor):

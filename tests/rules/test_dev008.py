@@ -107,6 +107,10 @@ NOT_FLAGGED = [
         else:
             custom_fwd = torch.amp.custom_fwd(device_type="cuda", cast_inputs=torch.float32)
     """, []),
+    case("in_a_conditional_expression_on_a_version_flag", """
+        import torch
+        scaler = torch.amp.GradScaler(device=d) if _TORCH_GREATER_EQUAL_2_4 else torch.cuda.amp.GradScaler()
+    """, []),
     case("in_a_branch_on_the_api_being_there", """
         import torch
         scaler = torch.amp.GradScaler("cuda") if hasattr(torch.amp, "GradScaler") else torch.cuda.amp.GradScaler()
