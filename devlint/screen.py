@@ -187,8 +187,16 @@ class SyntaxFacts:
 
     def torch_names(self, call: ast.Call) -> list[str]:
         """Every torch name the callee may be: `th.zeros` -> ["torch.zeros"]; [] when not torch."""
-        parts = _dotted(call.func)
+        return self.names_of(call.func)
+
+    def names_of(self, expr: ast.expr) -> list[str]:
+        """Every torch name a (dotted) name may be; [] when not torch."""
+        parts = _dotted(expr)
         return [] if parts is None else self._qualify(parts)
+
+    def decorators(self) -> Iterable[ast.expr]:
+        """Every function's decorators, as written (`@torch.cuda.amp.custom_fwd`, `@f(...)`)."""
+        return (decorator for function in self.functions for decorator in function.decorator_list)
 
     def _qualify(self, parts: list[str]) -> list[str]:
         """Every torch name `a.b.c` may be (`TorchNames.qualify` under each alias of `a`)."""

@@ -12,7 +12,20 @@ from devlint.analysis.names import dotted_name, has_star_args, identifiers, targ
 from devlint.diagnostics import Applicability
 from devlint.prefilter import words
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
+from devlint.screen import SyntaxFacts
 from devlint.walk import children
+
+_OLD_MODULES = ("torch.cuda.amp", "torch.cpu.amp")
+
+
+def _screen(facts: SyntaxFacts) -> bool:
+    """A name bound to something in `torch.cuda.amp` / `torch.cpu.amp`, or a call or a decorator that
+    names one written out (`torch.cuda.amp.autocast(...)`, `@th.cuda.amp.custom_bwd`)."""
+    if any(name.startswith(_OLD_MODULES) for names in facts.aliases.values() for name in names):
+        return True
+    written = [*(name for call in facts.calls for name in facts.torch_names(call)),
+               *(name for decorator in facts.decorators() for name in facts.names_of(decorator))]
+    return any(name.startswith(_OLD_MODULES) for name in written)
 
 RULE = Rule(
     code="DEV008",
@@ -62,6 +75,7 @@ RULE = Rule(
         CUDA, bfloat16 on the CPU), without the warning.
     """,
     tokens=("torch", words("amp"), words("autocast", "GradScaler", "custom_fwd", "custom_bwd")),
+    screen=_screen,
 )
 
 
