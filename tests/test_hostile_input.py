@@ -287,7 +287,7 @@ def test_unknown_code_in_select_lists_the_valid_ones(tmp_path):
     result = check("--select", "DEV9x", ".", cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.strip() == ("devlint: error: --select: unknown code or prefix 'DEV9x';"
-                                     " valid codes: DEV001, DEV002, DEV003, DEV004, DEV005, DEV999")
+                                     " valid codes: DEV001, DEV002, DEV003, DEV004, DEV005, DEV008, DEV999")
 
 
 @pytest.mark.parametrize("config, message", [
