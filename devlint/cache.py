@@ -6,8 +6,9 @@ One small JSON file per result, named by its key, under `.devlint_cache/` at the
 - the file's exact bytes (sha256), and the path as given (reports name it);
 - devlint's version and a hash of the source of every devlint module (editing a rule, or the
   engine, gives new keys);
-- the codes enabled for that path (select, ignore, per-file-ignores) and whether fix edits
-  were computed.
+- the codes enabled for that path (select, ignore, per-file-ignores), whether fix edits
+  were computed (and the line limit they keep to), and the target torch version (which fixes
+  are offered and what they write follow it).
 
 So the cache never has to be invalidated: stale entries are never looked up again
 (`devlint clean` removes them). Writes go to a temporary file renamed into place, so
@@ -67,12 +68,16 @@ class Cache:
     def key(self, path: str, raw: bytes, settings: Settings, with_edits: bool) -> str:
         from devlint.line_length import line_limit
         from devlint.rules import rule_codes
+        from devlint.target_torch import format_version, target_torch
 
         enabled = [code for code in (*rule_codes(), SYNTAX_ERROR_CODE) if settings.enabled(code, path)]
         digest = hashlib.sha256()
         # fix edits are laid out within the line limit: it is part of what they depend on
         edits = str(line_limit(settings.line_length, path)) if with_edits else ""
-        digest.update("\0".join([code_fingerprint(), path, ",".join(enabled), str(with_edits), edits]).encode())
+        # which fixes are offered, and what they write, follow the target torch version
+        torch_version = format_version(target_torch(settings.target_torch, path))
+        digest.update("\0".join([code_fingerprint(), path, ",".join(enabled), str(with_edits), edits,
+                                  torch_version]).encode())
         digest.update(b"\0")
         digest.update(raw)
         return digest.hexdigest()

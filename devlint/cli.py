@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="append `# noqa: DEVnnn` to every reported line (merging with an existing list)")
     parser.add_argument("--line-length", type=_line_length, metavar="N",
                         help="the line limit fixes keep to (default: the project's formatter setting, else 88)")
+    parser.add_argument("--target-torch", type=_target_torch, metavar="X.Y",
+                        help="the torch version fixes write code for (default: the project's torch"
+                        " requirement in pyproject.toml, else code that runs on every torch from 2.1)")
     parser.add_argument("--select", type=_codes, help="codes or prefixes to check (replaces the default)")
     parser.add_argument("--extend-select", type=_codes, help="codes or prefixes to add")
     parser.add_argument("--ignore", type=_codes, help="codes or prefixes to skip")
@@ -87,6 +90,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cache-dir", metavar="DIR",
                         help="where to keep results (default: .devlint_cache at the project root)")
     return parser
+
+
+def _target_torch(value: str) -> tuple[int, int]:
+    from devlint.config import ConfigError, parse_target_torch_option
+
+    try:
+        return parse_target_torch_option(value, "--target-torch")
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _line_length(value: str) -> int:
@@ -232,6 +244,8 @@ def load_settings(args: argparse.Namespace, paths: list[str]):  # type: ignore[n
             changes[key] = getattr(args, key)
     if getattr(args, "line_length", None) is not None:
         changes["line_length"] = args.line_length
+    if getattr(args, "target_torch", None) is not None:
+        changes["target_torch"] = args.target_torch
     return replace(settings, **changes)
 
 

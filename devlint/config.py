@@ -11,6 +11,7 @@ from typing import Any, Optional
 from devlint.files import UsageError
 from devlint.line_length import MAX_LINE_LENGTH, is_line_length
 from devlint.settings import SYNTAX_ERROR_CODE, Settings
+from devlint.target_torch import TorchVersion, parse_target_torch
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -18,7 +19,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude", "unsafe-fixes",
-        "line-length", "respect-gitignore", "force-exclude")
+        "line-length", "respect-gitignore", "force-exclude", "target-torch")
 _SWITCHES = ("unsafe-fixes", "respect-gitignore", "force-exclude")
 
 
@@ -65,7 +66,7 @@ def _from_ini(options: dict[str, str]) -> dict[str, Any]:
         key = key.replace("_", "-")
         if key == "per-file-ignores":
             result[key] = value
-        elif key in (*_SWITCHES, "line-length"):
+        elif key in (*_SWITCHES, "line-length", "target-torch"):
             result[key] = value.strip().lower()
         else:
             result[key] = [item for item in value.replace("\n", ",").split(",") if item.strip()]
@@ -101,7 +102,17 @@ def settings_from(raw: dict[str, Any], source: str, root: str, known_codes: tupl
             kwargs[key.replace("-", "_")] = value
     if "line-length" in options:
         kwargs["line_length"] = parse_line_length(options["line-length"], f"{source}: 'line-length'")
+    if "target-torch" in options:
+        kwargs["target_torch"] = parse_target_torch_option(options["target-torch"], f"{source}: 'target-torch'")
     return Settings(**kwargs)
+
+
+def parse_target_torch_option(value: Any, where: str) -> TorchVersion:
+    """A torch version as a string, MAJOR.MINOR (`"2.6"`); a TOML number is refused (2.10 would read 2.1)."""
+    version = parse_target_torch(value) if isinstance(value, str) else None
+    if version is None:
+        raise ConfigError(f'{where} must be a torch version as a string, MAJOR.MINOR ("2.6"), not {value!r}')
+    return version
 
 
 def parse_line_length(value: Any, where: str) -> int:

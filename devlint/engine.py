@@ -34,6 +34,7 @@ from devlint.rules import RuleEntry, all_rules
 from devlint.rules.base import Fix
 from devlint.screen import screen
 from devlint.settings import DEFAULT_SETTINGS, SYNTAX_ERROR_CODE, Settings
+from devlint.target_torch import target_torch
 from devlint.walk import visit_batched
 
 # `--fix` re-checks and fixes again until nothing changes (a fix may make another report: DEV001's
@@ -196,7 +197,7 @@ def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignor
             result.diagnostics.append(_syntax_error(path, source, error))
         return result
     result.module = module
-    ctx = FileContext(module, path)
+    ctx = FileContext(module, path, target_torch(settings.target_torch, path))
     rule_visitors = [entry.visitor(ctx) for entry in rules]
     # LibCST's callbacks in LibCST's order, without rebuilding every node (devlint/walk.py).
     # A RecursionError propagates to _with_deep_stack, which retries on a large stack.

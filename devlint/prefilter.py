@@ -19,10 +19,14 @@ Why the rules' tokens are conservative (what a report needs, and so what the tex
   identifier character, so the pattern `\\bname\\b` finds it.
 - A method call `R.to(...)` is `.`, the name and `(`, with only whitespace, comments (inside
   brackets) or backslash continuations between them: `method_call()` allows exactly those.
-- A `"cuda"` / `"cuda:N"` string (DEV003) is matched on its *value*, so it may be written
-  with escapes (`"\\x63uda"`) or split into adjacent literals (`"cu" "da"`); `CUDA_STRING`
-  also matches any escape that can make a letter and any literal ending in `c`, `cu` or
-  `cud` right before its closing quote.
+- A `"cuda"` / `"cuda:N"` string (or `"mps"`, `"xpu"`: DEV003) is matched on its *value*, so it may be written
+  with escapes (`"\\x63uda"`) or split into adjacent literals (`"cu" "da"`); `ACCELERATOR_STRING`
+  also matches any escape that can make a letter and any literal ending in `c`, `cu`, `cud`,
+  `m`, `mp`, `x` or `xp` right before its closing quote.
+- DEV008 reports a name that resolves to `torch.cuda.amp.*` / `torch.cpu.amp.*`: written out, or
+  bound by an import that writes the module path, so the name token `amp` is in the text, and
+  so is the API's own name (`autocast`, `GradScaler`, `custom_fwd`, `custom_bwd`: an alias is
+  made by an import that writes the real name).
 - Backslash continuations are removed from a copy of the text before searching it too, so
   `x.\\<newline>to(d)` and `"cu\\<newline>da"` are found; a token found in either copy counts.
 
@@ -56,9 +60,10 @@ def method_call(*names: str) -> "re.Pattern[str]":
     return re.compile(rf"\.{_GAP}(?:{alternatives}){_GAP}\(")
 
 
-# A string literal whose value may be "cuda" (or "cuda:N"): written out, made with escapes,
-# or split over adjacent literals (a piece ending in "c", "cu" or "cud" just before its quote).
-CUDA_STRING = re.compile(r"""cuda|\\[xuUN0-7]|c(?:u|ud)?["']""")
+# A string literal whose value may be "cuda", "mps" or "xpu" (or "cuda:N"...): written out, made with
+# escapes, or split over adjacent literals (a piece ending in "c", "cu", "cud", "m", "mp", "x" or "xp"
+# just before its quote).
+ACCELERATOR_STRING = re.compile(r"""cuda|mps|xpu|\\[xuUN0-7]|(?:c(?:u|ud)?|mp?|xp?)["']""")
 
 
 def _without_continuations(text: str) -> str:

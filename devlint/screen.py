@@ -30,7 +30,7 @@ from devlint.analysis.factories import (
     CAST_METHODS, DTYPE_NAMES, FACTORIES, LEGACY_CONSTRUCTORS, LIKE_FACTORIES, SPARSE_FACTORIES,
 )
 from devlint.analysis.flow import TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, ELEMENTWISE, JOINING
-from devlint.analysis.names import is_cuda_runtime_value, is_cuda_value
+from devlint.analysis.names import device_backend, is_cuda_runtime_value
 
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.rules import RuleEntry
@@ -61,9 +61,9 @@ class SyntaxFacts:
         self.moved_callees: set[str] = set()  # `f` of every `f(...).to(...)` / `m.f(...).cuda(...)`
         self.classes: list[ast.ClassDef] = []
         self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-        # A `"cuda"` / `"cuda:N"` literal where DEV003 looks: a call's first argument, `device=` or
-        # `map_location=`, a dict's value, an assigned value, a parameter's default.
-        self.cuda_string = False
+        # A `"cuda"` / `"cuda:N"` (or `"mps"`, `"xpu:N"`) literal where DEV003 looks: a call's first
+        # argument, `device=` or `map_location=`, a dict's value, an assigned value, a parameter's default.
+        self.accelerator_string = False
         self.placed: set[int] = set()  # ids of receivers of a surely placing call, down the chain
         self._local_calls: list[tuple[int, str]] = []  # (line, name) of `f(...)` and `self.f(...)`
         self._gather(tree)
@@ -105,15 +105,15 @@ class SyntaxFacts:
     def _cuda_in(self, value: Optional[ast.expr]) -> None:
         kind = type(value)
         if kind is ast.Constant:
-            if type(value.value) is str and is_cuda_value(value.value):  # type: ignore[union-attr]
-                self.cuda_string = True
+            if type(value.value) is str and device_backend(value.value):  # type: ignore[union-attr]
+                self.accelerator_string = True
         elif kind is ast.JoinedStr or kind is ast.BinOp or kind is ast.Call:
             # a device string built at run time: f"cuda:{i}", "cuda:%d" % i, "cuda:" + str(i), "cuda:{}".format(i)
             template = value.values[0] if kind is ast.JoinedStr and value.values else (  # type: ignore[union-attr]
                 value.left if kind is ast.BinOp else getattr(value.func, "value", None))  # type: ignore[union-attr]
             if (type(template) is ast.Constant and type(template.value) is str  # type: ignore[union-attr]
                     and is_cuda_runtime_value(template.value)):  # type: ignore[union-attr]
-                self.cuda_string = True
+                self.accelerator_string = True
 
     def _call(self, node: ast.Call) -> None:
         if node.args:
@@ -197,8 +197,16 @@ class SyntaxFacts:
 
     def torch_names(self, call: ast.Call) -> list[str]:
         """Every torch name the callee may be: `th.zeros` -> ["torch.zeros"]; [] when not torch."""
-        parts = _dotted(call.func)
+        return self.names_of(call.func)
+
+    def names_of(self, expr: ast.expr) -> list[str]:
+        """Every torch name a (dotted) name may be; [] when not torch."""
+        parts = _dotted(expr)
         return [] if parts is None else self._qualify(parts)
+
+    def decorators(self) -> Iterable[ast.expr]:
+        """Every function's decorators, as written (`@torch.cuda.amp.custom_fwd`, `@f(...)`)."""
+        return (decorator for function in self.functions for decorator in function.decorator_list)
 
     def _qualify(self, parts: list[str]) -> list[str]:
         """Every torch name `a.b.c` may be (`TorchNames.qualify` under each alias of `a`)."""

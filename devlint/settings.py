@@ -43,6 +43,9 @@ class Settings:
     # The line limit fixes keep to; None: the project's formatter setting nearest to each file,
     # else 88 (devlint/line_length.py).
     line_length: Optional[int] = None
+    # The torch version fixes write code for, as (major, minor); None: the project's own dependency
+    # on torch nearest to each file, else unknown (devlint/target_torch.py).
+    target_torch: Optional[tuple[int, int]] = None
     root: str = "."  # directory per-file-ignores and excludes are relative to
 
     def enabled(self, code: str, path: Optional[str] = None) -> bool:

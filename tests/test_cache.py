@@ -65,6 +65,23 @@ def test_the_key_changes_with_devlints_own_code(tmp_path, monkeypatch):
     assert cache.key("a.py", b"x", Settings(), False) != before
 
 
+def test_a_cached_result_is_not_used_for_another_target_torch(tmp_path):
+    # which fixes are offered follows the target torch version: `[*]` must not come from another target
+    path = tmp_path / "train.py"
+    path.write_text("import torch\nscaler = torch.cuda.amp.GradScaler()\n")
+    cache = Cache(str(tmp_path / "cache"))
+    unknown = process(str(path), Settings(), Mode(), cache).diagnostics
+    assert [d.fix for d in unknown] == [None]
+    known = process(str(path), Settings(target_torch=(2, 3)), Mode(), cache).diagnostics
+    assert [d.fix is not None for d in known] == [True]
+    project = tmp_path / "project"  # (a directory's requirement is read once per run)
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[project]\nname = "p"\ndependencies = ["torch>=2.4"]\n')
+    (project / "train.py").write_text(path.read_text())
+    declared = process(str(project / "train.py"), Settings(), Mode(), cache).diagnostics
+    assert [d.fix is not None for d in declared] == [True]
+
+
 def test_a_corrupt_entry_is_a_miss_and_the_file_is_checked_again(tmp_path):
     path = tmp_path / "train.py"
     path.write_text(BAD)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import warnings
 
 import pytest
 
@@ -60,7 +61,8 @@ def _dev003(m, tmp_path):
     assert m.place(torch.zeros(2)).device.type == where
     assert m.cumulative(torch.ones(3)).tolist() == [1.0, 2.0, 3.0]  # back on the input's device
     assert m.load_options()["run_opts"]["device"] == where
-    return {"build_model", "main", "evaluate", "place", "cumulative", "load_options"}
+    assert m.on_apple_silicon().device.type == ("mps" if torch.backends.mps.is_available() else "cpu")
+    return {"build_model", "main", "evaluate", "place", "cumulative", "load_options", "on_apple_silicon"}
 
 
 def _dev004(m, tmp_path):
@@ -98,8 +100,23 @@ def _dev007(m, tmp_path):
     return {"to_half", "labels_as_long", "transposed", "frozen", "batch_as_float", "as_dtype", "Scaler", "half_model"}
 
 
+def _dev008(m, tmp_path):
+    a, b = torch.ones(2, 4), torch.ones(4, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)  # the deprecated AMP calls are gone
+        assert not m.make_scaler(False).is_enabled()
+        assert m.half_matmul(a, b).dtype == torch.float32  # CUDA autocast does nothing on the CPU
+        assert m.bf16_matmul(a, b).dtype == torch.bfloat16
+        assert m.amp_matmul(a, b).dtype == torch.float32
+        x = torch.ones(3, requires_grad=True)
+        m.make_function().apply(x).sum().backward()
+        assert x.grad.tolist() == [2.0, 2.0, 2.0]
+        assert m.Head()(torch.ones(1, 4)).shape == (1, 4)
+    return {"make_scaler", "half_matmul", "bf16_matmul", "amp_matmul", "make_function", "Head"}
+
+
 EXERCISE = {"DEV001": _dev001, "DEV002": _dev002, "DEV003": _dev003, "DEV004": _dev004, "DEV005": _dev005,
-            "DEV007": _dev007}
+            "DEV007": _dev007, "DEV008": _dev008}
 
 
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)

@@ -14,6 +14,7 @@ from devlint.files import SourceError, discover
 from devlint.notebook import Mask, fix_notebook, lint_notebook, mask_lines, parse_notebook, read_notebook
 from devlint.runner import Mode, process
 from devlint.line_length import line_limit
+from devlint.target_torch import target_torch
 from devlint.settings import Settings
 
 TRAINING = FIXTURES / "notebooks" / "training.ipynb"
@@ -346,8 +347,9 @@ def test_a_rule_fixture_split_into_cells_is_fixed_as_the_py_file_is(rule_dir):
     # Top-level blocks (separated by two blank lines) become cells; the last line of each lacks "\n".
     chunks = (rule_dir / "bad.py").read_text().split("\n\n\n")
     text = notebook_text(markdown(f"# {rule_dir.name}"), *(code(chunk) for chunk in chunks))
-    # at the line limit the fixtures are made with (the configuration above them)
-    settings = Settings(line_length=line_limit(None, str(rule_dir / "bad.py")))
+    # at the line limit and for the torch version the fixtures are made with (the configuration above them)
+    settings = Settings(line_length=line_limit(None, str(rule_dir / "bad.py")),
+                        target_torch=target_torch(None, str(rule_dir / "bad.py")))
     sources = ["".join(source) for source in fixed_sources(text, settings)[1:]]
     assert "\n\n\n".join(sources) == (rule_dir / "fixed.py").read_text()
 

@@ -207,6 +207,10 @@ def test_a_file_without_any_rule_tokens_is_not_parsed(monkeypatch):
     ("import torch\nx.to('cuda:%d' % i)\n", "DEV003"),
     ("import torch\nx.to('cuda:' + str(i))\n", "DEV003"),
     ("import torch\nx.to('cuda:{}'.format(i))\n", "DEV003"),
+    ("from torch.cuda import amp as a\nwith a.autocast():\n    pass\n", "DEV008"),
+    ("import torch.cuda.amp as m\ns = m.GradScaler()\n", "DEV008"),
+    ("from torch.cuda.amp import custom_fwd as cf\n@cf\ndef f(ctx, x):\n    pass\n", "DEV008"),
+    ("import torch\nwith torch.cuda\\\n.amp.autocast():\n    pass\n", "DEV008"),
 ])
 def test_tricky_spellings_keep_their_rule(source, code):
     assert code in _kept(source)
@@ -220,6 +224,7 @@ def test_tricky_spellings_keep_their_rule(source, code):
     ("import torch\nclass M(nn.Module):\n    def forward(self, x):\n        return x\n", "DEV005"),
     ("import torch\ny = torch.zeros(3)\n", "DEV002"),
     ('x = torch.zeros(3, device="cpu")\n', "DEV003"),
+    ('import torch\nwith torch.autocast("cuda"):\n    pass\n', "DEV008"),
 ])
 def test_files_without_a_rules_tokens_drop_that_rule(source, code):
     assert code not in _kept(textwrap.dedent(source))

@@ -173,22 +173,36 @@ def test_mps_timings_use_mps_events_and_skip_pinned_copies():
 def test_dev003_counts_each_no_cuda_message_as_the_bug_whatever_the_exception_type(message):
     def fail(*args):
         raise RuntimeError(message)
-    module = SimpleNamespace(build_model=fail, main=fail, evaluate=fail)
-    fake_torch = SimpleNamespace(cuda=SimpleNamespace(is_available=lambda: False),
-                                 nn=SimpleNamespace(Linear=lambda *a: SimpleNamespace(to=lambda d: None)),
-                                 zeros=lambda *a: None)
-    evidence = dev003.run(fake_torch, module, ProbeContext("cuda", "bad", "/tmp", hide_cuda=True))
+    module = SimpleNamespace(build_model=fail, main=fail, evaluate=fail, on_apple_silicon=_no_mps)
+    evidence = dev003.run(_fake_torch(cuda=False), module, ProbeContext("cuda", "bad", "/tmp", hide_cuda=True))
     assert evidence["outcome"] == BUG
+
+
+def _no_mps(*args):
+    raise NotImplementedError("Could not run 'aten::empty.memory_format' with arguments from the 'MPS' backend.")
+
+
+def _fake_torch(cuda: bool, mps: bool = False) -> SimpleNamespace:
+    return SimpleNamespace(cuda=SimpleNamespace(is_available=lambda: cuda),
+                           backends=SimpleNamespace(mps=SimpleNamespace(is_available=lambda: mps)),
+                           nn=SimpleNamespace(Linear=lambda *a: SimpleNamespace(to=lambda d: None)),
+                           zeros=lambda *a: None)
+
+
+def test_dev003_counts_the_missing_mps_backend_as_the_bug():
+    def ran(*args):
+        return SimpleNamespace(device="cpu")
+    module = SimpleNamespace(build_model=ran, main=ran, evaluate=ran, on_apple_silicon=_no_mps)
+    evidence = dev003.run(_fake_torch(cuda=False), module, ProbeContext("cpu", "bad", "/tmp"))
+    assert evidence["outcome"] == BUG
+    assert [c["call"] for c in evidence["calls"] if c["result"] == BUG] == ["on_apple_silicon"]
 
 
 def test_dev003_counts_another_error_as_unexpected_not_as_the_bug():
     def fail(*args):
         raise ValueError("shape mismatch")
-    module = SimpleNamespace(build_model=fail, main=fail, evaluate=fail)
-    fake_torch = SimpleNamespace(cuda=SimpleNamespace(is_available=lambda: True),
-                                 nn=SimpleNamespace(Linear=lambda *a: SimpleNamespace(to=lambda d: None)),
-                                 zeros=lambda *a: None)
-    assert dev003.run(fake_torch, module, ProbeContext("cuda", "bad", "/tmp"))["outcome"] == "unexpected"
+    module = SimpleNamespace(build_model=fail, main=fail, evaluate=fail, on_apple_silicon=fail)
+    assert dev003.run(_fake_torch(cuda=True), module, ProbeContext("cuda", "bad", "/tmp"))["outcome"] == "unexpected"
 
 
 def test_dev004_hidden_child_without_the_gpu_checkpoint_says_so(tmp_path):

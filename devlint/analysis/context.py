@@ -33,6 +33,8 @@ class Frame:
     deleted: set[str] = field(default_factory=set)  # names a `del` already left removed (maybe in a branch)
     # `if not isinstance(x, T): return` earlier in this function: `x` is a T from here on
     narrowed: narrowing.Narrowing = field(default_factory=dict)
+    # tests of early exits left in this function (`if not torch.backends.mps.is_available(): return`)
+    exits: list[cst.BaseExpression] = field(default_factory=list)
 
 
 @dataclass
@@ -49,12 +51,16 @@ class RawReport:
 class FileContext:
     module: cst.Module
     path: str
+    # The torch version fixes write code for, (major, minor); None: unknown, write for every torch >= 2.1
+    target_torch: Optional[tuple[int, int]] = None
     torch: TorchNames = field(default_factory=TorchNames)
     frames: list[Frame] = field(default_factory=list)
     guard_depth: int = 0  # inside the branch of an `if` / `x if c else y` that only runs where CUDA is
     device_context_depth: int = 0  # inside `with torch.device(...)`
     sets_default_device: bool = False  # torch.set_default_device(...) somewhere in the file
     narrowings: list[narrowing.Narrowing] = field(default_factory=list)  # one per enclosing `if` body
+    # (test, branch) of every enclosing `if` / `x if c else y` branch: True the body, False the else
+    branches: list[tuple[cst.BaseExpression, bool]] = field(default_factory=list)
     reports: list[RawReport] = field(default_factory=list)
     cuda_tests: dict[int, tuple[bool, bool]] = field(default_factory=dict)  # id(test) -> guarded branches
     availability_flags: set[str] = field(default_factory=set)  # `ok = torch.cuda.is_available()`
@@ -96,6 +102,24 @@ class FileContext:
     def cuda_guarded(self) -> bool:
         """Only reached where CUDA exists (or where the code says it wants CUDA)."""
         return self.guard_depth > 0 or any(frame.cuda_only for frame in self.frames)
+
+    def backend_guarded(self, backend: str) -> bool:
+        """Only reached where `backend` ("cuda", "mps", "xpu") exists. CUDA is tracked on the way (it
+        is asked everywhere); the others are read from the enclosing branches when asked."""
+        if backend == "cuda":
+            return self.cuda_guarded()
+        which = guards.BACKENDS[backend]
+        if any(guards.guarded_branches(test, self.availability_flags, which)[0 if body else 1]
+               for test, body in self.branches):
+            return True
+        for frame in self.frames:
+            if isinstance(frame.node, (cst.FunctionDef, cst.ClassDef)) and (
+                    guards.name_mentions_cuda(frame.node.name.value, which)
+                    or any(guards.decorator_requires_cuda(d, which) for d in frame.node.decorators)):
+                return True
+            if any(guards.guarded_branches(test, self.availability_flags, which)[1] for test in frame.exits):
+                return True
+        return False
 
     def device_placed(self) -> bool:
         """Factories here already land on a chosen device (`with torch.device(...)`)."""
@@ -178,18 +202,22 @@ class ContextEnter(cst.BatchableCSTVisitor):
         if self.ctx.guarded_branches(node.test)[0]:
             self.ctx.guard_depth += 1
         self.ctx.narrowings.append(narrowing.holds_when_true(node.test))
+        self.ctx.branches.append((node.test, True))
 
     def visit_If_orelse(self, node: cst.If) -> None:
         if self.ctx.guarded_branches(node.test)[1]:
             self.ctx.guard_depth += 1
+        self.ctx.branches.append((node.test, False))
 
     def visit_IfExp_body(self, node: cst.IfExp) -> None:
         if self.ctx.guarded_branches(node.test)[0]:
             self.ctx.guard_depth += 1
+        self.ctx.branches.append((node.test, True))
 
     def visit_IfExp_orelse(self, node: cst.IfExp) -> None:
         if self.ctx.guarded_branches(node.test)[1]:
             self.ctx.guard_depth += 1
+        self.ctx.branches.append((node.test, False))
 
     def visit_For_body(self, node: cst.For) -> None:
         if self.ctx.loops_over_gpus(node.iter):
@@ -257,10 +285,12 @@ class ContextExit(cst.BatchableCSTVisitor):
         if self.ctx.guarded_branches(original_node.test)[0]:
             self.ctx.guard_depth -= 1
         self.ctx.narrowings.pop()
+        self.ctx.branches.pop()
 
     def leave_If_orelse(self, original_node: cst.If) -> None:
         if self.ctx.guarded_branches(original_node.test)[1]:
             self.ctx.guard_depth -= 1
+        self.ctx.branches.pop()
 
     def leave_If(self, original_node: cst.If) -> None:
         # `if not torch.cuda.is_available(): return` -- what follows in this function needs CUDA.
@@ -270,14 +300,17 @@ class ContextExit(cst.BatchableCSTVisitor):
         # `if not isinstance(x, torch.Tensor): return x` -- `x` is a tensor below.
         if original_node.orelse is None and guards.ends_with_exit(original_node.body) and self.ctx.frames:
             self.ctx.frames[-1].narrowed.update(narrowing.holds_when_false(original_node.test))
+            self.ctx.frames[-1].exits.append(original_node.test)
 
     def leave_IfExp_body(self, original_node: cst.IfExp) -> None:
         if self.ctx.guarded_branches(original_node.test)[0]:
             self.ctx.guard_depth -= 1
+        self.ctx.branches.pop()
 
     def leave_IfExp_orelse(self, original_node: cst.IfExp) -> None:
         if self.ctx.guarded_branches(original_node.test)[1]:
             self.ctx.guard_depth -= 1
+        self.ctx.branches.pop()
 
     def leave_For_body(self, original_node: cst.For) -> None:
         if self.ctx.loops_over_gpus(original_node.iter):

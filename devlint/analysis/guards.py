@@ -1,4 +1,4 @@
-"""Is this code only reached where CUDA exists?
+"""Is this code only reached where CUDA (or another accelerator backend: mps, xpu) exists?
 
 A guard is a test whose outcome says CUDA is there (or is what the code was asked to use), and only
 in the branch where it says so:
@@ -16,11 +16,16 @@ in the branch where it says so:
   `if x.device != torch.device("cuda"): x = x.to("cuda")` guards nothing: that branch runs exactly
   where the value is *not* on CUDA;
 - `not`, `and`, `or` combine these as logic says (`if avail and x: ...` guards its body, not its else).
+
+Every question takes the backend it is asked for (`Backend`, CUDA unless told): the same reading
+serves `torch.backends.mps.is_available()`, `args.mps`, `device.type == "mps"`, `torch.xpu.device_count() > 0`.
+A GPU or `torch.accelerator` in a test counts for every backend.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -31,35 +36,58 @@ from devlint.walk import children
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.analysis.torch_names import TorchNames
 
+@dataclass(frozen=True)
+class Backend:
+    """An accelerator backend as guards see it. `word` finds it (or any accelerator, or a GPU) in a
+    test's names; `negative` finds flags that say it is *not* used; `device_words` are the device
+    strings that name it."""
+
+    name: str
+    word: "re.Pattern[str]"
+    negative: "re.Pattern[str]"
+    device_words: tuple[str, ...]
+
+
+_NOT = r"(^|_)(no|not|disable|disabled|without|skip)_?"
 # CUDA, a GPU, and what only runs on one (NCCL, TensorRT)
-_CUDA_WORD = re.compile(r"cuda|gpu|accelerator|nccl|tensorrt", re.IGNORECASE)
-# What a guard's test may hold: the CUDA words, the CPU (`dev.type == "cpu"`, `use_cpu`), `isinstance`
-_GUARD_WORD = re.compile(r"cuda|gpu|accelerator|nccl|tensorrt|cpu|isinstance", re.IGNORECASE)
+CUDA = Backend("cuda", re.compile(r"cuda|gpu|accelerator|nccl|tensorrt", re.IGNORECASE),
+               re.compile(_NOT + r"(cuda|gpu)|cpu_?only", re.IGNORECASE), ("cuda", "gpu"))
+# Apple's GPUs (Metal). `mps` is matched as a word of its own: `dumps` and `timestamps` say nothing.
+MPS = Backend("mps", re.compile(r"(?<![a-z])mps(?![a-z])|metal|gpu|accelerator", re.IGNORECASE),
+              re.compile(_NOT + r"(mps|gpu)|cpu_?only", re.IGNORECASE), ("mps",))
+# Intel's GPUs
+XPU = Backend("xpu", re.compile(r"(?<![a-z])xpu(?![a-z])|gpu|accelerator", re.IGNORECASE),
+              re.compile(_NOT + r"(xpu|gpu)|cpu_?only", re.IGNORECASE), ("xpu",))
+BACKENDS = {backend.name: backend for backend in (CUDA, MPS, XPU)}
+# What a guard's test may hold besides a backend's words: the CPU (`dev.type == "cpu"`, `use_cpu`), `isinstance`
+_GUARD_WORD = re.compile(r"cpu|isinstance", re.IGNORECASE)
 _CPU_WORD = re.compile(r"cpu", re.IGNORECASE)
 # `no_cuda`, `disable_gpu`, `without_cuda`, `cpu_only`: true where CUDA is *not* used
-_NEGATIVE_WORD = re.compile(r"(^|_)(no|not|disable|disabled|without|skip)_?(cuda|gpu)|cpu_?only", re.IGNORECASE)
-_CUDA_DEVICE_WORDS = ("cuda", "gpu")
+_NEGATIVE_WORD = CUDA.negative
+# Availability calls of every backend: a name assigned from one is a flag that guards
+_AVAILABILITY_CALLS = ("cuda.is_available", "accelerator.is_available", "mps.is_available", "xpu.is_available")
 
 # Calls that end the current function (or test) when they run.
 _EXIT_CALLS = {"pytest.skip", "skip", "self.skipTest", "sys.exit", "exit", "unittest.SkipTest"}
 
 
-def mentions_cuda(expr: cst.CSTNode) -> bool:
-    return any(_CUDA_WORD.search(word) for word in identifiers(expr))
+def mentions_cuda(expr: cst.CSTNode, backend: Backend = CUDA) -> bool:
+    """Does `expr` name the backend (CUDA unless told), any accelerator, or a GPU?"""
+    return any(backend.word.search(word) for word in identifiers(expr))
 
 
-def name_mentions_cuda(name: str) -> bool:
-    return bool(_CUDA_WORD.search(name))
+def name_mentions_cuda(name: str, backend: Backend = CUDA) -> bool:
+    return bool(backend.word.search(name))
 
 
-def guarded_branches(test: cst.BaseExpression, flags: "frozenset[str] | set[str]" = frozenset()
-                     ) -> tuple[bool, bool]:
-    """(the body of `if test` runs only where CUDA is there, its `else` does). `flags` are names the
-    code assigned from an availability check (`ok = torch.cuda.is_available()`)."""
+def guarded_branches(test: cst.BaseExpression, flags: "frozenset[str] | set[str]" = frozenset(),
+                     backend: Backend = CUDA) -> tuple[bool, bool]:
+    """(the body of `if test` runs only where the backend (CUDA unless told) is there, its `else`
+    does). `flags` are names the code assigned from an availability check (`ok = torch.cuda.is_available()`)."""
     words = list(identifiers(test))
-    if not any(_GUARD_WORD.search(word) or word in flags for word in words):
+    if not any(backend.word.search(word) or _GUARD_WORD.search(word) or word in flags for word in words):
         return False, False
-    return _implies_cuda(test, True, flags), _implies_cuda(test, False, flags)
+    return _implies_cuda(test, True, flags, backend), _implies_cuda(test, False, flags, backend)
 
 
 def is_availability_check(value: cst.BaseExpression) -> bool:
@@ -72,34 +100,34 @@ def is_availability_check(value: cst.BaseExpression) -> bool:
             return False
         return ((dotted_name(value.left.func) or "").endswith("cuda.device_count")
                 and _comparison_implies_cuda(value.left, value.comparisons[0], True))
-    return isinstance(value, cst.Call) and (dotted_name(value.func) or "").endswith(
-        ("cuda.is_available", "accelerator.is_available"))
+    return isinstance(value, cst.Call) and (dotted_name(value.func) or "").endswith(_AVAILABILITY_CALLS)
 
 
-def _implies_cuda(test: cst.BaseExpression, outcome: bool, flags: "frozenset[str] | set[str]" = frozenset()
-                  ) -> bool:
-    """Does `test` evaluating to `outcome` show that CUDA is there?"""
+def _implies_cuda(test: cst.BaseExpression, outcome: bool, flags: "frozenset[str] | set[str]" = frozenset(),
+                  backend: Backend = CUDA) -> bool:
+    """Does `test` evaluating to `outcome` show that the backend is there?"""
     if isinstance(test, cst.Name) and test.value in flags:
         return outcome
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return _implies_cuda(test.expression, not outcome, flags)
+        return _implies_cuda(test.expression, not outcome, flags, backend)
     if isinstance(test, cst.BooleanOperation):
-        left, right = _implies_cuda(test.left, outcome, flags), _implies_cuda(test.right, outcome, flags)
+        left = _implies_cuda(test.left, outcome, flags, backend)
+        right = _implies_cuda(test.right, outcome, flags, backend)
         is_and = isinstance(test.operator, cst.And)
         # `a and b` true: both hold; false: one of them fails (we do not know which)
         return (left or right) if is_and == outcome else (left and right)
     if isinstance(test, cst.Comparison):
         if len(test.comparisons) != 1:
-            return outcome and mentions_cuda(test)
-        return _comparison_implies_cuda(test.left, test.comparisons[0], outcome)
+            return outcome and mentions_cuda(test, backend)
+        return _comparison_implies_cuda(test.left, test.comparisons[0], outcome, backend)
     if _is_int_device_test(test):
         # `isinstance(device, int)`: an int device is a CUDA index (PyTorch reads it so)
         return outcome
     words = list(identifiers(test))
-    if not any(_CUDA_WORD.search(word) for word in words):
+    if not any(backend.word.search(word) for word in words):
         # `use_cpu`, `args.cpu`: where it is false, the code was asked for the accelerator
         return not outcome and any(_CPU_WORD.search(word) for word in words)
-    if any(_NEGATIVE_WORD.search(word) for word in words):
+    if any(backend.negative.search(word) for word in words):
         return not outcome
     return outcome
 
@@ -114,12 +142,13 @@ def _is_int_device_test(test: cst.BaseExpression) -> bool:
     return "device" in last and not last.endswith(("type", "name")) and dotted_name(kind) == "int"
 
 
-def _comparison_implies_cuda(left: cst.BaseExpression, target: cst.ComparisonTarget, outcome: bool) -> bool:
+def _comparison_implies_cuda(left: cst.BaseExpression, target: cst.ComparisonTarget, outcome: bool,
+                             backend: Backend = CUDA) -> bool:
     operator = target.operator
     right = target.comparator
     positive = isinstance(operator, (cst.Equal, cst.Is, cst.In))
     negative = isinstance(operator, (cst.NotEqual, cst.IsNot, cst.NotIn))
-    if _is_cuda_device(left) or _is_cuda_device(right):
+    if _is_cuda_device(left, backend) or _is_cuda_device(right, backend):
         # `dev.type == "cuda"`, `"cuda" in str(dev)`, `provider in ("CUDAExecutionProvider", ...)`:
         # holds where the device is CUDA
         if positive:
@@ -134,7 +163,7 @@ def _comparison_implies_cuda(left: cst.BaseExpression, target: cst.ComparisonTar
         if negative:
             return outcome
         return False
-    if not (mentions_cuda(left) or mentions_cuda(right)):
+    if not (mentions_cuda(left, backend) or mentions_cuda(right, backend)):
         return False
     if isinstance(right, cst.Name) and right.value == "None" and isinstance(operator, (cst.Is, cst.IsNot)):
         # `args.gpu is not None`: a GPU was given
@@ -187,17 +216,18 @@ def _is_cpu_device(expr: cst.BaseExpression) -> bool:
     return False
 
 
-def _is_cuda_device(expr: cst.BaseExpression) -> bool:
+def _is_cuda_device(expr: cst.BaseExpression, backend: Backend = CUDA) -> bool:
     """`"cuda"`, `"cuda:0"`, `"gpu"`, `torch.device("cuda")`, `f"cuda:{i}"`, a string naming a CUDA
-    backend (`"CUDAExecutionProvider"`), or a tuple of those."""
+    backend (`"CUDAExecutionProvider"`), or a tuple of those (for CUDA; `"mps"` and the like for the
+    other backends)."""
     if isinstance(expr, (cst.Tuple, cst.List, cst.Set)) and expr.elements:
-        return all(_is_cuda_device(element.value) for element in expr.elements)
+        return all(_is_cuda_device(element.value, backend) for element in expr.elements)
     value = string_value(expr)
     if value is not None:
-        return value.strip().lower().split(":")[0] in _CUDA_DEVICE_WORDS or bool(_CUDA_WORD.search(value))
+        return value.strip().lower().split(":")[0] in backend.device_words or bool(backend.word.search(value))
     if isinstance(expr, cst.Call) and dotted_name(expr.func) in ("torch.device", "device") and expr.args:
-        return _is_cuda_device(expr.args[0].value)
-    return is_cuda_device_expr(expr)
+        return _is_cuda_device(expr.args[0].value, backend)
+    return backend is CUDA and is_cuda_device_expr(expr)
 
 
 def ends_with_exit(body: cst.BaseSuite) -> bool:
@@ -220,10 +250,10 @@ def ends_with_exit(body: cst.BaseSuite) -> bool:
     return False
 
 
-def decorator_requires_cuda(decorator: cst.Decorator) -> bool:
+def decorator_requires_cuda(decorator: cst.Decorator, backend: Backend = CUDA) -> bool:
     """`@pytest.mark.skipif(not torch.cuda.is_available(), ...)`, `@unittest.skipIf(...)`,
-    `@requires_cuda`, `@require_torch_gpu` and the like."""
-    return mentions_cuda(decorator.decorator)
+    `@requires_cuda`, `@require_torch_gpu` and the like (for the backend, CUDA unless told)."""
+    return mentions_cuda(decorator.decorator, backend)
 
 
 # torch.cuda functions that fail without CUDA (unlike is_available, device_count, empty_cache,

@@ -47,8 +47,19 @@ def is_cuda_string(expr: cst.BaseExpression) -> bool:
 
 def is_cuda_value(value: str) -> bool:
     """A string literal's value that names CUDA: `"cuda"`, `"cuda:N"` (spaces around allowed)."""
-    value = value.strip()
-    return value == "cuda" or (value.startswith("cuda:") and value[5:].isdigit())
+    return device_backend(value) == "cuda"
+
+
+ACCELERATOR_BACKENDS = ("cuda", "mps", "xpu")
+
+
+def device_backend(value: str) -> Optional[str]:
+    """The accelerator backend a string literal's value names as a device: `"cuda"`, `"cuda:N"`,
+    `"mps"`, `"mps:0"`, `"xpu"`, `"xpu:N"` (spaces around allowed); None for anything else."""
+    backend, colon, index = value.strip().partition(":")
+    if backend in ACCELERATOR_BACKENDS and (not colon or index.isdigit()):
+        return backend
+    return None
 
 
 _RUNTIME_CUDA = re.compile(r"cuda:(%[dis]|\{[A-Za-z_0-9.]*\})")

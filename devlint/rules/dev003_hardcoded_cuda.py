@@ -6,28 +6,31 @@ from typing import Optional
 
 import libcst as cst
 
+from devlint.analysis import portable
 from devlint.analysis.devices import DeviceNameTracker, DeviceVariable, names_a_device
 from devlint.analysis.guards import CUDA_ONLY_CALLS, cuda_library_names, cuda_only_reason, is_tensorrt_module
 from devlint.analysis.names import (
-    dotted_name, identifiers, is_cuda_device_expr, is_cuda_string, keyword, named_parameters, positional, string_value,
+    device_backend, dotted_name, identifiers, is_cuda_device_expr, is_cuda_string, keyword, named_parameters, positional,
+    string_value,
 )
 from devlint.analysis.types import Kind
 from devlint.diagnostics import Applicability
-from devlint.prefilter import CUDA_STRING
+from devlint.prefilter import ACCELERATOR_STRING
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
 from devlint.screen import SyntaxFacts
 from devlint.walk import children
 
 
 def _screen(facts: SyntaxFacts) -> bool:
-    """A `"cuda"` literal or a run-time `"cuda:..."` string where a device goes, or a `.cuda(...)` call."""
-    return facts.cuda_string or "cuda" in facts.methods_called
+    """A `"cuda"` / `"mps"` / `"xpu"` literal or a run-time `"cuda:..."` string where a device goes, or a
+    `.cuda(...)` call."""
+    return facts.accelerator_string or "cuda" in facts.methods_called
 
 
 RULE = Rule(
     code="DEV003",
     name="hardcoded-cuda",
-    summary='`"cuda"` is written into a device position, or `.cuda()` is called, without a CUDA check',
+    summary='`"cuda"` (or `"mps"`, `"xpu"`) is written into a device position, or `.cuda()` is called, without a check',
     why="""
         Code that names CUDA unconditionally fails on CPU-only machines, in CI, and on Apple silicon
         (`AssertionError: Torch not compiled with CUDA enabled`, or `RuntimeError: No CUDA GPUs are
@@ -42,7 +45,13 @@ RULE = Rule(
         cannot run without CUDA anyway (they call `torch.cuda.synchronize()` or `torch.cuda.Stream()`,
         use TensorRT, or hand a `data_ptr()` to a CUDA library) are not reported. `.cuda()` of a value a
         function computed from its tensor input on the host (`x.cpu().cumsum(0).cuda()`) is reported even
-        under a guard: it goes to the default GPU, not back to `x.device`.
+        under a guard: it goes to the default GPU, not back to `x.device`. Apple's `"mps"` and Intel's
+        `"xpu"` (`"xpu:N"`) are the same bug on the other backends (`NotImplementedError: Could not run
+        ... from the 'MPS' backend`, `AssertionError: Torch not compiled with XPU enabled`), guarded the
+        same way by their own checks: `torch.backends.mps.is_available()`, `torch.xpu.is_available()`,
+        `device.type == "mps"`, a flag or test named for the backend (`args.use_mps`,
+        `test_matmul_on_mps`); `torch.accelerator.is_available()` and GPU flags guard every backend, and
+        a CUDA check guards no other.
     """,
     example="""
         model = Net().cuda()
@@ -63,15 +72,25 @@ RULE = Rule(
         string; where `map_location=` is written, never one that may be an int GPU index), never a name
         deleted before the line, never the variable the statement itself assigns, and the resolved name
         where the function resolved its `device` argument into another. A device-named variable that is
-        not shown to hold a device means no fix. Without one: `"cuda" if torch.cuda.is_available() else
-        "cpu"` with the file's alias for torch (adding `import torch` when the file has none). `.cuda()`
+        not shown to hold a device means no fix. Without one, the machine's device, written for the target
+        torch version (`target-torch`, else the project's torch requirement; README, "Portability"):
+        before 2.6 or unknown, `"cuda" if torch.cuda.is_available() else "cpu"` (`"mps" if
+        torch.backends.mps.is_available() else "cpu"`; no fix for `"xpu"`, as `torch.xpu` is not in every
+        torch); from 2.6 `torch.accelerator.current_accelerator() if torch.accelerator.is_available() else
+        torch.device("cpu")`, from 2.7 `torch.accelerator.current_accelerator(check_available=True) or
+        torch.device("cpu")` (replacing a whole `torch.device("cuda")`), and where the code keeps the device
+        as a string (a device-named variable, a default, an option dict) the accelerator's type as a
+        string. An indexed device (`"cuda:1"`) keeps its backend's own check, which keeps the index. A
+        fallback that does not fit the line limit is not offered. All with the file's alias for torch
+        (adding `import torch` when the file has none). `.cuda()`
         becomes `.to(...)`, keeping `non_blocking=` and `memory_format=`; `.cuda()` of a value computed from
-        input `x` becomes `.to(x.device)`. Unsafe: on a machine without CUDA the code now runs on the CPU
-        instead of failing, which changes what it does. No fix for `.cuda(i)`, a two-argument
+        input `x` becomes `.to(x.device)`. Unsafe: on a machine without the backend the code now runs on
+        the CPU (with `torch.accelerator`, on the accelerator the machine has) instead of failing, which
+        changes what it does. No fix for `.cuda(i)`, a two-argument
         `torch.device("cuda", i)` or a device string built at run time (the index would be kept for a CPU
         device).
     """,
-    tokens=("torch", CUDA_STRING),
+    tokens=("torch", ACCELERATOR_STRING),
     screen=_screen,
 )
 
@@ -93,8 +112,21 @@ def _names_a_device(name: str) -> bool:
     return names_a_device(name)
 
 
-def _is_cuda(expr: cst.BaseExpression) -> bool:
-    return is_cuda_string(expr) or is_cuda_device_expr(expr)
+def _backend(expr: cst.BaseExpression) -> Optional[str]:
+    """The backend a device literal names (`"cuda:0"`, `"mps"`, `"xpu"`, `f"cuda:{i}"`), else None."""
+    value = string_value(expr)
+    if value is not None:
+        return device_backend(value)
+    return "cuda" if is_cuda_device_expr(expr) else None
+
+
+def _is_device_literal(expr: cst.BaseExpression) -> bool:
+    """A device string written out (not built at run time): the fix can replace it."""
+    value = string_value(expr)
+    return value is not None and device_backend(value) is not None
+
+
+_BACKEND_LABELS = {"cuda": "CUDA", "mps": "MPS", "xpu": "XPU"}
 
 
 def _is_torch_cuda_call(node: cst.Call) -> bool:
@@ -160,39 +192,74 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
 
     # -- literals ------------------------------------------------------------------------
     def _flag_literal(self, literal: cst.BaseExpression, where: str, plain_torch: bool,
-                      defines_device: bool = False, fixable: bool = True, strict: bool = False) -> None:
-        if not _is_cuda(literal) or self._needs_cuda_anyway():
+                      defines_device: bool = False, fixable: bool = True, strict: bool = False,
+                      device_call: Optional[cst.Call] = None, as_option: bool = False) -> None:
+        backend = _backend(literal)
+        if backend is None or self._needs_backend_anyway(backend):
             return
         if not is_cuda_string(literal) and self._calls_cuda_runtime(literal):
             return  # f"cuda:{torch.cuda.current_device()}": the CUDA call fails first, where CUDA is missing
         if defines_device and self._checks_availability_of_its_device():
             return  # `device="cuda"` that the class (or file) falls back from when CUDA is missing
-        message = f'hard-coded CUDA device in {where}; choose the device from what the machine has'
+        message = f'hard-coded {_BACKEND_LABELS[backend]} device in {where}; choose the device from what the machine has'
         fix = None
-        if fixable and is_cuda_string(literal):  # a string built at run time (`f"cuda:{i}"`) keeps its index
-            fix = self._literal_fix(literal, self._variable(defines_device, strict))
+        if fixable and _is_device_literal(literal):  # a string built at run time (`f"cuda:{i}"`) keeps its index
+            # a device-named variable, a default or an option dict keeps a string: code may compare it
+            fix = self._literal_fix(literal, self._variable(defines_device, strict),
+                                    as_string=defines_device or as_option, device_call=device_call)
         self.pending.append((literal, message, fix, plain_torch))
+
+    def _needs_backend_anyway(self, backend: str) -> bool:
+        if backend == "cuda":
+            return self._needs_cuda_anyway()
+        return self.ctx.backend_guarded(backend)
 
     def _variable(self, defines_device: bool, strict: bool) -> DeviceVariable:
         # Where the literal *defines* the device (`device = "cuda"`, a default), the file's device
         # variable cannot be used: it is the thing being defined.
         return DeviceVariable() if defines_device else self.device_variable(strict=strict)
 
-    def _literal_fix(self, literal: cst.BaseExpression, variable: DeviceVariable) -> Optional[Fix]:
+    def _literal_fix(self, literal: cst.BaseExpression, variable: DeviceVariable, as_string: bool = False,
+                     device_call: Optional[cst.Call] = None) -> Optional[Fix]:
+        """The literal replaced by the file's device variable, else by the machine's device chosen as
+        the target torch allows (`as_string`: where the literal's value is kept as a string, as a
+        string). `device_call` is the `torch.device(literal)` around it, replaced whole by a device."""
         if variable.blocked:
             return None  # a device-named variable that is not shown to hold a device: do not guess
+        node: cst.CSTNode = literal
         if variable.name is not None:
             replacement: cst.BaseExpression = cst.parse_expression(variable.name)
         else:
-            replacement = self._fallback(literal)
-        return Fix(Applicability.UNSAFE, "Use the available device", {literal: replacement},
+            fallback = self._fallback(literal, as_string)
+            if fallback is None:
+                return None
+            replacement, is_device = fallback
+            if is_device and device_call is not None:
+                node = device_call  # `torch.device(torch.device(...))` would be the same device, said twice
+        return Fix(Applicability.UNSAFE, "Use the available device", {node: replacement},
                    needs_torch_import=variable.name is None and self.torch.torch_module_name() is None)
 
-    def _fallback(self, literal: cst.BaseExpression) -> cst.BaseExpression:
+    def _fallback(self, literal: cst.BaseExpression, as_string: bool = False
+                  ) -> Optional[tuple[cst.BaseExpression, bool]]:
+        """The machine's accelerator, else the CPU, written for the target torch version, and whether
+        it is a `torch.device` (else a string). From torch 2.6 `torch.accelerator` picks whatever the
+        machine has; before, only the backend the literal named can be asked for. An indexed literal
+        (`"cuda:1"`) keeps its index, so it keeps its backend's own check. No fix for `"xpu"` before
+        2.6: `torch.xpu` is not in every torch the target allows."""
         torch_name = self.torch.torch_module_name() or "torch"
         text = literal.value if isinstance(literal, cst.SimpleString) else '"cuda"'
         quote = text[-1] if text[-1] in "'\"" else '"'
-        return cst.parse_expression(f"{text} if {torch_name}.cuda.is_available() else {quote}cpu{quote}")
+        value = string_value(literal) if isinstance(literal, cst.SimpleString) else "cuda"
+        backend, _, index = (value or "cuda").strip().partition(":")
+        target = self.ctx.target_torch
+        if index or not portable.has(target, portable.ACCELERATOR):
+            if backend == "xpu":
+                return None
+            check = portable.availability(torch_name, backend)
+            return cst.parse_expression(f"{text} if {check} else {quote}cpu{quote}"), False
+        choice = (portable.accelerator_type if as_string else portable.accelerator_choice)(torch_name, target, quote)
+        assert choice is not None  # (the target has torch.accelerator)
+        return cst.parse_expression(choice), not as_string
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         self._compared.update(id(operand) for operand in (node.left, *(c.comparator for c in node.comparisons)))
@@ -204,7 +271,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
             if args:
                 # `torch.device("cuda", i)`: a CPU device takes no index, so no fix keeps it working
                 self._flag_literal(args[0].value, "`torch.device(...)`", plain_torch,
-                                   fixable=len(node.args) == 1)
+                                   fixable=len(node.args) == 1, device_call=node)
         for name in ("device", "map_location"):
             arg = keyword(node, name)
             if arg is not None:
@@ -214,7 +281,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
                 # `f(**{"device": "cuda"})`, `Model.load(run_opts={"device": "cuda"})`
                 where = "device options passed as `**`" if arg.star == "**" else "the device options passed"
                 for literal, key in _device_options(arg.value):
-                    self._flag_literal(literal, where, False, strict=key == "map_location")
+                    self._flag_literal(literal, where, False, strict=key == "map_location", as_option=True)
             elif arg.star == "**" or (arg.keyword is not None and not arg.star):
                 name = dotted_name(arg.value)
                 if name is not None:
@@ -257,7 +324,9 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         if variable.name is not None:
             target: cst.BaseExpression = cst.parse_expression(variable.name)
         else:
-            target = self._fallback(cst.SimpleString('"cuda"'))
+            fallback = self._fallback(cst.SimpleString('"cuda"'))
+            assert fallback is not None  # (CUDA always has one)
+            target = fallback[0]
         func = node.func
         assert isinstance(func, cst.Attribute)
         first = cst.Arg(target)
@@ -348,7 +417,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
             self._flag_literal(node.value, f"the assignment to `{name}`", False, True)
 
     def visit_Param(self, node: cst.Param) -> None:
-        if node.default is None or not _names_a_device(node.name.value) or not is_cuda_string(node.default):
+        if node.default is None or not _names_a_device(node.name.value) or not _is_device_literal(node.default):
             return
         function = self.ctx.current_function()
         if function is not None and self._never_places_data(function, node.name.value):
@@ -394,9 +463,10 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         for name, literals in self.option_dicts.items():
             if name in self.passed:
                 for literal, variable in literals:
-                    message = (f"hard-coded CUDA device in the options `{name}` passed on;"
+                    label = _BACKEND_LABELS[_backend(literal) or "cuda"]
+                    message = (f"hard-coded {label} device in the options `{name}` passed on;"
                                " choose the device from what the machine has")
-                    fix = self._literal_fix(literal, variable) if is_cuda_string(literal) else None
+                    fix = self._literal_fix(literal, variable, as_string=True) if _is_device_literal(literal) else None
                     self.pending.append((literal, message, fix, False))
         for node, message, fix, plain_torch in self.pending:
             if self.ctx.torch.imports_torch or plain_torch:
@@ -408,7 +478,7 @@ def _device_options(options: cst.Dict) -> list[tuple[cst.BaseExpression, str]]:
     return [
         (element.value, string_value(element.key) or "") for element in options.elements
         if isinstance(element, cst.DictElement) and string_value(element.key) in ("device", "map_location")
-        and _is_cuda(element.value)
+        and _backend(element.value) is not None
     ]
 
 

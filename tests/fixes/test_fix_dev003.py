@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from fixing import check, unchanged
+
+from devlint import fix_source
+from devlint.settings import Settings
 
 
 def test_not_applied_without_unsafe_fixes():
@@ -539,3 +544,54 @@ def test_value_derived_from_the_input_goes_back_under_a_guard_too():
         """,
         unsafe=True,
     )
+
+
+def fixed_for(code: str, target: "tuple[int, int] | None") -> str:
+    return fix_source(textwrap.dedent(code), "example.py", Settings(target_torch=target), unsafe=True).source
+
+
+def test_the_fallback_follows_the_target_torch_version():
+    code = 'import torch\nd = torch.device("cuda")\n'
+    assert fixed_for(code, None) == 'import torch\nd = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+    assert fixed_for(code, (2, 5)) == fixed_for(code, None)
+    assert fixed_for(code, (2, 7)) == (
+        'import torch\nd = torch.accelerator.current_accelerator(check_available=True) or torch.device("cpu")\n')
+
+
+def test_torch_2_6_asks_whether_an_accelerator_is_there_first():
+    # 2.6's current_accelerator() raises where there is none, and has no check_available
+    code = textwrap.dedent("""
+        import torch
+        x = x.to("mps")
+        """)
+    result = fix_source(code, "example.py", Settings(target_torch=(2, 6), line_length=120), unsafe=True).source
+    assert result == textwrap.dedent("""
+        import torch
+        x = x.to(torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu"))
+        """)
+
+
+def test_a_fallback_that_does_not_fit_the_line_limit_is_not_offered():
+    assert fixed_for('import torch\nx = x.to("mps")\n', (2, 6)) == 'import torch\nx = x.to("mps")\n'
+
+
+def test_a_device_kept_as_a_string_stays_a_string():
+    # code may compare it (`device == "cuda"`) or format it: the accelerator's type, not a torch.device
+    assert fixed_for('import torch\ndevice = "cuda"\n', (2, 7)) == (
+        'import torch\ndevice = str(torch.accelerator.current_accelerator(check_available=True) or "cpu")\n')
+
+
+def test_mps_before_torch_2_6_asks_the_mps_backend():
+    assert fixed_for('import torch\ndevice = "mps"\n', None) == (
+        'import torch\ndevice = "mps" if torch.backends.mps.is_available() else "cpu"\n')
+
+
+def test_xpu_before_torch_2_6_gets_no_fix():
+    # torch.xpu is not in every torch >= 2.1
+    assert fixed_for('import torch\ndevice = "xpu"\n', None) == 'import torch\ndevice = "xpu"\n'
+
+
+def test_an_indexed_device_keeps_its_backend_check():
+    # `torch.accelerator` gives the current device, not GPU 1
+    assert fixed_for('import torch\nx = x.to("cuda:1")\n', (2, 7)) == (
+        'import torch\nx = x.to("cuda:1" if torch.cuda.is_available() else "cpu")\n')

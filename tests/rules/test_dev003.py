@@ -579,7 +579,90 @@ NOT_FLAGGED = [
     """, []),
 ]
 
+# Beyond CUDA: Apple's `mps` and Intel's `xpu` are hard-coded the same way, and guarded by their own
+# checks (the same guard logic, asked for that backend).
+OTHER_BACKENDS = [
+    case("mps_in_to", """
+        import torch
+        x = x.to("mps")
+    """, [(2, 10)]),
+    case("xpu_as_device_keyword", """
+        import torch
+        x = torch.zeros(3, device="xpu:0")
+    """, [(2, 27)]),
+    case("mps_device_assigned", """
+        import torch
+        device = torch.device("mps")
+    """, [(2, 23)]),
+    case("mps_default_of_a_device_parameter", """
+        import torch
+        def run(model, device="mps"):
+            return model.to(device)
+    """, [(2, 23)]),
+    case("a_cuda_check_does_not_guard_mps", """
+        import torch
+        if torch.cuda.is_available():
+            x = x.to("mps")
+    """, [(3, 14)]),
+    case("guarded_by_the_mps_check", """
+        import torch
+        if torch.backends.mps.is_available():
+            x = x.to("mps")
+    """, []),
+    case("mps_in_the_conditional_expression_itself", """
+        import torch
+        device = torch.device("mps" if torch.backends.mps.is_available() else "cpu")
+    """, []),
+    case("guarded_by_the_xpu_check", """
+        import torch
+        if torch.xpu.is_available():
+            x = x.to("xpu")
+    """, []),
+    case("after_an_early_exit_on_the_xpu_check", """
+        import torch
+        def f(x):
+            if not torch.xpu.is_available():
+                return x
+            return x.to("xpu")
+    """, []),
+    case("guarded_by_torch_accelerator", """
+        import torch
+        if torch.accelerator.is_available():
+            x = x.to("mps")
+    """, []),
+    case("a_flag_naming_the_backend", """
+        import torch
+        if args.use_mps:
+            model.to("mps")
+    """, []),
+    case("the_device_type_compared_with_mps", """
+        import torch
+        if x.device.type == "mps":
+            y = y.to("mps")
+    """, []),
+    case("a_test_named_for_the_backend", """
+        import torch
+        def test_matmul_on_mps():
+            x = torch.ones(2, device="mps")
+    """, []),
+    case("a_test_skipped_without_the_backend", """
+        import pytest, torch
+        @pytest.mark.skipif(not torch.backends.mps.is_available(), reason="no mps")
+        def test_matmul():
+            x = torch.ones(2, device="mps")
+    """, []),
+    case("a_word_that_only_contains_mps_is_no_guard", """
+        import torch
+        if timestamps:
+            x = x.to("mps")
+    """, [(3, 14)]),
+    case("comparing_with_mps_places_nothing", """
+        import torch
+        on_mac = device.type == "mps"
+    """, []),
+]
 
-@pytest.mark.parametrize("code, expected", FLAGGED + NOT_FLAGGED)
+
+@pytest.mark.parametrize("code, expected", FLAGGED + NOT_FLAGGED + OTHER_BACKENDS)
 def test_dev003(code: str, expected: list[tuple[int, int, str]]) -> None:
     assert reports("DEV003", code) == expected

@@ -1,0 +1,58 @@
+"""What code that chooses a device, or names a mixed-precision API, may use on the target torch version.
+
+Checked against the torch documentation of each version and the installed torch (2.13):
+`torch.amp.autocast(device_type, ...)` is in every torch from 2.1 (it came in 1.10);
+`torch.amp.GradScaler(device, ...)` came in 2.3, `torch.amp.custom_fwd/custom_bwd(device_type=...)`
+in 2.4, `torch.accelerator` in 2.6 (where `current_accelerator()` raises when no accelerator is
+there), and `current_accelerator(check_available=True)`, which returns None instead, in 2.7.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+TorchVersion = tuple[int, int]
+
+AMP_GRAD_SCALER = (2, 3)  # torch.amp.GradScaler
+AMP_CUSTOM_FUNCTION = (2, 4)  # torch.amp.custom_fwd / custom_bwd
+ACCELERATOR = (2, 6)  # torch.accelerator.is_available / current_accelerator
+ACCELERATOR_CHECK_AVAILABLE = (2, 7)  # current_accelerator(check_available=True)
+
+
+def has(target: Optional[TorchVersion], since: TorchVersion) -> bool:
+    """Does every torch the target allows have an API that appeared in `since`? Unknown: no."""
+    return target is not None and target >= since
+
+
+def device_choice(torch_name: str, target: Optional[TorchVersion], backend: str = "cuda", quote: str = '"') -> str:
+    """A `torch.device` expression for the machine's accelerator, else the CPU, that runs on `target`.
+    Before `torch.accelerator` only the backend the code named can be asked for."""
+    return accelerator_choice(torch_name, target, quote) or (
+        f"{torch_name}.device({quote}{backend}{quote} if {availability(torch_name, backend)} else {quote}cpu{quote})")
+
+
+def accelerator_choice(torch_name: str, target: Optional[TorchVersion], quote: str = '"') -> Optional[str]:
+    """`torch.accelerator`'s device, else the CPU, as the target allows; None before torch 2.6."""
+    cpu = f"{torch_name}.device({quote}cpu{quote})"
+    if has(target, ACCELERATOR_CHECK_AVAILABLE):
+        return f"{torch_name}.accelerator.current_accelerator(check_available=True) or {cpu}"
+    if has(target, ACCELERATOR):
+        return f"{torch_name}.accelerator.current_accelerator() if {torch_name}.accelerator.is_available() else {cpu}"
+    return None
+
+
+def accelerator_type(torch_name: str, target: Optional[TorchVersion], quote: str = '"') -> Optional[str]:
+    """The machine's accelerator type as a string (`"cuda"`, `"mps"`, ...), else `"cpu"`, as the target
+    allows (None before torch 2.6). Where code keeps the device as a string (and may compare it), it
+    stays one. (`current_accelerator()` has no index: its `str` is the type.)"""
+    if has(target, ACCELERATOR_CHECK_AVAILABLE):
+        return f"str({torch_name}.accelerator.current_accelerator(check_available=True) or {quote}cpu{quote})"
+    if has(target, ACCELERATOR):
+        return (f"{torch_name}.accelerator.current_accelerator().type if {torch_name}.accelerator.is_available()"
+                f" else {quote}cpu{quote}")
+    return None
+
+
+def availability(torch_name: str, backend: str) -> str:
+    """The call that says whether `backend` is there."""
+    return f"{torch_name}.backends.mps.is_available()" if backend == "mps" else f"{torch_name}.{backend}.is_available()"
