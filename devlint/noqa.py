@@ -36,3 +36,14 @@ def is_suppressed(code: str, line: str) -> bool:
     if codes is None:
         return False
     return not codes or code in codes or code.startswith(tuple(codes))
+
+
+def noqa_codes_end(line: str) -> Optional[int]:
+    """Where the code list of the line's `# noqa: CODES` comment ends (to extend it); None when
+    the line has no such comment (none at all, or a bare `# noqa`)."""
+    if "#" not in line:
+        return None
+    match = _NOQA.search(line)
+    if match is None or not match.group("codes"):
+        return None
+    return match.end("codes")
