@@ -97,6 +97,9 @@ class DevlintServer(LanguageServer):
         notebook = self.workspace.get_notebook_document(cell_uri=uri)
         return notebook.uri if notebook is not None else uri
 
+    def is_open(self, key: str) -> bool:
+        return unquote(key) in self.workspace.text_documents or unquote(key) in self.workspace.notebook_documents
+
     def snapshot(self, key: str) -> Optional[Snapshot]:
         notebook = self.workspace.notebook_documents.get(unquote(key))
         path = _path_of(key)
@@ -143,7 +146,10 @@ class DevlintServer(LanguageServer):
         return await asyncio.get_running_loop().run_in_executor(self.checker, function, *args)
 
     def schedule(self, key: str) -> None:
-        """Check `key` soon: now if it is idle, else once more after the check under way."""
+        """Check `key` soon: now if it is idle, else once more after the check under way. (A pull
+        client asks for its diagnostics itself.)"""
+        if not self.push:
+            return
         self.pending.add(key)
         task = self.running.get(key)
         if task is None or task.done():
@@ -157,7 +163,8 @@ class DevlintServer(LanguageServer):
                 if snapshot is None:
                     return
                 checked = await self.off_loop(self.check, snapshot, self.settings_for(snapshot.path))
-                if self.push and key not in self.pending:
+                # Not when a newer text is waiting (that is published next), nor once it was closed.
+                if key not in self.pending and self.is_open(key):
                     self.publish(checked)
             except Exception:  # never let one document stop the server
                 self.log_error(f"checking {key}")
@@ -169,6 +176,7 @@ class DevlintServer(LanguageServer):
 
     def clear(self, key: str, uris: list[str]) -> None:
         self.pending.discard(key)
+        self.running.pop(key, None)
         self._with_fixes.pop(key, None)
         if self.push:
             for uri in uris:
