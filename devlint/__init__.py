@@ -13,29 +13,30 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from devlint.project import DOCS_URL, PROJECT_URL
+
 __version__ = "0.1.0"
-# Where the project and its rule pages live: the one place the URLs are spelled.
-PROJECT_URL = "https://github.com/devlint/devlint"
-DOCS_URL = f"{PROJECT_URL}/blob/main/docs/rules"
 
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.diagnostics import Diagnostic, FixResult
     from devlint.settings import Settings
 
-__all__ = ["__version__", "lint_source", "fix_source"]
+__all__ = ["__version__", "lint_source", "fix_source", "PROJECT_URL", "DOCS_URL"]
 
 
 def lint_source(source: str, path: str = "<string>", settings: "Settings | None" = None) -> "list[Diagnostic]":
     """Lint one module's source text and return its reports, sorted by position."""
-    from devlint.engine import lint_text
+    from devlint import document
+    from devlint.settings import DEFAULT_SETTINGS
 
-    return lint_text(source, path, settings)
+    return document.check(document.PythonSource(path, source), settings or DEFAULT_SETTINGS)
 
 
 def fix_source(
     source: str, path: str = "<string>", settings: "Settings | None" = None, *, unsafe: bool = False
 ) -> "FixResult":
     """Apply every available fix (safe ones, plus unsafe ones when asked) and return the result."""
-    from devlint.engine import fix_text
+    from devlint import document
+    from devlint.settings import DEFAULT_SETTINGS
 
-    return fix_text(source, path, settings, unsafe=unsafe)
+    return document.fix(document.PythonSource(path, source), settings or DEFAULT_SETTINGS, unsafe=unsafe).result

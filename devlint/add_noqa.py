@@ -16,7 +16,7 @@ import tokenize
 from typing import Optional, Sequence
 
 from devlint.diagnostics import Diagnostic
-from devlint.noqa import INLINE, Suppressions
+from devlint.noqa import INLINE, Suppressions, codes_end
 from devlint.settings import SYNTAX_ERROR_CODE
 
 
@@ -68,7 +68,7 @@ def _annotate(lines: list[str], first: int, last: int, codes: list[str], comment
             # In a string, flake8 reads it all the same and no comment after it counts: never
             # rewrite a string. (A bare noqa would have suppressed the report.)
             return False
-        end = match.start("codes") + len(match.group("codes").rstrip(", \t"))
+        end = codes_end(match)
         lines[number - 1] = f"{line[:end]}, {', '.join(codes)}{line[end:]}"
         return True
     line = lines[last - 1]

@@ -21,7 +21,7 @@ from devlint.diagnostics import Applicability
 EXIT_CLEAN, EXIT_REPORTS, EXIT_ERROR = 0, 1, 2
 # Formats whose output is one self-contained line per report: printed file by file.
 STREAMED_FORMATS = ("text", "github", "json-lines")
-SUBCOMMANDS = ("rule", "rules", "confirm", "clean")
+SUBCOMMANDS = ("rule", "rules", "confirm", "clean", "lsp")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -89,6 +89,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     parser.add_argument("--cache-dir", metavar="DIR",
                         help="where to keep results (default: .devlint_cache at the project root)")
+    # stdin (`devlint -`): for editors and tools that pipe a buffer (_check_stdin).
+    parser.add_argument("--stdin-filename", metavar="PATH",
+                        help="with `-` (or no PATH): read the source from stdin and report it as PATH, with PATH's"
+                        " configuration, per-file-ignores and excludes; with --fix, write the fixed source to stdout")
     return parser
 
 
@@ -164,6 +168,10 @@ def _subcommand(name: str, args: list[str]) -> int:
         return EXIT_CLEAN
     if name == "clean":
         return _clean(args)
+    if name == "lsp":
+        from devlint.lsp import main as lsp_main
+
+        return lsp_main(args)
     if name == "confirm":
         try:
             from devlint.runtime.cli import main as confirm_main
@@ -255,6 +263,10 @@ def _check(args: argparse.Namespace) -> int:
     from devlint.report import EDIT_FORMATS, FORMATS
     from devlint.runner import Mode, run
 
+    if args.paths == ["-"] or (args.stdin_filename is not None and not args.paths):
+        return _check_stdin(args)
+    if "-" in args.paths or args.stdin_filename is not None:
+        raise UsageError("`-` (stdin) and --stdin-filename cannot be combined with other paths")
     paths = args.paths or ([] if args.no_default_path else ["."])
     if args.output_format not in FORMATS:
         raise UsageError(f"unknown output format '{args.output_format}'; choose from {', '.join(FORMATS)}")
@@ -367,6 +379,59 @@ def _add_noqa(diagnostics, errors: list[str], quiet: bool) -> int:  # type: igno
     if not quiet:
         print(f"Added {added} noqa directive{'s' if added != 1 else ''}.", file=sys.stderr)
     return EXIT_ERROR if errors else EXIT_CLEAN
+
+
+def _check_stdin(args: argparse.Namespace) -> int:
+    """`devlint [--stdin-filename PATH] -`: check (or fix, or diff) the source on stdin, as ruff does.
+
+    With --fix the fixed source goes to stdout (the input unchanged when it cannot be fixed, so an
+    editor piping its buffer never loses it) and the reports left go to stderr. An excluded PATH is
+    passed through unchecked: editors pipe every buffer, whatever the project excludes."""
+    from devlint import document
+    from devlint.files import SourceError, UsageError, decode_source, is_excluded
+    from devlint.report import FORMATS
+    from devlint.runner import Mode, split_lines, unified_diff
+
+    if args.output_format not in FORMATS:
+        raise UsageError(f"unknown output format '{args.output_format}'; choose from {', '.join(FORMATS)}")
+    path = args.stdin_filename or "-"
+    settings = load_settings(args, [path if args.stdin_filename else "."])
+    raw = sys.stdin.buffer.read()
+    mode = Mode(fix=args.fix and not args.diff, diff=args.diff, unsafe_fixes=settings.unsafe_fixes)
+    try:
+        file = decode_source(path, raw) if not path.endswith(".ipynb") else None
+        text, encoding = (file.text, file.encoding) if file else (raw.decode("utf-8-sig"), "utf-8")
+        source = document.from_text(path, text)
+    except (SourceError, UnicodeDecodeError) as error:
+        if mode.fix:
+            sys.stdout.buffer.write(raw)
+        print(f"devlint: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    new_text, fixed = text, {}
+    if args.stdin_filename and is_excluded(path, settings):
+        diagnostics = []
+    elif mode.fix or mode.diff:
+        result = document.fix(source, settings, unsafe=settings.unsafe_fixes)
+        diagnostics = result.result.remaining
+        if not result.result.unparsable:  # (a fix that does not parse is a devlint bug: nothing changes)
+            new_text, fixed = result.text, result.result.fixed
+    else:
+        diagnostics = document.check(source, settings)
+    if mode.fix:
+        sys.stdout.buffer.write(new_text.encode(encoding))
+        sys.stdout.flush()
+        sys.stderr.write(FORMATS["text"](diagnostics, settings.unsafe_fixes))
+    elif mode.diff:
+        sys.stdout.write(unified_diff(path, split_lines(text), split_lines(new_text)))
+    else:
+        sys.stdout.write(FORMATS[args.output_format](diagnostics, settings.unsafe_fixes))
+    if not args.quiet:
+        print(_summary(tally(diagnostics), fixed, 1, mode), file=sys.stderr)
+    if args.exit_zero:
+        return EXIT_CLEAN
+    if mode.diff:
+        return EXIT_REPORTS if new_text != text else EXIT_CLEAN
+    return EXIT_REPORTS if diagnostics else EXIT_CLEAN
 
 
 Tally = "Counter[tuple[str, Optional[Applicability]]]"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import stat
@@ -56,6 +57,12 @@ def discover(paths: Iterable[str], settings: Settings, skipped: Optional[list[Sk
                 yield clean_path(path)
         else:
             raise UsageError(f"{path}: no such file or directory")
+
+
+def is_excluded(path: str, settings: Settings) -> bool:
+    """Whether `exclude`/`extend-exclude` (or a virtualenv above it) keeps out `path`, read as
+    force-exclude reads a named file: for stdin and editors, which name every buffer they hold."""
+    return _Walker(dataclasses.replace(settings, force_exclude=True), []).forced_out(path)
 
 
 def clean_path(path: str) -> str:

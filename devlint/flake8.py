@@ -36,10 +36,10 @@ class Plugin:
         self.filename = filename
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        from devlint.engine import analyze
+        from devlint import document
 
-        source = "".join(self.lines)
-        for d in analyze(source, self.filename, _settings(), ignore_noqa=True, tree=self.tree).diagnostics:
+        source = document.PythonSource(self.filename, "".join(self.lines))
+        for d in document.check(source, _settings(), ignore_noqa=True, tree=self.tree):
             if d.code == "DEV999":
                 continue  # flake8 reports syntax errors itself (E999)
             yield d.line, d.col - 1, f"{d.code} {d.message}", type(self)

@@ -44,13 +44,32 @@ def _matches(code: str, codes: frozenset[str]) -> bool:
     return code in codes or code.startswith(tuple(codes))
 
 
-def inline_suppresses(code: str, text: str) -> bool:
-    """Whether a `# noqa` in `text` (flake8's noqa line) silences `code`."""
+def noqa_codes(text: str) -> Optional[frozenset[str]]:
+    """The codes a `# noqa` in `text` lists: None where there is none, empty for a bare one (all)."""
     match = INLINE.search(text)
     if match is None:
-        return False
+        return None
     codes = match.group("codes")
-    return codes is None or _matches(code, parse_codes(codes))
+    return frozenset() if codes is None else parse_codes(codes)
+
+
+def inline_suppresses(code: str, text: str) -> bool:
+    """Whether a `# noqa` in `text` (flake8's noqa line) silences `code`."""
+    codes = noqa_codes(text)
+    return codes is not None and (not codes or _matches(code, codes))
+
+
+def codes_end(match: "re.Match[str]") -> int:
+    """Where the code list of an `INLINE` match with codes ends (to extend it with more)."""
+    return match.start("codes") + len(match.group("codes").rstrip(", \t"))
+
+
+def noqa_codes_end(line: str) -> Optional[int]:
+    """Where the code list of the line's `# noqa: CODES` ends; None without such a list."""
+    match = INLINE.search(line)
+    if match is None or not match.group("codes"):
+        return None
+    return codes_end(match)
 
 
 class Suppressions:

@@ -25,18 +25,15 @@ import enum
 import json
 import re
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Optional
+from typing import Optional, Sequence
 
 import libcst as cst
 
 from devlint.diagnostics import Diagnostic, Edit, FixResult
 from devlint.engine import Analysis, analyze, fix_text
 from devlint.engine import _syntax_error as syntax_error_report
-from devlint.files import SourceError, SourceFile, read_bytes, write_source
+from devlint.files import SourceError, read_bytes
 from devlint.settings import SYNTAX_ERROR_CODE, Settings
-
-if TYPE_CHECKING:  # pragma: no cover
-    from devlint.runner import FileOutcome, Mode
 
 # What a masked line becomes: a statement, so a masked block body still parses; the comment lets a
 # fix's span be checked for it.
@@ -126,6 +123,15 @@ def parse_notebook(path: str, text: str, encoding: str = "utf-8", raw: bytes = b
         else:
             raise SourceError(path, f"not a Jupyter notebook: cell {index + 1}'s \"source\" is not text")
     notebook = Notebook(path, text, encoding, raw or text.encode(encoding), cells)
+    _join(notebook)
+    return notebook
+
+
+def notebook_from_cells(path: str, cells: Sequence[tuple[int, str]]) -> Notebook:
+    """A notebook an editor holds: its code cells' sources, each with its 1-based position among
+    all the notebook's cells. There is no file text: fixes come back as cell sources (`fix_cells`)."""
+    code_cells = [CodeCell(number, number - 1, source, True) for number, source in cells]
+    notebook = Notebook(path, "", "utf-8", b"", code_cells)
     _join(notebook)
     return notebook
 
@@ -316,6 +322,8 @@ def _items(text: str, start: int, decoder: json.JSONDecoder) -> list[tuple[int, 
 
 def _file_line(notebook: Notebook, cell: CodeCell, line: int) -> Optional[int]:
     """The 1-based line of the file holding the JSON string with `line` (1-based) of `cell`."""
+    if not notebook.text:  # an editor's cells: no file
+        return None
     layout = notebook.layout().get(cell.index)
     if layout is None or not layout.items:
         return None
@@ -422,18 +430,28 @@ class _Unmappable(Exception):
 
 def fix_notebook(notebook: Notebook, settings: Settings, *, unsafe: bool = False) -> tuple[str, FixResult]:
     """The file's new text and what was fixed / is left. Only changed cells' sources change."""
+    sources, result = fix_cells(notebook, settings, unsafe=unsafe)
+    if not sources:
+        return notebook.text, result
+    return rewrite_cells(notebook, sources), result
+
+
+def fix_cells(notebook: Notebook, settings: Settings, *, unsafe: bool = False) -> tuple[dict[int, str], FixResult]:
+    """The new source of each code cell the fixes changed (by cell number), and what was fixed /
+    is left (the result's `source` is the notebook's file text, unchanged)."""
     module, broken, blanked, _ = _analysable(notebook, settings)
     result = fix_text(module, notebook.path, settings, unsafe=unsafe, keep=_within_one_cell)
     remaining = sorted((to_cell(notebook, d) for d in broken + result.remaining), key=lambda d: d.sort_key)
     if result.source == module:
-        return notebook.text, FixResult(notebook.text, {}, remaining)
+        return {}, FixResult(notebook.text, {}, remaining)
     try:
         sources = _cell_sources(notebook, module, result.source, notebook.masked | blanked)
     except _Unmappable:
-        unfixed = lint_notebook(notebook, settings)
-        return notebook.text, FixResult(notebook.text, {}, unfixed)
-    return _rewrite(notebook, sources), FixResult(notebook.text, result.fixed, remaining,
-                                                  converged=result.converged)
+        return {}, FixResult(notebook.text, {}, lint_notebook(notebook, settings))
+    if not sources:
+        return {}, FixResult(notebook.text, {}, remaining)
+    return sources, FixResult(notebook.text, result.fixed, remaining, result.unparsable,
+                              converged=result.converged)
 
 
 def _within_one_cell(text: str, start: int, end: int) -> bool:
@@ -485,7 +503,7 @@ def _cell_sources(notebook: Notebook, old: str, new: str, frozen: set[int]) -> d
     return changed
 
 
-def _rewrite(notebook: Notebook, sources: dict[int, str]) -> str:
+def rewrite_cells(notebook: Notebook, sources: dict[int, str]) -> str:
     """The file's text with the given cells' "source" values replaced, in the file's own style."""
     layout = notebook.layout()
     ensure_ascii = _escapes_non_ascii(notebook.text)
@@ -527,30 +545,3 @@ def _source_value(text: str, span: _SourceLayout, source: str, as_list: bool, en
     else:
         opening, closing, separator = "", "", ", "
     return "[" + opening + separator.join(items) + closing + "]"
-
-
-# ---------------------------------------------------------------------------------------------
-# The runner's entry point
-
-
-def process(path: str, settings: Settings, mode: Mode) -> FileOutcome:
-    """Check, fix or diff one notebook (runner.process for `.ipynb` files)."""
-    from devlint.runner import FileOutcome, not_converged, recording_errors, unified_diff
-
-    outcome = FileOutcome(path)
-    with recording_errors(outcome):
-        notebook = read_notebook(path)
-        if not (mode.fix or mode.diff):
-            outcome.diagnostics = lint_notebook(notebook, settings, with_fixes=mode.with_edits)
-            return outcome
-        new_text, result = fix_notebook(notebook, settings, unsafe=mode.unsafe_fixes)
-        outcome.diagnostics = result.remaining
-        if not result.converged:
-            outcome.warnings.append(not_converged(path))
-        if new_text != notebook.text:
-            outcome.fixed = result.fixed
-            if mode.diff:
-                outcome.diff = unified_diff(path, split_lines(notebook.text), split_lines(new_text))
-            else:
-                write_source(SourceFile(path, notebook.text, notebook.encoding, notebook.raw), new_text)
-    return outcome

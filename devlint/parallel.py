@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from itertools import repeat
-from typing import Iterator, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 
 from devlint.settings import Settings
 
@@ -43,24 +43,24 @@ def _die_with_parent() -> None:
         os._exit(1)
 
 
-def _check_chunk(paths: Sequence[str], settings: Settings, mode, cache) -> list:  # type: ignore[no-untyped-def]
-    from devlint.runner import process
-
+def _check_chunk(process: Callable, paths: Sequence[str], settings: Settings, mode, cache) -> list:  # type: ignore[no-untyped-def,type-arg]
     return [process(path, settings, mode, cache) for path in paths]
 
 
-def run_parallel(paths: Sequence[str], settings: Settings, mode, jobs: int,  # type: ignore[no-untyped-def]
-                 cache: Optional[object] = None) -> Iterator:
-    """Outcomes of `paths`, in order, computed by up to `jobs` worker processes."""
+def run_parallel(process: Callable, paths: Sequence[str], settings: Settings, mode,  # type: ignore[no-untyped-def,type-arg]
+                 jobs: int, cache: Optional[object] = None) -> Iterator:
+    """`process(path, settings, mode, cache)` of each of `paths`, in order, computed by up to `jobs`
+    worker processes. `process` is the runner's (passed in, so that this module does not import
+    the runner that imports it); it must be a module-level function, to reach the workers."""
     chunks = [paths[i:i + CHUNK] for i in range(0, len(paths), CHUNK)]
     try:
         from concurrent.futures import ProcessPoolExecutor
 
         pool = ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), initializer=_die_with_parent)
     except (ImportError, OSError, NotImplementedError):  # no working multiprocessing here
-        yield from _check_chunk(paths, settings, mode, cache)
+        yield from _check_chunk(process, paths, settings, mode, cache)
         return
     with pool:
         # map() keeps the input order; outcomes are small, so those waiting their turn cost little.
-        for outcomes in pool.map(_check_chunk, chunks, repeat(settings), repeat(mode), repeat(cache)):
+        for outcomes in pool.map(_check_chunk, repeat(process), chunks, repeat(settings), repeat(mode), repeat(cache)):
             yield from outcomes

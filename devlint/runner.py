@@ -8,10 +8,11 @@ import os
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional
 
+from devlint import document
 from devlint.cache import Cache
 from devlint.diagnostics import Diagnostic
-from devlint.engine import MAX_FIX_PASSES, analyze, fix_text
-from devlint.files import NOTEBOOK_SUFFIX, SourceError, read_source, write_source
+from devlint.engine import MAX_FIX_PASSES
+from devlint.files import SourceError, write_source
 from devlint.settings import Settings
 
 
@@ -34,43 +35,41 @@ class Mode:
 
 
 def process(path: str, settings: Settings, mode: Mode, cache: Optional[Cache] = None) -> FileOutcome:
-    """Check (or fix) one file. Check results come from, and go to, `cache` when given."""
-    if path.endswith(NOTEBOOK_SUFFIX):
-        from devlint import notebook  # imported on first use: most runs see no notebooks
-
-        return notebook.process(path, settings, mode)
+    """Check (or fix) one file. Check results of Python files come from, and go to, `cache` when given."""
     outcome = FileOutcome(path)
     with recording_errors(outcome):
-        source = read_source(path)
+        file, source = document.read(path)
         if not (mode.fix or mode.diff):
-            key = cache.key(path, source.raw, settings, mode.with_edits) if cache is not None else ""
-            cached = cache.get(key) if cache is not None else None
+            use_cache = cache is not None and isinstance(source, document.PythonSource)
+            key = cache.key(path, file.raw, settings, mode.with_edits) if use_cache else ""
+            cached = cache.get(key) if use_cache else None
             if cached is not None:
                 outcome.diagnostics = cached
                 return outcome
-            outcome.diagnostics = analyze(source.text, path, settings, with_fixes=mode.with_edits).diagnostics
-            if cache is not None:
+            outcome.diagnostics = document.check(source, settings, with_fixes=mode.with_edits)
+            if use_cache:
                 cache.put(key, outcome.diagnostics)
             return outcome
-        result = fix_text(source.text, path, settings, unsafe=mode.unsafe_fixes)
+        fixed = document.fix(source, settings, unsafe=mode.unsafe_fixes)
+        result = fixed.result
         outcome.diagnostics = result.remaining
         if not result.converged:
             outcome.warnings.append(not_converged(path))
         if result.unparsable:
             # a fix that breaks the parse is a devlint bug: leave the whole file as it was
-            outcome.diagnostics = analyze(source.text, path, settings).diagnostics
+            outcome.diagnostics = document.check(source, settings)
             codes = ", ".join(sorted(set(result.unparsable)))
             outcome.error = f"{path}: a {codes} fix would produce code that does not parse; file left unchanged"
             return outcome
-        if result.source != source.text:
+        if fixed.text != file.text:
             outcome.fixed = result.fixed
             if mode.diff:
-                outcome.diff = unified_diff(path, split_lines(source.text), split_lines(result.source))
+                outcome.diff = unified_diff(path, split_lines(file.text), split_lines(fixed.text))
             else:
                 try:
-                    write_source(source, result.source)
+                    write_source(file, fixed.text)
                 except SourceError:
-                    outcome.diagnostics = analyze(source.text, path, settings).diagnostics  # nothing was fixed
+                    outcome.diagnostics = document.check(source, settings)  # nothing was fixed
                     raise
     return outcome
 
@@ -130,7 +129,7 @@ def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int = 1,
     if jobs > 1 and len(paths) > 1:
         from devlint.parallel import run_parallel
 
-        yield from run_parallel(paths, settings, mode, jobs, cache)
+        yield from run_parallel(process, paths, settings, mode, jobs, cache)
         return
     for path in paths:
         yield process(path, settings, mode, cache)

@@ -78,9 +78,22 @@ def test_toml_configuration_snippet_is_valid_devlint_configuration():
     from devlint.config import settings_from
     from devlint.rules import rule_codes
 
-    for body in blocks("toml"):
-        section = tomllib.loads(body)["tool"]["devlint"]
+    sections = [tomllib.loads(body)["tool"]["devlint"] for body in blocks("toml") if "tool" in tomllib.loads(body)]
+    assert sections
+    for section in sections:
         settings_from(section, "README.md", ".", rule_codes())
+
+
+def test_editor_snippets_start_devlint_lsp():
+    import json
+
+    helix = [tomllib.loads(body) for body in blocks("toml") if "language-server" in tomllib.loads(body)]
+    assert [config["language-server"]["devlint"] for config in helix] == [{"command": "devlint", "args": ["lsp"]}]
+    (vscode,) = [json.loads(body) for body in blocks("json") if "glspc.server.command" in body]
+    assert (vscode["glspc.server.command"], vscode["glspc.server.commandArguments"]) == ("devlint", ["lsp"])
+    neovim = blocks("lua")
+    assert len(neovim) == 2 and all('cmd = { "devlint", "lsp" }' in body for body in neovim)
+    assert '("devlint" "lsp")' in "".join(blocks("elisp"))
 
 
 def test_pre_commit_snippets_name_this_project_its_hooks_and_this_version():

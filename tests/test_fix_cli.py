@@ -129,9 +129,9 @@ def test_fix_keeps_a_latin1_coding_cookie(module):
 
 
 def test_file_changed_on_disk_since_read_is_not_overwritten(module, monkeypatch, capsys):
-    from devlint import cli, runner
+    from devlint import cli, document
 
-    real_fix_text = runner.fix_text
+    real_fix_text = document.fix_text
 
     def fix_while_someone_edits(source, path, *args, **kwargs):
         result = real_fix_text(source, path, *args, **kwargs)
@@ -139,7 +139,7 @@ def test_file_changed_on_disk_since_read_is_not_overwritten(module, monkeypatch,
             handle.write("# edited meanwhile\n")
         return result
 
-    monkeypatch.setattr(runner, "fix_text", fix_while_someone_edits)
+    monkeypatch.setattr(document, "fix_text", fix_while_someone_edits)
     assert cli.main(["--isolated", "--fix", str(module)]) == 2
     assert module.read_text() == SAFE_AND_UNSAFE + "# edited meanwhile\n"
     out, err = capsys.readouterr()

@@ -96,12 +96,12 @@ def test_fix_through_a_symlink_writes_the_target_and_keeps_the_link(tmp_path):
 
 
 def test_a_file_changed_while_being_fixed_is_not_overwritten(tmp_path, monkeypatch, capsys):
-    from devlint import cli, runner
+    from devlint import cli, document
 
     (tmp_path / "a.py").write_text(BUGGY)
     (tmp_path / "b.py").write_text(BUGGY)
     edited = BUGGY + "# saved by the editor meanwhile\n"
-    real_fix_text = runner.fix_text
+    real_fix_text = document.fix_text
 
     def fix_while_someone_edits(source, path, *args, **kwargs):
         result = real_fix_text(source, path, *args, **kwargs)
@@ -110,7 +110,7 @@ def test_a_file_changed_while_being_fixed_is_not_overwritten(tmp_path, monkeypat
         return result
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(runner, "fix_text", fix_while_someone_edits)
+    monkeypatch.setattr(document, "fix_text", fix_while_someone_edits)
     code = cli.main(["--isolated", "--fix", "--unsafe-fixes", "."])
     err = capsys.readouterr().err
     assert code == 2

@@ -46,7 +46,7 @@ class Rule:
     @property
     def url(self) -> str:
         """The rule's page online (docs/rules/CODE.md, generated from `page()`)."""
-        from devlint import DOCS_URL
+        from devlint.project import DOCS_URL
 
         return f"{DOCS_URL}/{self.code}.md"
 

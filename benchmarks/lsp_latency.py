@@ -1,0 +1,171 @@
+"""`devlint lsp` as an editor feels it: diagnostics latency after a change, and memory.
+
+    python benchmarks/lsp_latency.py [--corpus DIR] [--runs 20]
+
+- Latency: a warm server (the file opened and checked once), then `--runs` edits, each a
+  `textDocument/didChange` that appends a comment line; the time from sending it to receiving
+  `publishDiagnostics` for that version. Median and spread, for a file of about 2,000 lines and
+  one of about 200 (targets: under 100 ms and under 20 ms).
+- Memory: the server's resident memory (VmRSS) after 200 files were opened and checked.
+
+Files come from `--corpus` (default: the development corpus, `~/.cache/devlint-dev-corpus/src`):
+the torch-importing `.py` files whose line counts are nearest 2,000 and 200, and the first 200 in
+sorted order for memory. Without a corpus they are built from the fixtures' `bad.py` files. Each
+latency line also gives the same check run in-process without the server, for comparison.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+from lsprotocol import types as lsp
+from pygls.lsp.client import LanguageClient
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CORPUS = Path.home() / ".cache" / "devlint-dev-corpus" / "src"
+
+
+class Client:
+    def __init__(self) -> None:
+        self.client = LanguageClient("devlint-benchmark", "1")
+        self.received: dict[tuple[str, Optional[int]], float] = {}
+        self.arrived = asyncio.Event()
+
+        @self.client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def published(params: lsp.PublishDiagnosticsParams) -> None:
+            self.received[(params.uri, params.version)] = time.perf_counter()
+            self.arrived.set()
+
+    async def start(self) -> None:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        await self.client.start_io(sys.executable, "-m", "devlint", "lsp", env=env)
+        await self.client.initialize_async(lsp.InitializeParams(capabilities=lsp.ClientCapabilities()))
+        self.client.initialized(lsp.InitializedParams())
+
+    async def stop(self) -> None:
+        await self.client.shutdown_async(None)
+        self.client.exit(None)
+        await self.client.stop()
+
+    @property
+    def pid(self) -> int:
+        return self.client._server.pid  # type: ignore[union-attr]
+
+    async def wait_for(self, uri: str, version: int) -> float:
+        while (uri, version) not in self.received:
+            self.arrived.clear()
+            await asyncio.wait_for(self.arrived.wait(), 600)
+        return self.received[(uri, version)]
+
+    def open(self, path: Path, text: str) -> str:
+        uri = path.resolve().as_uri()
+        self.client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri, "python", 1, text)))
+        return uri
+
+
+async def latency(client: Client, path: Path, runs: int) -> list[float]:
+    text = path.read_text()
+    uri = client.open(path, text)
+    await client.wait_for(uri, 1)
+    lines = text.split("\n")
+    end = lsp.Position(len(lines) - 1, len(lines[-1]))
+    timings = []
+    for version in range(2, runs + 2):
+        change = lsp.TextDocumentContentChangePartial(lsp.Range(end, end), f"\n# edit {version}")
+        end = lsp.Position(end.line + 1, len(f"# edit {version}"))
+        sent = time.perf_counter()
+        client.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(version, uri), [change]))
+        timings.append((await client.wait_for(uri, version) - sent) * 1000)
+    return timings
+
+
+def engine_alone(path: Path, runs: int) -> list[float]:
+    """The same check in this process, without the server: what the server's latency is made of."""
+    from devlint import document
+    from devlint.settings import Settings
+
+    source = document.PythonSource(str(path), path.read_text())
+    document.check(source, Settings())
+    timings = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        document.check(source, Settings())
+        timings.append((time.perf_counter() - start) * 1000)
+    return timings
+
+
+def resident_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS (not Linux?)")
+
+
+def corpus_files(corpus: Path) -> list[tuple[Path, int]]:
+    found = []
+    for path in sorted(corpus.rglob("*.py")):
+        try:
+            text = path.read_text()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if "import torch" in text:
+            found.append((path, text.count("\n") + 1))
+    return found
+
+
+def synthetic(directory: Path, lines: int, name: str) -> Path:
+    """The fixtures' bad files, repeated to `lines` lines (dense with reports: a worst case)."""
+    parts = [p.read_text() for p in sorted((ROOT / "fixtures").glob("DEV*/bad.py"))]
+    text, i = "", 0
+    while text.count("\n") < lines:
+        text += parts[i % len(parts)]
+        i += 1
+    path = directory / name
+    path.write_text("\n".join(text.split("\n")[:lines]) + "\n")
+    return path
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--files", type=int, default=200, help="files opened for the memory figure")
+    args = parser.parse_args()
+    if args.corpus.is_dir():
+        files = corpus_files(args.corpus)
+        large = min(files, key=lambda item: abs(item[1] - 2000))[0]
+        small = min(files, key=lambda item: abs(item[1] - 200))[0]
+        many = [path for path, _ in files[:args.files]]
+    else:
+        scratch = Path(os.environ.get("TMPDIR", "/tmp")) / "devlint-lsp-benchmark"
+        scratch.mkdir(exist_ok=True)
+        large, small = synthetic(scratch, 2000, "large.py"), synthetic(scratch, 200, "small.py")
+        many = [synthetic(scratch, 200, f"file{i}.py") for i in range(args.files)]
+    client = Client()
+    await client.start()
+    try:
+        for label, path in (("2,000-line", large), ("200-line", small)):
+            timings = await latency(client, path, args.runs)
+            quartiles = statistics.quantiles(timings, n=4)
+            print(f"{label} file ({path.read_text().count(chr(10)) + 1} lines, {path}): median "
+                  f"{statistics.median(timings):.1f} ms, quartiles {quartiles[0]:.1f}-{quartiles[2]:.1f} ms, "
+                  f"min {min(timings):.1f}, max {max(timings):.1f} ({args.runs} changes); "
+                  f"the check alone, in-process: median {statistics.median(engine_alone(path, args.runs)):.1f} ms")
+        uris = [client.open(path, path.read_text()) for path in many]
+        for uri in uris:
+            await client.wait_for(uri, 1)
+        print(f"memory after {len(uris)} files opened and checked: {resident_mib(client.pid):.0f} MiB resident")
+    finally:
+        await client.stop()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
