@@ -7,6 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from devlint.analysis.devices import DeviceNameTracker, DeviceVariable, names_a_device
+from devlint.analysis.edits import shown_code
 from devlint.analysis.guards import CUDA_ONLY_CALLS, cuda_library_names, cuda_only_reason, is_tensorrt_module
 from devlint.analysis.names import (
     dotted_name, identifiers, is_cuda_device_expr, is_cuda_string, keyword, named_parameters, positional, string_value,
@@ -185,7 +186,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
             replacement: cst.BaseExpression = cst.parse_expression(variable.name)
         else:
             replacement = self._fallback(literal)
-        return Fix(Applicability.UNSAFE, "Use the available device", {literal: replacement},
+        return Fix(Applicability.UNSAFE, shown_code("Use the available device", replacement), {literal: replacement},
                    needs_torch_import=variable.name is None and self.torch.torch_module_name() is None)
 
     def _fallback(self, literal: cst.BaseExpression) -> cst.BaseExpression:
@@ -264,7 +265,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         if node.args:
             first = first.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         new = node.with_changes(func=func.with_changes(attr=cst.Name("to")), args=[first, *node.args])
-        return Fix(Applicability.UNSAFE, "Move to the available device", {node: new},
+        return Fix(Applicability.UNSAFE, shown_code("Move to the available device", new), {node: new},
                    needs_torch_import=variable.name is None and self.torch.torch_module_name() is None)
 
     # -- `.cuda()` of a value the function computed from its input --------------------------
