@@ -1,11 +1,14 @@
 """Cold-run time of two devlint checkouts, side by side, in alternating pairs.
 
     python benchmarks/paired.py OLD_CHECKOUT NEW_CHECKOUT CORPUS [--pairs 5] [--jobs 2]
+        [--old-args "--output-format concise"] [--new-args "--output-format full"]
 
 Each pair runs `python -m devlint --isolated --no-cache -q --exit-zero CORPUS` once from each
 checkout (PYTHONPATH set to it), the order alternating from pair to pair, so that the noise of a
 shared machine falls on both sides alike. Prints every pair, the median of each side, and the
 median and range of the paired ratios NEW/OLD: the figure for "not more than N% slower".
+`--old-args`/`--new-args` add options to one side (split on spaces): the same checkout twice with
+two output formats measures what a format costs.
 Run by hand, never by the tests.
 """
 
@@ -19,10 +22,10 @@ import sys
 import time
 
 
-def cold_run(checkout: str, corpus: str, jobs: int) -> float:
+def cold_run(checkout: str, corpus: str, jobs: int, extra: str = "") -> float:
     env = {**os.environ, "PYTHONPATH": os.path.abspath(checkout)}
     command = [sys.executable, "-m", "devlint", "--isolated", "--no-cache", "-q", "--exit-zero",
-               "--jobs", str(jobs), corpus]
+               "--jobs", str(jobs), *extra.split(), corpus]
     start = time.perf_counter()
     subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=True)
     return time.perf_counter() - start
@@ -35,15 +38,17 @@ def main() -> int:
     parser.add_argument("corpus")
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--old-args", default="", help="more devlint options for the old side")
+    parser.add_argument("--new-args", default="", help="more devlint options for the new side")
     args = parser.parse_args()
     olds, news, ratios = [], [], []
     for index in range(args.pairs):
         if index % 2:
-            new = cold_run(args.new, args.corpus, args.jobs)
-            old = cold_run(args.old, args.corpus, args.jobs)
+            new = cold_run(args.new, args.corpus, args.jobs, args.new_args)
+            old = cold_run(args.old, args.corpus, args.jobs, args.old_args)
         else:
-            old = cold_run(args.old, args.corpus, args.jobs)
-            new = cold_run(args.new, args.corpus, args.jobs)
+            old = cold_run(args.old, args.corpus, args.jobs, args.old_args)
+            new = cold_run(args.new, args.corpus, args.jobs, args.new_args)
         olds.append(old)
         news.append(new)
         ratios.append(new / old)

@@ -1,0 +1,35 @@
+"""Paths as CI services read them: relative to the repository root, `/`-separated.
+
+GitHub annotations, SARIF, GitLab Code Quality and JUnit name files relative to the repository
+(the checkout), whichever folder devlint ran from: a path relative to a subfolder would point
+nowhere in the pull request."""
+
+from __future__ import annotations
+
+import os
+
+
+def repository_root(start: str) -> str:
+    """The git top level at or above `start` (the folder holding `.git`, a directory or, in a
+    worktree or submodule, a file), else `start` itself (the config file's folder or the cwd)."""
+    start = os.path.abspath(start)
+    here = start
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return start
+        here = parent
+
+
+def relative_path(path: str, root: str) -> str:
+    """`path` relative to `root` with `/` separators; absolute when it lies outside `root`."""
+    absolute = os.path.abspath(path)
+    try:
+        relative = os.path.relpath(absolute, root)
+    except ValueError:  # another drive on Windows
+        relative = os.pardir
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        relative = absolute
+    return relative.replace(os.sep, "/")
