@@ -110,7 +110,8 @@ def test_no_reports_is_an_empty_array(tmp_path, capsys, monkeypatch):
 
 
 @pytest.mark.parametrize("fmt, with_edits", [
-    ("text", False), ("github", False), ("sarif", False), ("json", True), ("json-lines", True)])
+    ("concise", False), ("full", False), ("github", False), ("sarif", False), ("gitlab", False), ("junit", False),
+    ("json", True), ("json-lines", True)])
 def test_fix_edits_are_computed_only_for_formats_that_show_them(tmp_path, monkeypatch, capsys, fmt, with_edits):
     import devlint.runner
 
