@@ -131,7 +131,7 @@ def _snippet(d: Diagnostic, source: list[str], width: int) -> list[Line]:
         start = d.col if number == first else len(text) - len(text.lstrip()) + 1
         stop = end_col if number == last else len(text) + 1
         left, right = _display(text, start), _display(text, max(stop, start + 1))
-        out.append([(f"{number:>{width}} | ", "gutter"), (text.expandtabs(TAB_WIDTH), "")])
+        out.append([(f"{number:>{width}} | ", "gutter"), (_shown(text), "")])
         carets: Line = [(" " * width + " | ", "gutter"), (" " * left, ""), ("^" * max(1, right - left), "caret")]
         if number == last or number - first == MAX_SOURCE_LINES - 1:
             carets += [(" ", ""), (d.code, "code")]
@@ -141,6 +141,11 @@ def _snippet(d: Diagnostic, source: list[str], width: int) -> list[Line]:
 
 def _line_text(line: str) -> str:
     return line[:-1] if line.endswith("\r") else line
+
+
+def _shown(line: str) -> str:
+    """A source line as printed: without its "\r", tabs expanded (the carets count the same way)."""
+    return _line_text(line).expandtabs(TAB_WIDTH)
 
 
 def _display(text: str, column: int) -> int:
@@ -166,9 +171,9 @@ def _fix_diff(edits: Sequence[Edit], source: list[str], width: int) -> list[Line
                and old[len(old) - 1 - same_tail] == new[len(new) - 1 - same_tail]):
             same_tail += 1
         for index in range(same_head, len(old) - same_tail):
-            out.append([(f"{first + index:>{width}} ", "gutter"), ("- " + _line_text(old[index]), "removed")])
+            out.append([(f"{first + index:>{width}} ", "gutter"), ("- " + _shown(old[index]), "removed")])
         for index in range(same_head, len(new) - same_tail):
-            out.append([(f"{first + shift + index:>{width}} ", "gutter"), ("+ " + _line_text(new[index]), "added")])
+            out.append([(f"{first + shift + index:>{width}} ", "gutter"), ("+ " + _shown(new[index]), "added")])
         shift += len(new) - len(old)
     return out
 
