@@ -19,8 +19,8 @@ from devlint.rules import all_rules
 
 BAD_DEV004 = FIXTURES / "DEV004-load-without-map-location" / "bad.py"
 REPORT_KEYS = [
-    "code", "name", "message", "path", "line", "column", "end_line", "end_column", "cell", "notebook_line", "fix", "url",
-    "filename", "location", "end_location", "noqa_row",
+    "code", "name", "message", "path", "line", "column", "end_line", "end_column", "cell", "notebook_line", "fix",
+    "url", "filename", "location", "end_location", "noqa_row",
 ]
 FIX_KEYS = ["applicability", "description", "edits", "message"]
 EDIT_KEYS = ["content", "location", "end_location"]

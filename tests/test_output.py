@@ -16,6 +16,7 @@ import pytest
 from conftest import FIXTURES, ROOT, run_devlint
 from devlint import DOCS_URL
 from devlint.rules import all_rules
+from devlint.rules.base import FixSafety
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 LOAD = 'import torch\n\nmodel = torch.nn.Linear(2, 2)\nmodel.load_state_dict(torch.load("ckpt.pt"))\n'
@@ -205,10 +206,11 @@ def test_every_fix_description_quotes_code_the_fix_writes():
         text = open(report["filename"], encoding="utf-8").read()
         fixed = _apply(text, report["fix"]["edits"])
         for code in quoted:
-            code = code.removesuffix(" ...").removesuffix("...")
-            assert code in fixed, (report["code"], report["fix"]["description"])
-        codes_with_quoted_fixes.add(report["code"]) if quoted else None
-    assert codes_with_quoted_fixes == {entry.rule.code for entry in all_rules() if entry.rule.fix_safety.value != "none"}
+            assert code.removesuffix(" ...") in fixed, (report["code"], report["fix"]["description"])
+        if quoted:
+            codes_with_quoted_fixes.add(report["code"])
+    assert codes_with_quoted_fixes == {entry.rule.code for entry in all_rules()
+                                       if entry.rule.fix_safety is not FixSafety.NONE}
 
 
 # --- gitlab -------------------------------------------------------------------------------------

@@ -78,8 +78,9 @@ def code_of(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
 
 
-def shown_code(description: str, node: cst.CSTNode) -> str:
-    """`description: `code``, the exact code the fix writes, where it fits on one line; else the
-    description alone (a fix description is one line)."""
+def shown_code(description: str, node: cst.CSTNode, after: str = "") -> str:
+    """`description: `code``, the exact code the fix writes (`after` the node: ` = ...` for an
+    assignment's target), where it fits on one line; else the description alone (a fix
+    description is one line)."""
     text = code_of(node)
-    return f"{description}: `{text}`" if "\n" not in text else description
+    return f"{description}: `{text}{after}`" if "\n" not in text else description

@@ -6,7 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
-from devlint.analysis.edits import code_of
+from devlint.analysis.edits import shown_code
 from devlint.analysis.names import dotted_name, target_names
 from devlint.analysis.narrowing import Narrowing
 from devlint.analysis.types import Kind, unwrap_listing
@@ -138,7 +138,8 @@ class DiscardedTensorMove(RuleVisitor):
         assign = cst.Assign(
             targets=[cst.AssignTarget(receiver)], value=statement.value, semicolon=statement.semicolon
         )
-        return Fix(Applicability.SAFE, f"Assign the moved tensor back: `{code_of(receiver)} = ...`", {statement: assign})
+        description = shown_code("Assign the moved tensor back", receiver, " = ...")
+        return Fix(Applicability.SAFE, description, {statement: assign})
 
 
 # Assigning a plain tensor to a module's parameter raises TypeError: these attributes of a
@@ -174,7 +175,8 @@ def _store_fix(statement: cst.Expr, entry: tuple[cst.Name, cst.Name]) -> Fix:
     """`v.to(d)` -> `batch[k] = v.to(d)`: assigning an existing key while iterating is allowed."""
     target = cst.Subscript(entry[0], [cst.SubscriptElement(cst.Index(entry[1]))])
     assign = cst.Assign(targets=[cst.AssignTarget(target)], value=statement.value, semicolon=statement.semicolon)
-    return Fix(Applicability.SAFE, f"Store the moved tensor in the dict: `{code_of(target)} = ...`", {statement: assign})
+    description = shown_code("Store the moved tensor in the dict", target, " = ...")
+    return Fix(Applicability.SAFE, description, {statement: assign})
 
 
 def _binding_loop(receiver: cst.BaseExpression, loops: list[cst.For]) -> Optional[cst.For]:
