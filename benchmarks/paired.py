@@ -62,7 +62,8 @@ def main() -> int:
         cpu_ratios.append(new[1] / old[1])
         print(f"pair {index + 1}: old {old[0]:.1f} s ({old[1]:.1f} s CPU), new {new[0]:.1f} s ({new[1]:.1f} s CPU),"
               f" ratio {ratios[-1]:.3f} (CPU {cpu_ratios[-1]:.3f})", flush=True)
-    print(f"median: old {statistics.median(o[0] for o in olds):.1f} s, new {statistics.median(n[0] for n in news):.1f} s;"
+    print(f"median: old {statistics.median(o[0] for o in olds):.1f} s,"
+          f" new {statistics.median(n[0] for n in news):.1f} s;"
           f" paired ratio median {statistics.median(ratios):.3f} (range {min(ratios):.3f}-{max(ratios):.3f});"
           f" CPU ratio median {statistics.median(cpu_ratios):.3f}"
           f" (range {min(cpu_ratios):.3f}-{max(cpu_ratios):.3f})")
