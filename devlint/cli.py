@@ -19,8 +19,6 @@ from devlint import __version__
 from devlint.diagnostics import Applicability
 
 EXIT_CLEAN, EXIT_REPORTS, EXIT_ERROR = 0, 1, 2
-# Formats whose output is one self-contained line per report: printed file by file.
-STREAMED_FORMATS = ("text", "github", "json-lines")
 SUBCOMMANDS = ("rule", "rules", "confirm", "clean", "lsp")
 
 
@@ -74,8 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="say on stderr which paths a directory walk skips, and why")
     parser.add_argument("--config", metavar="FILE", help="use this pyproject.toml or setup.cfg")
     parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
-    parser.add_argument("--output-format", default="text",
-                        help="text (default), json, json-lines, sarif or github (workflow annotations)")
+    parser.add_argument("--output-format", metavar="FORMAT",
+                        help="full (source lines, carets, fix; the default on a terminal), concise (one line"
+                        " per report, as flake8; the default otherwise), json, json-lines, sarif, github"
+                        " (workflow annotations), gitlab (Code Quality) or junit")
+    parser.add_argument("--show-fixes", action=argparse.BooleanOptionalAction, default=False,
+                        help="with --output-format full, show each fix as a diff (default: no, as ruff)")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are reports")
     parser.add_argument("--quiet", "-q", action="store_true", help="print reports only, no summary")
     parser.add_argument("--statistics", action="store_true", help="print counts per code")
@@ -257,10 +259,26 @@ def load_settings(args: argparse.Namespace, paths: list[str]):  # type: ignore[n
     return replace(settings, **changes)
 
 
+def output_format(requested: Optional[str]) -> str:
+    """The format asked for (`text` is `concise`'s old name); by default `full` on a terminal, as
+    ruff, and `concise` when stdout is a pipe or a file (what flake8-style tools parse)."""
+    from devlint.files import UsageError
+    from devlint.report import ALIASES, FORMATS
+
+    if requested is None:
+        return "full" if sys.stdout.isatty() else "concise"
+    name = ALIASES.get(requested, requested)
+    if name not in FORMATS:
+        raise UsageError(f"unknown output format '{requested}'; choose from {', '.join(FORMATS)}")
+    return name
+
+
 def _check(args: argparse.Namespace) -> int:
     from devlint.files import UsageError, discover
     from devlint.baseline import Baseline, write_baseline
-    from devlint.report import EDIT_FORMATS, FORMATS
+    from devlint.report import EDIT_FORMATS, FORMATS, STREAMED_FORMATS, Context
+    from devlint.report.full import colour_wanted
+    from devlint.report.paths import repository_root
     from devlint.runner import Mode, run
 
     if args.paths == ["-"] or (args.stdin_filename is not None and not args.paths):
@@ -268,8 +286,7 @@ def _check(args: argparse.Namespace) -> int:
     if "-" in args.paths or args.stdin_filename is not None:
         raise UsageError("`-` (stdin) and --stdin-filename cannot be combined with other paths")
     paths = args.paths or ([] if args.no_default_path else ["."])
-    if args.output_format not in FORMATS:
-        raise UsageError(f"unknown output format '{args.output_format}'; choose from {', '.join(FORMATS)}")
+    format_name = output_format(args.output_format)
     args.fix = args.fix or args.fix_only
     if args.write_baseline and (args.fix or args.diff or args.baseline):
         raise UsageError("--write-baseline records reports; it cannot be combined with --fix, --diff or --baseline")
@@ -285,8 +302,9 @@ def _check(args: argparse.Namespace) -> int:
     if args.show_files:
         sys.stdout.write("".join(f"{path}\n" for path in files))
         return EXIT_CLEAN
+    show_fixes = format_name == "full" and args.show_fixes
     mode = Mode(fix=args.fix and not args.diff, diff=args.diff, unsafe_fixes=settings.unsafe_fixes,
-                with_edits=args.output_format in EDIT_FORMATS)
+                with_edits=format_name in EDIT_FORMATS or show_fixes)
     cache = None
     if not (args.no_cache or mode.fix or mode.diff):  # only check results are cached
         from devlint.cache import Cache, default_directory
@@ -297,20 +315,24 @@ def _check(args: argparse.Namespace) -> int:
     jobs = args.jobs or default_jobs()
     # Line-oriented output is written file by file as outcomes arrive (in path order), so memory
     # does not grow with the number of reports; the others need every report before they print.
-    render = FORMATS[args.output_format]
-    streaming = (args.output_format in STREAMED_FORMATS
+    render = FORMATS[format_name]
+    streaming = (format_name in STREAMED_FORMATS
                  and not (args.diff or args.write_baseline or baseline or args.fix_only or args.add_noqa))
     out = sys.stdout
+    context = Context(unsafe_fixes=settings.unsafe_fixes, show_fixes=show_fixes,
+                      colour=format_name == "full" and colour_wanted(out), root=repository_root(settings.root))
     diagnostics = []
     counts: Counter = Counter()
+    files_with_reports = 0
     errors: list[str] = []
     fixed: dict[str, int] = {}
     diffs: list[str] = []
     for outcome in run(files, settings, mode, jobs, cache):
         if streaming:
             file_reports = sorted(outcome.diagnostics, key=lambda d: d.sort_key)
-            out.write(render(file_reports, settings.unsafe_fixes))
+            out.write(render(file_reports, context))
             counts.update(tally(file_reports))
+            files_with_reports += bool(file_reports)
         else:
             diagnostics.extend(outcome.diagnostics)
         if outcome.error:
@@ -338,14 +360,15 @@ def _check(args: argparse.Namespace) -> int:
         return _add_noqa(diagnostics, errors, args.quiet)
     if not streaming:
         counts = tally(diagnostics)
+        files_with_reports = len({d.path for d in diagnostics})
     if args.diff:
         out.write("".join(diffs))
     elif args.fix_only:  # what is left is not reported, and does not fail the run (ruff's --fix-only)
         counts = Counter()
     elif not streaming:
-        out.write(render(diagnostics, settings.unsafe_fixes))
-    if args.statistics:  # after text reports; on stderr when stdout must stay machine-readable
-        _print_statistics(counts, settings.unsafe_fixes, out if args.output_format == "text" else sys.stderr)
+        out.write(render(diagnostics, context))
+    if args.statistics:  # after the reports people read; on stderr when stdout must stay machine-readable
+        _print_statistics(counts, settings.unsafe_fixes, out if format_name in ("concise", "full") else sys.stderr)
     for error in errors:
         print(f"devlint: error: {error}", file=sys.stderr)
     fixes = sum(fixed.values())
@@ -354,7 +377,7 @@ def _check(args: argparse.Namespace) -> int:
             verb = "Would fix" if args.diff else "Fixed"
             print(f"{verb} {fixes} report{'s' if fixes != 1 else ''}.", file=sys.stderr)
     elif not args.quiet:
-        print(_summary(counts, fixed, len(files), mode, len(errors), baselined), file=sys.stderr)
+        print(_summary(counts, fixed, len(files), mode, len(errors), baselined, files_with_reports), file=sys.stderr)
     if errors:
         return EXIT_ERROR
     if args.exit_zero:
@@ -388,12 +411,12 @@ def _check_stdin(args: argparse.Namespace) -> int:
     editor piping its buffer never loses it) and the reports left go to stderr. An excluded PATH is
     passed through unchecked: editors pipe every buffer, whatever the project excludes."""
     from devlint import document
-    from devlint.files import SourceError, UsageError, decode_source, is_excluded
-    from devlint.report import FORMATS
+    from devlint.files import SourceError, decode_source, is_excluded
+    from devlint.report import FORMATS, Context
+    from devlint.report.paths import repository_root
     from devlint.runner import Mode, split_lines, unified_diff
 
-    if args.output_format not in FORMATS:
-        raise UsageError(f"unknown output format '{args.output_format}'; choose from {', '.join(FORMATS)}")
+    format_name = output_format(args.output_format)
     path = args.stdin_filename or "-"
     settings = load_settings(args, [path if args.stdin_filename else "."])
     raw = sys.stdin.buffer.read()
@@ -420,13 +443,14 @@ def _check_stdin(args: argparse.Namespace) -> int:
     if mode.fix:
         sys.stdout.buffer.write(new_text.encode(encoding))
         sys.stdout.flush()
-        sys.stderr.write(FORMATS["text"](diagnostics, settings.unsafe_fixes))
+        sys.stderr.write(FORMATS["concise"](diagnostics, Context(unsafe_fixes=settings.unsafe_fixes)))
     elif mode.diff:
         sys.stdout.write(unified_diff(path, split_lines(text), split_lines(new_text)))
     else:
-        sys.stdout.write(FORMATS[args.output_format](diagnostics, settings.unsafe_fixes))
+        context = Context(unsafe_fixes=settings.unsafe_fixes, root=repository_root(settings.root))
+        sys.stdout.write(FORMATS[format_name](diagnostics, context))
     if not args.quiet:
-        print(_summary(tally(diagnostics), fixed, 1, mode), file=sys.stderr)
+        print(_summary(tally(diagnostics), fixed, 1, mode, files_with_reports=int(bool(diagnostics))), file=sys.stderr)
     if args.exit_zero:
         return EXIT_CLEAN
     if mode.diff:
@@ -458,19 +482,19 @@ def _print_statistics(counts: Tally, unsafe_fixes: bool, out) -> None:  # type: 
 
 
 def _summary(counts: Tally, fixed: dict[str, int], file_count: int, mode,  # type: ignore[no-untyped-def]
-             error_count: int = 0, baselined: int = 0) -> str:
-    text = _counts(counts, fixed, file_count, mode, error_count)
+             error_count: int = 0, baselined: int = 0, files_with_reports: int = 0) -> str:
+    text = _counts(counts, fixed, file_count, mode, error_count, files_with_reports)
     if baselined:
         text = f"{text[:-1]}; {baselined} more in the baseline."
     if error_count:
-        text += f" {error_count} file{'s' if error_count != 1 else ''} could not be checked."
+        text += f" {_plural(error_count, 'file')} could not be checked."
     return text
 
 
 def _counts(counts: Tally, fixed: dict[str, int], file_count: int, mode,  # type: ignore[no-untyped-def]
-            error_count: int) -> str:
+            error_count: int, files_with_reports: int) -> str:
     n = sum(counts.values())
-    files = f"{file_count} file{'s' if file_count != 1 else ''}"
+    files = _plural(file_count, "file")
     if mode.fix or mode.diff:
         done = sum(fixed.values())
         verb = "would be fixed" if mode.diff else "fixed"
@@ -479,7 +503,11 @@ def _counts(counts: Tally, fixed: dict[str, int], file_count: int, mode,  # type
         return f"{'No reports' if error_count else 'All checks passed'} ({files} checked)."
     safe = sum(count for (_, applicability), count in counts.items() if applicability is Applicability.SAFE)
     unsafe = sum(count for (_, applicability), count in counts.items() if applicability is Applicability.UNSAFE)
-    parts = [f"Found {n} report{'s' if n != 1 else ''} in {files}"]
+    parts = [f"Found {_plural(n, 'report')} in {_plural(files_with_reports, 'file')} ({file_count} checked)"]
     if safe or unsafe:
         parts.append(f"{safe} fixable with --fix, {unsafe} more with --unsafe-fixes")
     return "; ".join(parts) + "."
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' if count != 1 else ''}"

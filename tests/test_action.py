@@ -1,11 +1,20 @@
-"""action.yml: a composite GitHub Action whose shell steps run here as they would on a runner."""
+"""action.yml: a composite GitHub Action, run here step by step as a runner would run it.
+
+`run_action` plays the runner on a temporary git repository, without network: it evaluates each
+step's `if:`, gives `run:` steps their `env:` (`${{ inputs.* }}`, `${{ steps.*.outputs.* }}`), runs
+them with the runner's `bash --noprofile --norc -eo pipefail`, collects `$GITHUB_OUTPUT`, honours
+`continue-on-error` and stops at the first failing step. `uses:` steps (the SARIF upload) are recorded,
+not run, and the install step is replaced by a `devlint` on PATH that runs this checkout."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
+from dataclasses import dataclass, field
+from typing import Any, Optional
 
 import pytest
 import yaml
@@ -14,25 +23,183 @@ from conftest import ROOT
 
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 STEPS = {step["name"]: step for step in ACTION["runs"]["steps"]}
-BAD = "fixtures/DEV004-load-without-map-location/bad.py"
+BAD = 'import torch\n\nstate = torch.load("ckpt.pt")\n'
+PUSH = {"event_name": "push", "repository": "me/project"}
+PR_FROM_BRANCH = {"event_name": "pull_request", "repository": "me/project",
+                  "event": {"pull_request": {"head": {"repo": {"full_name": "me/project"}}}}}
+PR_FROM_FORK = {**PR_FROM_BRANCH, "event": {"pull_request": {"head": {"repo": {"full_name": "someone/project"}}}}}
 
 
-def run_step(name: str, tmp_path, **inputs: str) -> subprocess.CompletedProcess:
-    """Run one `run:` step with bash, its `${{ inputs.X }}` env values taken from `inputs` (else the defaults),
-    with `devlint` and `python` resolving to this checkout."""
-    step = STEPS[name]
-    values = {key: spec.get("default", "") for key, spec in ACTION["inputs"].items()} | inputs
-    env = {**os.environ, "PYTHONPATH": str(ROOT),
-           "PATH": f"{tmp_path}{os.pathsep}{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}"}
-    shim = tmp_path / "devlint"  # whatever `devlint` is installed, run this checkout's
+# --- the runner's part --------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"\s*(?:('[^']*')|(&&|\|\||==|!=|!|\(|\))|([A-Za-z_][\w.-]*))")
+
+
+def evaluate(expression: str, context: dict[str, Any]) -> Any:
+    """A GitHub Actions expression of the kinds action.yml uses: names (`inputs.upload-sarif`),
+    'strings', ==, !=, &&, ||, ! and parentheses."""
+    python, position = [], 0
+    expression = expression.strip()
+    if expression.startswith("${{") and expression.endswith("}}"):
+        expression = expression[3:-2]
+    while position < len(expression.rstrip()):
+        match = _TOKEN.match(expression, position)
+        assert match, f"unsupported expression: {expression[position:]!r}"
+        string, operator, name = match.groups()
+        if string is not None:
+            python.append(repr(string[1:-1]))
+        elif operator is not None:
+            python.append({"&&": " and ", "||": " or ", "!": " not "}.get(operator, operator))
+        else:
+            python.append(f"_lookup({name!r})")
+        position = match.end()
+
+    def _lookup(name: str) -> Any:
+        value: Any = context
+        for part in name.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        return value
+
+    return eval("".join(python), {"_lookup": _lookup})  # noqa: S307 -- tokens checked above
+
+
+@dataclass
+class Job:
+    ran: list[str] = field(default_factory=list)  # steps run (or, for `uses:`, that would run)
+    skipped: list[str] = field(default_factory=list)
+    failed_step: Optional[str] = None
+    logs: dict[str, subprocess.CompletedProcess] = field(default_factory=dict)
+
+    @property
+    def succeeded(self) -> bool:
+        return self.failed_step is None
+
+
+def run_action(workspace, tmp_path, github: dict, **inputs: str) -> Job:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    shim = bin_dir / "devlint"  # the install step's result: this checkout's devlint
     shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m devlint "$@"\n')
     shim.chmod(0o755)
-    for key, value in step.get("env", {}).items():
-        expression = value.strip()
-        assert expression.startswith("${{ inputs.") and expression.endswith("}}"), expression
-        env[key] = values[expression[len("${{ inputs."):-2].strip()]
-    return subprocess.run(["bash", "-c", step["run"]], cwd=ROOT, env=env, capture_output=True, text=True)
+    context: dict[str, Any] = {
+        "inputs": {key: spec.get("default", "") for key, spec in ACTION["inputs"].items()} | inputs,
+        "github": github, "steps": {},
+    }
+    job = Job()
+    for index, step in enumerate(ACTION["runs"]["steps"]):
+        name = step["name"]
+        if "if" in step and not evaluate(step["if"], context):
+            job.skipped.append(name)
+            continue
+        job.ran.append(name)
+        if "uses" in step or name == "Install devlint":
+            continue  # no network: the upload is only recorded, the install is the shim
+        output = tmp_path / f"output-{index}"
+        output.write_text("")
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "GITHUB_OUTPUT": str(output),
+               "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+        env.update({key: str(evaluate(value, context) or "") for key, value in step.get("env", {}).items()})
+        script = tmp_path / f"step-{index}.sh"
+        script.write_text(step["run"])
+        result = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], cwd=workspace,
+                                env=env, capture_output=True, text=True)
+        job.logs[name] = result
+        if "id" in step:
+            pairs = (line.split("=", 1) for line in output.read_text().splitlines() if "=" in line)
+            context["steps"][step["id"]] = {"outputs": dict(pairs)}
+        if result.returncode != 0 and not step.get("continue-on-error"):
+            job.failed_step = name
+            break
+    return job
 
+
+@pytest.fixture
+def repository(tmp_path):
+    """A git repository whose `src/train.py` has one DEV004 report."""
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "src" / "train.py").write_text(BAD)
+    return repo
+
+
+# --- the action, end to end ---------------------------------------------------------------------
+
+def test_push_annotates_first_then_writes_sarif_and_fails_the_job_on_reports(repository, tmp_path):
+    job = run_action(repository, tmp_path, PUSH, paths="src", **{"upload-sarif": "true"})
+    assert job.ran == ["Install devlint", "Run devlint", "Write SARIF", "Upload SARIF to code scanning",
+                       "Fail on reports"]
+    assert (job.succeeded, job.failed_step) == (False, "Fail on reports")
+    annotations = job.logs["Run devlint"].stdout.splitlines()
+    assert annotations == [annotation for annotation in annotations if annotation.startswith("::error ")]
+    assert [line.split("::")[1] for line in annotations] == [
+        "error file=src/train.py,line=3,col=9,endLine=3,endColumn=30,title=DEV004"]
+    sarif = json.loads((repository / "devlint.sarif").read_text())
+    [result] = sarif["runs"][0]["results"]
+    assert result["ruleId"] == "DEV004"
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "src/train.py"
+
+
+def test_a_clean_repository_passes(repository, tmp_path):
+    (repository / "src" / "train.py").write_text("x = 1\n")
+    job = run_action(repository, tmp_path, PUSH, paths="src")
+    assert job.succeeded and job.logs["Run devlint"].stdout == ""
+
+
+def test_pull_request_from_a_branch_uploads_sarif(repository, tmp_path):
+    job = run_action(repository, tmp_path, PR_FROM_BRANCH, paths="src", **{"upload-sarif": "true"})
+    assert "Upload SARIF to code scanning" in job.ran and (repository / "devlint.sarif").exists()
+
+
+def test_pull_request_from_a_fork_skips_sarif_but_still_annotates(repository, tmp_path):
+    job = run_action(repository, tmp_path, PR_FROM_FORK, paths="src", **{"upload-sarif": "true"})
+    assert job.skipped == ["Write SARIF", "Upload SARIF to code scanning"]
+    assert not (repository / "devlint.sarif").exists()
+    assert job.logs["Run devlint"].stdout.startswith("::error file=src/train.py,")
+    assert job.failed_step == "Fail on reports"
+
+
+def test_sarif_steps_never_fail_the_job(repository, tmp_path):
+    """An unwritable SARIF path fails the SARIF step; the job's outcome is still devlint's."""
+    (repository / "src" / "train.py").write_text("x = 1\n")
+    job = run_action(repository, tmp_path, PUSH, paths="src",
+                     **{"upload-sarif": "true", "sarif-file": "no/such/folder/devlint.sarif"})
+    assert job.logs["Write SARIF"].returncode != 0
+    assert job.succeeded
+
+
+def test_without_upload_sarif_no_sarif_step_runs(repository, tmp_path):
+    job = run_action(repository, tmp_path, PUSH, paths="src")
+    assert job.skipped == ["Write SARIF", "Upload SARIF to code scanning"]
+
+
+def test_annotation_paths_are_relative_to_the_repository_root_from_a_subfolder(repository, tmp_path):
+    job = run_action(repository / "src", tmp_path, PUSH, paths=".")
+    assert job.logs["Run devlint"].stdout.startswith("::error file=src/train.py,line=3,")
+
+
+def test_args_are_split_on_whitespace_and_never_glob_expanded(repository, tmp_path):
+    """`bad_*.py` reaches devlint as a pattern that excludes both files; expanded by the shell, the
+    second file would become a path to check."""
+    (repository / "src" / "train.py").unlink()
+    (repository / "bad_one.py").write_text(BAD)
+    (repository / "bad_two.py").write_text(BAD)
+    job = run_action(repository, tmp_path, PUSH, paths=".", args="--extend-exclude  bad_*.py")
+    assert (job.succeeded, job.logs["Run devlint"].stdout) == (True, "")
+
+
+def test_args_pass_options_through(repository, tmp_path):
+    job = run_action(repository, tmp_path, PUSH, paths="src", args="--ignore DEV004")
+    assert job.succeeded and job.logs["Run devlint"].stdout == ""
+
+
+def test_bad_args_fail_the_job_with_devlints_usage_error(repository, tmp_path):
+    job = run_action(repository, tmp_path, PUSH, paths="src", args="--select NOPE")
+    assert job.failed_step == "Fail on reports" and job.logs["Fail on reports"].returncode == 2
+    assert "devlint: error:" in job.logs["Run devlint"].stderr
+
+
+# --- the action file's shape --------------------------------------------------------------------
 
 def test_action_is_composite_with_the_documented_inputs():
     assert ACTION["runs"]["using"] == "composite"
@@ -50,35 +217,9 @@ def test_install_step_installs_the_action_checkout_or_a_pinned_version():
     assert 'pip install "$GITHUB_ACTION_PATH"' in script and 'pip install "devlint==$DEVLINT_VERSION"' in script
 
 
-def test_check_step_annotates_and_fails_on_reports(tmp_path):
-    result = run_step("Run devlint", tmp_path, paths=BAD)
-    assert result.returncode == 1, result.stderr
-    lines = result.stdout.splitlines()
-    assert len(lines) == 3 and all(line.startswith(f"::error file={BAD},line=") for line in lines)
-
-
-def test_check_step_passes_args_through(tmp_path):
-    result = run_step("Run devlint", tmp_path, paths=BAD, args="--ignore DEV004")
-    assert (result.returncode, result.stdout) == (0, "")
-
-
-def test_sarif_step_writes_the_file_and_never_fails_the_job(tmp_path):
-    target = tmp_path / "out.sarif"
-    step = STEPS["Write SARIF"]
-    assert step["if"] == "inputs.upload-sarif == 'true'"
-    result = run_step("Write SARIF", tmp_path, paths=BAD, **{"sarif-file": str(target)})
-    assert result.returncode == 0, result.stderr
-    assert len(json.loads(target.read_text())["runs"][0]["results"]) == 3
-
-
-def test_upload_step_uses_codeql_upload_sarif_with_the_same_file():
-    step = STEPS["Upload SARIF to code scanning"]
-    assert step["uses"].startswith("github/codeql-action/upload-sarif@")
-    assert step["with"]["sarif_file"] == "${{ inputs.sarif-file }}"
-    assert step["if"] == STEPS["Write SARIF"]["if"]
-
-
-@pytest.mark.parametrize("name", ["Write SARIF", "Run devlint"])
-def test_bad_args_exit_2(tmp_path, name):
-    result = run_step(name, tmp_path, paths=BAD, args="--select NOPE", **{"sarif-file": str(tmp_path / "x")})
-    assert result.returncode == 2
+def test_sarif_steps_continue_on_error_and_upload_the_written_file():
+    write, upload = STEPS["Write SARIF"], STEPS["Upload SARIF to code scanning"]
+    assert write["continue-on-error"] is True and upload["continue-on-error"] is True
+    assert upload["uses"].startswith("github/codeql-action/upload-sarif@")
+    assert upload["with"]["sarif_file"] == "${{ inputs.sarif-file }}" == write["env"]["DEVLINT_SARIF"]
+    assert upload["if"] == write["if"]

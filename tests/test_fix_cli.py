@@ -37,10 +37,10 @@ def test_check_marks_fixable_reports_and_counts_them(module):
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert lines == [
-        f"{module}:5:27: DEV004 [*] `torch.load(...)` without `map_location` fails where the saving device is missing;"
-        ' pass `map_location=` (e.g. `"cpu"` or your device)',
-        f"{module}:6:12: DEV004 `torch.load(...)` without `map_location` fails where the saving device is missing;"
-        ' pass `map_location=` (e.g. `"cpu"` or your device)',
+        f"{module}:5:27: DEV004 [*] `torch.load(...)` without `map_location` fails on a machine without the device"
+        ' the checkpoint was saved from; pass `map_location=` (e.g. `"cpu"` or your device)',
+        f"{module}:6:12: DEV004 `torch.load(...)` without `map_location` fails on a machine without the device"
+        ' the checkpoint was saved from; pass `map_location=` (e.g. `"cpu"` or your device)',
     ]
     assert "1 fixable with --fix, 1 more with --unsafe-fixes" in result.stderr
 

@@ -19,9 +19,10 @@ from devlint.rules import all_rules
 
 BAD_DEV004 = FIXTURES / "DEV004-load-without-map-location" / "bad.py"
 REPORT_KEYS = [
-    "code", "name", "message", "path", "line", "column", "end_line", "end_column", "cell", "notebook_line", "fix", "url",
+    "code", "name", "message", "path", "line", "column", "end_line", "end_column", "cell", "notebook_line", "fix",
+    "url", "filename", "location", "end_location", "noqa_row",
 ]
-FIX_KEYS = ["applicability", "description", "edits"]
+FIX_KEYS = ["applicability", "description", "edits", "message"]
 EDIT_KEYS = ["content", "location", "end_location"]
 
 
@@ -109,7 +110,8 @@ def test_no_reports_is_an_empty_array(tmp_path, capsys, monkeypatch):
 
 
 @pytest.mark.parametrize("fmt, with_edits", [
-    ("text", False), ("github", False), ("sarif", False), ("json", True), ("json-lines", True)])
+    ("concise", False), ("full", False), ("github", False), ("sarif", False), ("gitlab", False), ("junit", False),
+    ("json", True), ("json-lines", True)])
 def test_fix_edits_are_computed_only_for_formats_that_show_them(tmp_path, monkeypatch, capsys, fmt, with_edits):
     import devlint.runner
 
@@ -251,9 +253,9 @@ def test_sarif_notebook_result_points_at_the_json_line():
     from devlint.report.sarif import result_object
 
     d = Diagnostic("nb.ipynb", 2, 1, "DEV004", "msg", 2, 10, cell=3, notebook_line=41)
-    location = result_object(d, 0, 0)["locations"][0]["physicalLocation"]
+    location = result_object(d, 0, "nb.ipynb", "0")["locations"][0]["physicalLocation"]
     assert location["region"] == {"startLine": 41}
-    assert result_object(d, 0, 0)["message"]["text"] == "cell 3, line 2: msg"
+    assert result_object(d, 0, "nb.ipynb", "0")["message"]["text"] == "cell 3, line 2: msg"
 
 
 def test_every_format_is_listed_in_the_docs_and_the_help():

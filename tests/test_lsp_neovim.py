@@ -34,7 +34,7 @@ def test_neovim_shows_devlints_reports_and_applies_its_quick_fix(tmp_path):
     assert seen["error"] is None
     assert sorted((d["line"], d["col"], d["code"], d["source"]) for d in seen["diagnostics"]) == [
         (1, 8, "DEV004", "devlint"), (2, 22, "DEV004", "devlint")]
-    assert seen["actions"] == ["Add `map_location=cpu` (DEV004)", "Disable DEV004 for this line"]
-    assert seen["applied"] == "Add `map_location=cpu` (DEV004)"
+    assert seen["actions"] == ['Add `map_location="cpu"` (DEV004)', "Disable DEV004 for this line"]
+    assert seen["applied"] == 'Add `map_location="cpu"` (DEV004)'
     assert seen["lines"] == ["import torch", "state = torch.load(path)",
                              'model.load_state_dict(torch.load(path, map_location="cpu"))']

@@ -71,3 +71,16 @@ def _bare_line_break(whitespace: cst.BaseParenthesizableWhitespace) -> cst.BaseP
 
 def expression(code: str) -> cst.BaseExpression:
     return cst.parse_expression(code)
+
+
+def code_of(node: cst.CSTNode) -> str:
+    """The source text of a (possibly new) node, as a fix would write it."""
+    return cst.Module([]).code_for_node(node)
+
+
+def shown_code(description: str, node: cst.CSTNode, after: str = "") -> str:
+    """`description: `code``, the exact code the fix writes (`after` the node: ` = ...` for an
+    assignment's target), where it fits on one line; else the description alone (a fix
+    description is one line)."""
+    text = code_of(node)
+    return f"{description}: `{text}{after}`" if "\n" not in text else description

@@ -1,13 +1,19 @@
 """`--output-format github`: workflow commands that GitHub Actions turns into annotations.
 
 `::error file=F,line=L,col=C,endLine=L2,endColumn=C2,title=CODE::message`, escaped as the
-runner unescapes them: `%`, CR and LF everywhere, and also `:` and `,` in property values."""
+runner unescapes them: `%`, CR and LF everywhere, and also `:` and `,` in property values.
+`file` is relative to the repository root: GitHub places annotations by repository path."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from devlint.diagnostics import Diagnostic
+from devlint.report.meta import file_message
+from devlint.report.paths import relative_path
+
+if TYPE_CHECKING:  # pragma: no cover
+    from devlint.report import Context
 
 
 def escape_data(value: str) -> str:
@@ -18,21 +24,19 @@ def escape_property(value: str) -> str:
     return escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(d: Diagnostic) -> str:
-    properties = [("file", d.path)]
-    message = d.message
+def annotation(d: Diagnostic, root: str = ".") -> str:
+    properties: list[tuple[str, object]] = [("file", relative_path(d.path, root))]
     if d.cell is None:
         properties += [("line", d.line), ("col", d.col)]
         if d.end_line:
             properties += [("endLine", d.end_line), ("endColumn", d.end_col)]
-    else:  # a cell's line is no line of the file: annotate the JSON line of the source, say the cell
-        if d.notebook_line:
-            properties.append(("line", d.notebook_line))
-        message = f"cell {d.cell}, line {d.line}: {message}"
+    elif d.notebook_line:  # a cell's line is no line of the file: annotate the JSON line of the source
+        properties.append(("line", d.notebook_line))
     properties.append(("title", d.code))
+    message = file_message(d)
     props = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties)
     return f"::error {props}::{escape_data(f'{d.code} {message}')}\n"
 
 
-def render(diagnostics: Sequence[Diagnostic], unsafe_fixes: bool = False) -> str:
-    return "".join(annotation(d) for d in diagnostics)
+def render(diagnostics: Sequence[Diagnostic], context: "Context") -> str:
+    return "".join(annotation(d, context.root) for d in diagnostics)

@@ -1,23 +1,27 @@
 """`--output-format sarif`: SARIF 2.1.0 as GitHub code scanning reads it.
 
 The driver lists every rule (so `ruleIndex` is stable); locations are relative to the
-directory devlint runs in (the repository root in CI) under `uriBaseId` `%SRCROOT%`;
+repository root (whichever folder devlint runs from) under `uriBaseId` `%SRCROOT%`;
 `partialFingerprints` hash the path, code and reported statement, never line numbers,
 so an alert keeps its identity when unrelated lines move."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-from typing import Any, Optional, Sequence
+import re
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 from urllib.parse import quote
 
 from devlint import PROJECT_URL, __version__
 from devlint.diagnostics import Diagnostic
-from devlint.report.meta import SYNTAX_ERROR_NAME
+from devlint.report.fingerprint import statement_fingerprints
+from devlint.report.meta import SYNTAX_ERROR_NAME, file_message
+from devlint.report.paths import relative_path
 from devlint.rules import all_rules
 from devlint.settings import SYNTAX_ERROR_CODE
+
+if TYPE_CHECKING:  # pragma: no cover
+    from devlint.report import Context
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = "error"
@@ -34,7 +38,7 @@ def rule_descriptors() -> list[dict[str, Any]]:
             "name": rule.name,
             "shortDescription": {"text": _plain(rule.summary)},
             "fullDescription": {"text": _plain(rule.why)},
-            "help": {"text": page, "markdown": page},
+            "help": {"text": plain_text(page), "markdown": page},
             "helpUri": rule.url,
             "defaultConfiguration": {"level": LEVEL},
             "properties": {"fixSafety": rule.fix_safety.value},
@@ -54,15 +58,27 @@ def _plain(text: str) -> str:
     return " ".join(text.split())
 
 
-def artifact_uri(path: str) -> str:
-    """Repository-relative, `/`-separated, percent-encoded (a SARIF `uri` is a URI reference)."""
-    rel = os.path.relpath(os.path.abspath(path)) if os.path.isabs(path) else os.path.normpath(path)
-    return quote(rel.replace(os.sep, "/"))
+def plain_text(markdown: str) -> str:
+    """A rule page as plain text for `help.text` (viewers that show it do not render Markdown):
+    no heading marks, no code fences (code indented instead), no backticks."""
+    lines, in_code = [], False
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+            continue
+        if in_code:
+            lines.append(f"    {line}" if line else "")
+        else:
+            lines.append(_INLINE_CODE.sub(r"\1", line.lstrip("#").strip()))
+    return "\n".join(lines).strip() + "\n"
 
 
-def _fingerprint(d: Diagnostic, occurrence: int) -> str:
-    key = "\0".join((artifact_uri(d.path), d.code, d.statement, str(occurrence)))
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+_INLINE_CODE = re.compile(r"`([^`]*)`")
+
+
+def artifact_uri(path: str, root: str = ".") -> str:
+    """Relative to the repository root, `/`-separated, percent-encoded (a SARIF `uri` is a URI reference)."""
+    return quote(relative_path(path, root))
 
 
 def _region(d: Diagnostic) -> Optional[dict[str, int]]:
@@ -76,9 +92,9 @@ def _region(d: Diagnostic) -> Optional[dict[str, int]]:
     return region
 
 
-def result_object(d: Diagnostic, rule_index: int, occurrence: int) -> dict[str, Any]:
-    message = d.message if d.cell is None else f"cell {d.cell}, line {d.line}: {d.message}"
-    physical: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(d.path), "uriBaseId": "%SRCROOT%"}}
+def result_object(d: Diagnostic, rule_index: int, uri: str, fingerprint: str) -> dict[str, Any]:
+    message = file_message(d)
+    physical: dict[str, Any] = {"artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"}}
     region = _region(d)
     if region is not None:
         physical["region"] = region
@@ -88,20 +104,17 @@ def result_object(d: Diagnostic, rule_index: int, occurrence: int) -> dict[str, 
         "level": LEVEL,
         "message": {"text": message},
         "locations": [{"physicalLocation": physical}],
-        "partialFingerprints": {FINGERPRINT_KEY: _fingerprint(d, occurrence)},
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
     }
 
 
-def sarif_log(diagnostics: Sequence[Diagnostic]) -> dict[str, Any]:
+def sarif_log(diagnostics: Sequence[Diagnostic], root: str = ".") -> dict[str, Any]:
     rules = rule_descriptors()
     index = {rule["id"]: i for i, rule in enumerate(rules)}
-    seen: dict[tuple[str, str, str], int] = {}
-    results = []
-    for d in diagnostics:
-        # The same statement reported twice in one file: number the copies to keep fingerprints distinct.
-        key = (d.path, d.code, d.statement)
-        seen[key] = seen.get(key, 0) + 1
-        results.append(result_object(d, index[d.code], seen[key]))
+    uris = [artifact_uri(d.path, root) for d in diagnostics]
+    fingerprints = statement_fingerprints(diagnostics, uris)
+    results = [result_object(d, index[d.code], uri, fingerprint)
+               for d, uri, fingerprint in zip(diagnostics, uris, fingerprints)]
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
@@ -116,5 +129,5 @@ def sarif_log(diagnostics: Sequence[Diagnostic]) -> dict[str, Any]:
     }
 
 
-def render(diagnostics: Sequence[Diagnostic], unsafe_fixes: bool = False) -> str:
-    return json.dumps(sarif_log(diagnostics), indent=2, ensure_ascii=False) + "\n"
+def render(diagnostics: Sequence[Diagnostic], context: "Context") -> str:
+    return json.dumps(sarif_log(diagnostics, context.root), indent=2, ensure_ascii=False) + "\n"

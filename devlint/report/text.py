@@ -1,10 +1,14 @@
-"""flake8's text form: `path:line:col: CODE message`, `[*]` before fixable messages."""
+"""`--output-format concise`: flake8's one-line form, `path:line:col: CODE message`, `[*]` before
+fixable messages. The default when stdout is not a terminal (pipes, editors, CI logs)."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from devlint.diagnostics import Applicability, Diagnostic
+
+if TYPE_CHECKING:  # pragma: no cover
+    from devlint.report import Context
 
 
 def marker(diagnostic: Diagnostic, unsafe_fixes: bool) -> str:
@@ -16,7 +20,9 @@ def marker(diagnostic: Diagnostic, unsafe_fixes: bool) -> str:
     return ""
 
 
-def render(diagnostics: Sequence[Diagnostic], unsafe_fixes: bool = False) -> str:
-    return "".join(
-        f"{d.location}: {d.code} {marker(d, unsafe_fixes)}{d.message}\n" for d in diagnostics
-    )
+def headline(d: Diagnostic, unsafe_fixes: bool) -> str:
+    return f"{d.location}: {d.code} {marker(d, unsafe_fixes)}{d.message}"
+
+
+def render(diagnostics: Sequence[Diagnostic], context: "Context") -> str:
+    return "".join(headline(d, context.unsafe_fixes) + "\n" for d in diagnostics)

@@ -10,8 +10,8 @@ from typing import ClassVar, Optional
 
 import libcst as cst
 
-from devlint.analysis.discarded import BareCall, Discarded, binding_loop, discarded_result, is_raises_context
-from devlint.analysis.discarded import short
+from devlint.analysis.discarded import BareCall, Discarded, binding_loop, discarded_result, is_raises_context, short
+from devlint.analysis.edits import shown_code
 from devlint.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 
@@ -90,7 +90,7 @@ class DiscardedResultVisitor(RuleVisitor):
         else:
             return None  # a dead store, a parameter, or an expression: what was meant is for the author to say
         assign = cst.Assign(targets=[cst.AssignTarget(target)], value=statement.value, semicolon=statement.semicolon)
-        return Fix(Applicability.SAFE, description, {statement: assign})
+        return Fix(Applicability.SAFE, shown_code(description, target, " = ..."), {statement: assign})
 
 
 def call_text(bare: BareCall, discarded: Discarded) -> str:

@@ -60,7 +60,6 @@ class Rule:
         }[self.fix_safety]
         return (
             f"# {self.code} ({self.name})\n\n"
-            f"{self.summary}\n\n"
             f"## What it does\n\n{_para(self.summary)}\n\n"
             f"## Why is this bad?\n\n{_para(self.why)}\n\n"
             f"## Example\n\n```python\n{textwrap.dedent(self.example).strip()}\n```\n\n"

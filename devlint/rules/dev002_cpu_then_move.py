@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 
 import libcst as cst
 
-from devlint.analysis.edits import append_keyword
+from devlint.analysis.edits import append_keyword, shown_code
 from devlint.analysis.factories import (
     EXACT_IN_EVERY_DTYPE, FACTORIES, LEGACY_CONSTRUCTORS, LEGACY_DTYPES, RANDOM_FACTORIES, cpu_factory_name,
     is_dtype, is_plain_device, legacy_constructor_name, move_target, strip_casts,
@@ -118,7 +118,7 @@ class CpuTensorThenMove(RuleVisitor):
         new_factory, applicability = placed
         # Rebuild the chain with the move removed: the casts between factory and move stay.
         replaced = _replace_in_chain(receiver, factory, new_factory)
-        return Fix(applicability, "Create the tensor on the device", {move: replaced})
+        return Fix(applicability, shown_code("Create the tensor on the device", new_factory), {move: replaced})
 
     def _placed_factory(self, move: cst.Call, target: cst.BaseExpression, factory: cst.Call, name: str,
                         cast_between: bool) -> Optional[tuple[cst.Call, Applicability]]:
@@ -204,7 +204,7 @@ class CpuTensorThenMove(RuleVisitor):
         first = replacements.pop(body[i], body[i])
         # `with_changes` keeps a statement's children, so the factory is still found in it
         replacements[body[i]] = first.deep_replace(factory, new_factory)  # type: ignore[arg-type]
-        return Fix(applicability, "Create the tensor on the device", replacements)
+        return Fix(applicability, shown_code("Create the tensor on the device", new_factory), replacements)
 
     def finish(self) -> None:
         if self.ctx.sets_default_device:

@@ -8,6 +8,7 @@ import libcst as cst
 
 from devlint.analysis import portable
 from devlint.analysis.devices import DeviceNameTracker, DeviceVariable, names_a_device
+from devlint.analysis.edits import shown_code
 from devlint.analysis.guards import CUDA_ONLY_CALLS, cuda_library_names, cuda_only_reason, is_tensorrt_module
 from devlint.analysis.names import (
     device_backend, dotted_name, identifiers, is_cuda_device_expr, is_cuda_string, keyword, named_parameters, positional,
@@ -236,7 +237,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
             replacement, is_device = fallback
             if is_device and device_call is not None:
                 node = device_call  # `torch.device(torch.device(...))` would be the same device, said twice
-        return Fix(Applicability.UNSAFE, "Use the available device", {node: replacement},
+        return Fix(Applicability.UNSAFE, shown_code("Use the available device", replacement), {node: replacement},
                    needs_torch_import=variable.name is None and self.torch.torch_module_name() is None)
 
     def _fallback(self, literal: cst.BaseExpression, as_string: bool = False
@@ -333,7 +334,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         if node.args:
             first = first.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         new = node.with_changes(func=func.with_changes(attr=cst.Name("to")), args=[first, *node.args])
-        return Fix(Applicability.UNSAFE, "Move to the available device", {node: new},
+        return Fix(Applicability.UNSAFE, shown_code("Move to the available device", new), {node: new},
                    needs_torch_import=variable.name is None and self.torch.torch_module_name() is None)
 
     # -- `.cuda()` of a value the function computed from its input --------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from devlint.analysis.devices import DeviceNameTracker, DeviceVariable
-from devlint.analysis.edits import append_keyword
+from devlint.analysis.edits import append_keyword, code_of
 from devlint.analysis.names import has_star_kwargs, keyword, positional
 from devlint.diagnostics import Applicability
 from devlint.prefilter import words
@@ -29,7 +29,9 @@ RULE = Rule(
         A checkpoint remembers the device of every tensor in it. Saved from a GPU, it fails to load on a
         CPU-only machine ("Attempting to deserialize object on a CUDA device but
         torch.cuda.is_available() is False"), and on a multi-GPU machine every process loads it onto
-        `cuda:0`, filling that GPU's memory.
+        `cuda:0`, filling that GPU's memory. `weights_only` is a separate question, about what a checkpoint
+        may contain rather than where it loads: torch 2.6 and later default it to True, and devlint neither
+        reports it nor changes it (a fix adds `map_location=` only); `map_location` is needed either way.
     """,
     example="""
         state = torch.load("checkpoint.pt")
@@ -116,13 +118,14 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
             if not found.blocked and (safe or variable is not None or not self._only_returned(node)):
                 fix = Fix(
                     Applicability.SAFE if safe else Applicability.UNSAFE,
-                    f"Add `map_location={variable or 'cpu'}`",
+                    f"Add `map_location={code_of(value)}`",
                     {given.value: value} if given is not None else {node: append_keyword(node, "map_location", value)},
                 )
         name = self.ctx.module.code_for_node(node.func)
         self.report(
             node,
-            f"`{name}(...)` without `map_location` fails where the saving device is missing;"
+            f"`{name}(...)` without `map_location` fails on a machine without the device the checkpoint"
+            f" was saved from;"
             f" pass `map_location=` (e.g. `\"cpu\"` or your device)",
             fix,
         )

@@ -7,7 +7,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from devlint.analysis.classes import ClassTable
-from devlint.analysis.edits import append_keyword
+from devlint.analysis.edits import append_keyword, code_of
 from devlint.analysis.factories import FACTORIES, LEGACY_CONSTRUCTORS, cpu_factory_name, legacy_constructor_name
 from devlint.analysis.flow import CallSites, FlowReader, FunctionFlow, Meeting, ModuleFacts
 from devlint.analysis.names import named_parameters
@@ -174,7 +174,7 @@ def _device_fix(call: cst.Call, name: str, source: Optional[str], flow: Function
     if source is None or name in LEGACY_CONSTRUCTORS or call in flow.host_used or call in flow.meets_cpu:
         return None
     device = cst.parse_expression(f"{source}.device")
-    return Fix(Applicability.UNSAFE, f"Create it on `{source}.device`", {call: append_keyword(call, "device", device)})
+    return Fix(Applicability.UNSAFE, f"Add `device={code_of(device)}`", {call: append_keyword(call, "device", device)})
 
 
 def _rebound(function: cst.FunctionDef, name: str) -> bool:
