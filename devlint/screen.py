@@ -63,6 +63,8 @@ class SyntaxFacts:
         # A `"cuda"` / `"cuda:N"` literal where DEV003 looks: a call's first argument, `device=` or
         # `map_location=`, a dict's value, an assigned value, a parameter's default.
         self.cuda_string = False
+        self.device_keyword = False  # some call is given `device=`
+        self.numpy_conversions: set[str] = set()  # local names of `from numpy import asarray, array`
         self.placed: set[int] = set()  # ids of receivers of a surely placing call, down the chain
         self._local_calls: list[tuple[int, str]] = []  # (line, name) of `f(...)` and `self.f(...)`
         self._gather(tree)
@@ -114,6 +116,7 @@ class SyntaxFacts:
         for keyword in node.keywords:
             if keyword.arg == "device" or keyword.arg == "map_location":
                 self._cuda_in(keyword.value)
+                self.device_keyword = self.device_keyword or keyword.arg == "device"
         func = node.func
         if type(func) is ast.Name:
             self.calls.append(node)
@@ -156,6 +159,9 @@ class SyntaxFacts:
                     self.aliases.setdefault(local, set()).add(full)
             return
         module = node.module
+        if not node.level and module == "numpy":
+            self.numpy_conversions.update(alias.asname or alias.name for alias in node.names
+                                          if alias.name in ("asarray", "array", "*"))
         if node.level or not module or not (module == "torch" or module.startswith("torch.")):
             return
         for alias in node.names:
@@ -197,6 +203,11 @@ class SyntaxFacts:
             return []
         rest = ".".join(parts[1:])
         return [f"{head}.{rest}" if rest else head for head in heads]
+
+    def calls_a_name(self, names: "set[str]") -> bool:
+        """Is some call a call of a plain name among `names` (`asarray(x)`, `*` for any name)?"""
+        return any(type(call.func) is ast.Name and (call.func.id in names or "*" in names)  # type: ignore
+                   for call in self.calls)
 
     def calls_to(self, names: Iterable[str], *, with_arguments: bool = False) -> bool:
         """Is some call (with arguments, if asked) a call of one of the torch `names`?"""
