@@ -131,6 +131,12 @@ SNIPPETS = [
     "for step, (images, target) in enumerate(loader):\n    images.to(dev)",
     "for k, v in batch.items():\n    v.to(dev)", "for v in batch.values():\n    v.to(dev, non_blocking=True)",
     "v = torch.as_tensor(a)\nif w:\n    v = cls(v)\nelif d:\n    v.to(d)",
+    # DEV006: conversions of placed tensors, NumPy however imported, device evidence of each kind
+    "y = x.cuda()\nprint(y.numpy())", "print(np.asarray(x.to('cuda') * 2))", "from numpy import asarray as aa",
+    "print(aa(x.cuda()))", "import numpy\nprint(numpy.array(x.cuda()))", "from numpy import *\nprint(array(x.cuda()))",
+    "w = torch.zeros(3, device='cuda')\nprint(w.numpy())", "dev = torch.device('cuda' if ok else 'cpu')",
+    "model.to(dev)\nout = model(x)\nprint(out.detach().numpy())", "print(x.to(\n  dev).numpy())",
+    "print(x.  # c\n  cuda().numpy())", "z = torch.ones(2, device=dev).numpy(force=True)",
 ]
 
 
@@ -192,6 +198,8 @@ def test_a_file_without_any_rule_tokens_is_not_parsed(monkeypatch):
     ("import torch\nx.to('cuda:%d' % i)\n", "DEV003"),
     ("import torch\nx.to('cuda:' + str(i))\n", "DEV003"),
     ("import torch\nx.to('cuda:{}'.format(i))\n", "DEV003"),
+    ("import torch\nimport numpy as np\ny = np.asarray(x.\\\ncuda())\n", "DEV006"),
+    ("import torch\nfrom numpy import array as a\ny = a(torch.ones(2, device='cuda'))\n", "DEV006"),
 ])
 def test_tricky_spellings_keep_their_rule(source, code):
     assert code in _kept(source)

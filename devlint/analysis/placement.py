@@ -407,8 +407,9 @@ class Placement:
                 how = self._move(call, env)
                 if how is None:
                     return None
-                is_tensor = (receiver is not None and receiver.is_tensor) or (
-                    self.ctx.types.kind_of(func.value, self.functions, self.cls) is Kind.TENSOR)
+                # what has `.cuda()` / `.to(device)` is a tensor, unless the file shows a module or an object
+                is_tensor = (receiver.is_tensor if receiver is not None else self.ctx.types.kind_of(
+                    func.value, self.functions, self.cls) not in (Kind.MODULE, Kind.OTHER))
                 return Placed(how, is_tensor, receiver is not None and receiver.may_require_grad)
             if receiver is None:
                 return None
