@@ -41,7 +41,7 @@ def test_every_rule_is_confirmed_on_cpu_and_the_exit_code_is_0(cpu_run):
     assert proc.returncode == 0, proc.stderr
     assert {r["rule"]: r["verdict"] for r in data["results"] if r["device"] == "cpu"} == {
         "DEV001": "confirmed", "DEV002": "confirmed", "DEV003": "confirmed", "DEV004": "confirmed",
-        "DEV005": "confirmed"}
+        "DEV005": "confirmed", "DEV006": "confirmed"}
     assert data["machine"]["torch"].startswith("2.")
 
 
@@ -50,7 +50,7 @@ def test_the_table_and_a_progress_line_per_snippet(cpu_run):
     proc, _ = cpu_run
     assert proc.stdout.splitlines()[0].split() == ["rule", "device", "bad", "evidence", "fixed", "evidence",
                                                    "verdict"]
-    assert sum(line.startswith("[") for line in proc.stderr.splitlines()) == 10  # 5 rules x (bad, fixed)
+    assert sum(line.startswith("[") for line in proc.stderr.splitlines()) == 12  # 6 rules x (bad, fixed)
 
 
 @needs_torch
@@ -112,6 +112,17 @@ def test_dev005_forward_raises_the_device_mismatch_on_meta(cpu_run):
     calls = _calls(_row(cpu_run[1], "DEV005"), "bad")
     assert calls["NoisyLinear"]["result"] == BUG
     assert "is not on the expected device" in calls["NoisyLinear"]["error"]
+
+
+@needs_torch
+def test_dev006_numpy_of_a_stand_in_device_tensor_raises_and_the_fix_returns_arrays_on_cpu(cpu_run):
+    row = _row(cpu_run[1], "DEV006")
+    bad, fixed = _calls(row, "bad"), _calls(row, "fixed")
+    assert {call["result"] for call in bad.values()} == {BUG}
+    assert "can't convert meta device type tensor to numpy" in bad["embed"]["error"]
+    assert {call["result"] for call in fixed.values()} == {CLEAN}
+    assert "tensors on cpu" in fixed["as_array"]["detail"]
+    assert any("stands in for a GPU" in note for note in row["notes"])
 
 
 # --- command line ---------------------------------------------------------------------------------
