@@ -41,6 +41,8 @@ _LEGACY = frozenset(f"torch.{name}" for name in LEGACY_CONSTRUCTORS)
 _SPARSE = frozenset(f"torch.{name}" for name in SPARSE_FACTORIES)
 # The methods that move a tensor to a device; `.to(...)` also when it only casts (a superset).
 MOVE_METHODS = ("to", "cuda")
+# `.numpy()` and NumPy's functions that convert a tensor (DEV006's candidates)
+NUMPY_CONVERSIONS = ("numpy", "asarray", "array")
 # After these a tensor is placed (DEV005's `_moves`): on a device, or on the host on purpose.
 _PLACING_METHODS = ("cpu", "cuda", "type_as", "numpy", "tolist", "item")
 
@@ -63,7 +65,8 @@ class SyntaxFacts:
         # A `"cuda"` / `"cuda:N"` literal where DEV003 looks: a call's first argument, `device=` or
         # `map_location=`, a dict's value, an assigned value, a parameter's default.
         self.cuda_string = False
-        self.device_keyword = False  # some call is given `device=`
+        self.device_calls: list[ast.Call] = []  # calls given `device=`
+        self.conversions: list[ast.Call] = []  # `R.numpy(...)`, `R.asarray(...)`, `R.array(...)`
         self.numpy_conversions: set[str] = set()  # local names of `from numpy import asarray, array`
         self.placed: set[int] = set()  # ids of receivers of a surely placing call, down the chain
         self._local_calls: list[tuple[int, str]] = []  # (line, name) of `f(...)` and `self.f(...)`
@@ -116,7 +119,8 @@ class SyntaxFacts:
         for keyword in node.keywords:
             if keyword.arg == "device" or keyword.arg == "map_location":
                 self._cuda_in(keyword.value)
-                self.device_keyword = self.device_keyword or keyword.arg == "device"
+                if keyword.arg == "device":
+                    self.device_calls.append(node)
         func = node.func
         if type(func) is ast.Name:
             self.calls.append(node)
@@ -125,6 +129,8 @@ class SyntaxFacts:
             self.methods_called.add(func.attr)
             if func.attr in MOVE_METHODS:
                 self.moves.append(node)
+            elif func.attr in NUMPY_CONVERSIONS:
+                self.conversions.append(node)
             if func.attr in _PLACING_METHODS or (func.attr == "to" and self._surely_not_dtype_only(node)):
                 chained: ast.expr = func.value
                 while True:
@@ -161,7 +167,7 @@ class SyntaxFacts:
         module = node.module
         if not node.level and module == "numpy":
             self.numpy_conversions.update(alias.asname or alias.name for alias in node.names
-                                          if alias.name in ("asarray", "array", "*"))
+                                          if alias.name in NUMPY_CONVERSIONS or alias.name == "*")
         if node.level or not module or not (module == "torch" or module.startswith("torch.")):
             return
         for alias in node.names:
@@ -204,10 +210,12 @@ class SyntaxFacts:
         rest = ".".join(parts[1:])
         return [f"{head}.{rest}" if rest else head for head in heads]
 
-    def calls_a_name(self, names: "set[str]") -> bool:
-        """Is some call a call of a plain name among `names` (`asarray(x)`, `*` for any name)?"""
-        return any(type(call.func) is ast.Name and (call.func.id in names or "*" in names)  # type: ignore
-                   for call in self.calls)
+    def numpy_conversions_made(self) -> list[ast.Call]:
+        """Calls that may convert a tensor to NumPy: `R.numpy()`, `R.asarray(...)`, `R.array(...)`, and
+        plain calls of a name imported from numpy as one of those (any name after `from numpy import *`)."""
+        named = [call for call in self.calls if type(call.func) is ast.Name and (  # type: ignore[attr-defined]
+            call.func.id in self.numpy_conversions or "*" in self.numpy_conversions)]  # type: ignore[attr-defined]
+        return self.conversions + named
 
     def calls_to(self, names: Iterable[str], *, with_arguments: bool = False) -> bool:
         """Is some call (with arguments, if asked) a call of one of the torch `names`?"""

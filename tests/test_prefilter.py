@@ -137,6 +137,10 @@ SNIPPETS = [
     "w = torch.zeros(3, device='cuda')\nprint(w.numpy())", "dev = torch.device('cuda' if ok else 'cpu')",
     "model.to(dev)\nout = model(x)\nprint(out.detach().numpy())", "print(x.to(\n  dev).numpy())",
     "print(x.  # c\n  cuda().numpy())", "z = torch.ones(2, device=dev).numpy(force=True)",
+    "def h(x):\n    y = x.cpu().cuda()\n    return y[0].cpu().to('cuda').numpy(), x.cuda().cpu().numpy()",
+    "def mv(x):\n    return x.cuda()\nz = np.asarray(mv(w))", "def k(x):\n    def inner():\n        return x.numpy()\n"
+    "    x = x.cuda()\n    return inner",
+    "class T:\n    def m(self, x):\n        y = x.to('cuda')\n        return [y.numpy()]",
 ]
 
 

@@ -29,7 +29,7 @@ import libcst as cst
 from devlint.analysis.context import FileContext
 from devlint.analysis.devices import shows_accelerator
 from devlint.analysis.factories import FACTORIES, LIKE_FACTORIES, is_dtype_only_move, move_target
-from devlint.analysis.names import dotted_name, keyword, positional, string_value
+from devlint.analysis.names import dotted_name, keyword, string_value
 from devlint.analysis.types import TENSOR_METHODS, Kind
 from devlint.walk import children
 
@@ -247,13 +247,13 @@ class Placement:
                 env[inner.name.value] = OTHER
 
     def _turns_grad_off(self, expr: cst.BaseExpression) -> bool:
-        """`torch.no_grad()`, `torch.inference_mode()`, `torch.set_grad_enabled(False)` (or undecorated)."""
-        call = expr.func if isinstance(expr, cst.Call) and not expr.args and (
-            self.torch.is_call_to(expr.func, *_GRAD_OFF)) else expr
-        if self.torch.is_call_to(call, *_GRAD_OFF) or self.torch.qualify(call) in {f"torch.{n}" for n in _GRAD_OFF}:
-            return True
-        return (isinstance(expr, cst.Call) and self.torch.is_call_to(expr, "set_grad_enabled") and bool(expr.args)
-                and isinstance(expr.args[0].value, cst.Name) and expr.args[0].value.value == "False")
+        """`torch.no_grad()`, `torch.inference_mode()` (or `@torch.no_grad` bare), `torch.set_grad_enabled(False)`."""
+        if isinstance(expr, cst.Call):
+            if self.torch.is_call_to(expr, *_GRAD_OFF):
+                return True
+            return (self.torch.is_call_to(expr, "set_grad_enabled") and bool(expr.args)
+                    and isinstance(expr.args[0].value, cst.Name) and expr.args[0].value.value == "False")
+        return self.torch.qualify(expr) in {f"torch.{name}" for name in _GRAD_OFF}
 
     def _moved_in_place(self, expr: cst.BaseExpression, env: _Env) -> None:
         """`model.to(device)` / `model.cuda()` as a statement moves a module (a tensor's move would be thrown

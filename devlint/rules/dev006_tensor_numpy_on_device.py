@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Optional, Union
 
@@ -12,18 +13,51 @@ from devlint.analysis.placement import Placed, Placement
 from devlint.diagnostics import Applicability
 from devlint.prefilter import method_call, words
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
-from devlint.screen import SyntaxFacts
+from devlint.screen import NUMPY_CONVERSIONS, SyntaxFacts, contains
 
 # NumPy functions that convert their first argument (a CUDA tensor raises there as in `.numpy()`).
-_CONVERSIONS = ("asarray", "array")
+_CONVERSIONS = tuple(name for name in NUMPY_CONVERSIONS if name != "numpy")
 
 
 def _screen(facts: SyntaxFacts) -> bool:
-    """A conversion (`.numpy()`, `<numpy>.asarray/array(...)`, or an imported `asarray`/`array`), and a
-    way onto a device: a `.to(...)`/`.cuda(...)` call or a call given `device=`."""
-    converts = ("numpy" in facts.methods_called or not facts.methods_called.isdisjoint(_CONVERSIONS)
-                or facts.calls_a_name(facts.numpy_conversions))
-    return converts and (bool(facts.moves) or facts.device_keyword)
+    """A conversion (`.numpy()`, `<numpy>.asarray/array(...)`, an imported `asarray`/`array`) in a function
+    that also holds a way onto a device (a `.to(...)`/`.cuda(...)` call or a call given `device=`), or
+    outside every function in a file that holds one: a value is followed only in the scope it is in."""
+    placing = facts.moves + facts.device_calls
+    if not placing:
+        return False
+    for conversion in facts.numpy_conversions_made():
+        if _comes_back_first(conversion):
+            continue
+        functions = [f for f in facts.functions if contains(f, conversion)]
+        if not functions or any(contains(f, call) for f in functions for call in placing):
+            return True
+    return False
+
+
+def _comes_back_first(conversion: ast.Call) -> bool:
+    """`x.detach().cpu().numpy()`, `np.asarray(y.cpu()[0])`: the converted chain goes through `.cpu()` (or
+    `.tolist()`, `.item()`) with no `.to(...)`/`.cuda(...)` after it. Such a value is on the host whatever
+    `x` was (a `.to(...)` of any target might move it back, so it ends the walk)."""
+    func = conversion.func
+    if type(func) is ast.Attribute and func.attr == "numpy":
+        value: ast.expr = func.value
+    elif conversion.args:
+        value = conversion.args[0]
+    else:
+        return False
+    while True:
+        if type(value) is ast.Subscript:
+            value = value.value  # type: ignore[attr-defined]
+        elif type(value) is ast.Call and type(value.func) is ast.Attribute:  # type: ignore[attr-defined]
+            method = value.func.attr  # type: ignore[attr-defined]
+            if method in ("cpu", "tolist", "item"):
+                return True
+            if method in ("to", "cuda"):
+                return False
+            value = value.func.value  # type: ignore[attr-defined]
+        else:
+            return False
 
 
 RULE = Rule(
@@ -73,6 +107,8 @@ RULE = Rule(
     screen=_screen,
 )
 
+# (the scope a conversion is read in, its enclosing functions innermost first, its class, in a class body?)
+Where = tuple[Union[cst.FunctionDef, cst.Module], list[cst.FunctionDef], Optional[cst.ClassDef], bool]
 Candidate = tuple[cst.Call, cst.BaseExpression, str]  # the conversion, the converted value, its text
 
 
@@ -84,8 +120,7 @@ class TensorNumpyOnDevice(RuleVisitor):
         self.numpy_modules: set[str] = set()  # `np` of `import numpy as np`
         self.numpy_conversions: set[str] = set()  # `asarray` of `from numpy import asarray`
         self.calls: list[cst.Call] = []
-        self.scopes: dict[cst.Call, tuple[Union[cst.FunctionDef, cst.Module], list[cst.FunctionDef],
-                                           Optional[cst.ClassDef], bool]] = {}
+        self.scopes: dict[cst.Call, Where] = {}
 
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
@@ -137,8 +172,8 @@ class TensorNumpyOnDevice(RuleVisitor):
         if isinstance(func, cst.Attribute) and func.attr.value == "numpy":
             return None if call.args else (call, func.value, "numpy")
         name: Optional[str] = None
-        if isinstance(func, cst.Attribute) and func.attr.value in _CONVERSIONS and isinstance(func.value, cst.Name) and (
-                func.value.value in self.numpy_modules):
+        if (isinstance(func, cst.Attribute) and func.attr.value in _CONVERSIONS and isinstance(func.value, cst.Name)
+                and func.value.value in self.numpy_modules):
             name = func.attr.value
         elif isinstance(func, cst.Name) and func.value in self.numpy_conversions:
             name = func.value

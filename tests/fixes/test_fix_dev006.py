@@ -195,3 +195,24 @@ def test_numpy_of_a_models_output_object_attribute_is_fixed():
                 return model(batch).logits.cpu().numpy()
         """,
     )
+
+
+def test_set_grad_enabled_false_turns_grad_off():
+    check(
+        """
+        import torch
+        def embed(model, images):
+            model.cuda()
+            with torch.set_grad_enabled(False):
+                out = model(images)
+            return out.numpy()
+        """,
+        """
+        import torch
+        def embed(model, images):
+            model.cuda()
+            with torch.set_grad_enabled(False):
+                out = model(images)
+            return out.cpu().numpy()
+        """,
+    )
