@@ -16,11 +16,14 @@ device that may not be the CPU? Only positive evidence counts, as what a value c
 rebinding end it. Statements are read in order; an `if`'s branches each from the state before it, then
 merged: a value placed on one path stays placed where the other path left it alone, and is forgotten
 where the other path rebound it; a branch that returns (raises, breaks) does not reach the merge. A loop
-body is read twice (values placed in one round reach the next).
+body is read twice (values placed in one round reach the next). Conversions in the branches of a test
+that asks where things are (`if x.device.type == "cpu":`, `x.is_cuda`, `device != "cpu"`, `use_gpu`)
+are not answered for: such a branch may run only where the value is on the host.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Optional, Union
 
@@ -125,10 +128,14 @@ class Placement:
         self.functions = functions  # innermost first: `scope` itself when it is a function
         self.cls = cls
         self.found: dict[cst.CSTNode, Placed] = {}
+        # values read in a branch of a test that asks where things are (`if x.device.type == "cpu":`):
+        # followed, but not answered for (the branch may run only where the value is on the host)
+        self.unanswered: set[cst.CSTNode] = set()
         self._grad_off = 0
+        self._device_tested = 0
 
     def placed(self, expr: cst.CSTNode) -> Optional[Placed]:
-        return self.found.get(expr)
+        return None if expr in self.unanswered else self.found.get(expr)
 
     def read(self) -> "Placement":
         if isinstance(self.scope, cst.FunctionDef):
@@ -171,6 +178,8 @@ class Placement:
                 env[name] = OTHER
         elif isinstance(node, cst.If):
             self._expr(node.test, env)
+            tested = _tests_device(node.test)
+            self._device_tested += tested
             branches = []
             body = dict(env)
             self._suite(node.body, body)
@@ -183,6 +192,7 @@ class Placement:
                 self._suite(node.orelse.body, other)
             if node.orelse is None or not (isinstance(node.orelse, cst.Else) and _ends(node.orelse.body)):
                 branches.append(other)
+            self._device_tested -= tested
             env.update(_merge(env, branches))
         elif isinstance(node, (cst.For, cst.While)):
             if isinstance(node, cst.For):
@@ -307,6 +317,8 @@ class Placement:
         value = self._value(expr, env)
         if value is not None:
             self.found[expr] = value
+            if self._device_tested:
+                self.unanswered.add(expr)
         return value
 
     def _value(self, expr: cst.BaseExpression, env: _Env) -> Optional[Placed]:
@@ -348,7 +360,10 @@ class Placement:
             return replace(tensors[0], may_require_grad=False) if tensors else None
         if isinstance(expr, cst.IfExp):
             self._expr(expr.test, env)
+            tested = _tests_device(expr.test)
+            self._device_tested += tested
             body, orelse = self._expr(expr.body, env), self._expr(expr.orelse, env)
+            self._device_tested -= tested
             if body is not None and orelse is not None:
                 return _either(body, orelse)
             return None
@@ -485,6 +500,20 @@ class Placement:
             return True
         known = env.get(dotted_name(target) or "")
         return isinstance(known, Placed) and known.is_tensor  # `.to(other)`: where `other` is
+
+
+_DEVICE_WORDS = re.compile(r"device|cuda|gpu|cpu|accelerat|mps", re.IGNORECASE)
+
+
+def _tests_device(test: cst.BaseExpression) -> bool:
+    """Does an `if` test ask where something is (`x.is_cuda`, `x.device.type == "cpu"`, `device != "cpu"`,
+    `torch.cuda.is_available()`, `use_gpu`)? Its branches may each run only where that holds."""
+    for node in _walk(test):
+        if isinstance(node, cst.Name) and _DEVICE_WORDS.search(node.value):
+            return True
+        if isinstance(node, cst.SimpleString) and _DEVICE_WORDS.search(node.value):
+            return True
+    return False
 
 
 def _either(left: Optional[Placed], right: Optional[Placed]) -> Optional[Placed]:

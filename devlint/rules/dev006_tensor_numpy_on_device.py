@@ -76,7 +76,9 @@ RULE = Rule(
         torch.cuda.is_available() else "cpu")`, or a name (or `self.device`, a parameter's default) bound to
         such. `.to(device)` with a `device` the code does not show (a bare parameter, `args.device`) is not
         reported: it may be the CPU at run time, and the file does not say. `.to(dtype)` is not a move, and
-        `.numpy(force=True)` copies to the host itself.
+        `.numpy(force=True)` copies to the host itself. Nor is a conversion in a branch of a test that asks
+        where things are (`if x.device.type == "cpu":`, `x.is_cuda`, `device != "cpu"`, `use_gpu`), and
+        `np.asarray(...)` only of a value shown to be one tensor.
     """,
     example="""
         device = torch.device("cuda" if torch.cuda.is_available() else "cpu")

@@ -209,6 +209,15 @@ NOT_FLAGGED = [
                 y = y.detach().cpu()
             return y.numpy()
     """, []),
+    case("converted_in_a_branch_that_asks_where_it_is", """
+        import torch
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        def f(x):
+            y = x.to(device)
+            if y.device.type == "cpu":
+                return y.numpy()
+            return y.numpy() if not y.is_cuda else y.cpu().numpy()
+    """, []),
     case("branch_that_moves_returns", """
         import torch
         def f(x, gpu):
