@@ -41,6 +41,8 @@ _LEGACY = frozenset(f"torch.{name}" for name in LEGACY_CONSTRUCTORS)
 _SPARSE = frozenset(f"torch.{name}" for name in SPARSE_FACTORIES)
 # The methods that move a tensor to a device; `.to(...)` also when it only casts (a superset).
 MOVE_METHODS = ("to", "cuda")
+# `.numpy()` and NumPy's functions that convert a tensor (DEV006's candidates)
+NUMPY_CONVERSIONS = ("numpy", "asarray", "array")
 # After these a tensor is placed (DEV005's `_moves`): on a device, or on the host on purpose.
 _PLACING_METHODS = ("cpu", "cuda", "type_as", "numpy", "tolist", "item")
 
@@ -64,6 +66,9 @@ class SyntaxFacts:
         # A `"cuda"` / `"cuda:N"` (or `"mps"`, `"xpu:N"`) literal where DEV003 looks: a call's first
         # argument, `device=` or `map_location=`, a dict's value, an assigned value, a parameter's default.
         self.accelerator_string = False
+        self.device_calls: list[ast.Call] = []  # calls given `device=`
+        self.conversions: list[ast.Call] = []  # `R.numpy(...)`, `R.asarray(...)`, `R.array(...)`
+        self.numpy_conversions: set[str] = set()  # local names of `from numpy import asarray, array`
         self.placed: set[int] = set()  # ids of receivers of a surely placing call, down the chain
         self._local_calls: list[tuple[int, str]] = []  # (line, name) of `f(...)` and `self.f(...)`
         self._gather(tree)
@@ -121,6 +126,8 @@ class SyntaxFacts:
         for keyword in node.keywords:
             if keyword.arg == "device" or keyword.arg == "map_location":
                 self._cuda_in(keyword.value)
+                if keyword.arg == "device":
+                    self.device_calls.append(node)
         func = node.func
         if type(func) is ast.Name:
             self.calls.append(node)
@@ -132,6 +139,8 @@ class SyntaxFacts:
                 wrapped = func.value
                 if type(wrapped) is ast.Call:
                     self.moved_callees.add(getattr(wrapped.func, "attr", getattr(wrapped.func, "id", "")))
+            elif func.attr in NUMPY_CONVERSIONS:
+                self.conversions.append(node)
             if func.attr in _PLACING_METHODS or (func.attr == "to" and self._surely_not_dtype_only(node)):
                 chained: ast.expr = func.value
                 while True:
@@ -166,6 +175,9 @@ class SyntaxFacts:
                     self.aliases.setdefault(local, set()).add(full)
             return
         module = node.module
+        if not node.level and module == "numpy":
+            self.numpy_conversions.update(alias.asname or alias.name for alias in node.names
+                                          if alias.name in NUMPY_CONVERSIONS or alias.name == "*")
         if node.level or not module or not (module == "torch" or module.startswith("torch.")):
             return
         for alias in node.names:
@@ -215,6 +227,13 @@ class SyntaxFacts:
             return []
         rest = ".".join(parts[1:])
         return [f"{head}.{rest}" if rest else head for head in heads]
+
+    def numpy_conversions_made(self) -> list[ast.Call]:
+        """Calls that may convert a tensor to NumPy: `R.numpy()`, `R.asarray(...)`, `R.array(...)`, and
+        plain calls of a name imported from numpy as one of those (any name after `from numpy import *`)."""
+        named = [call for call in self.calls if type(call.func) is ast.Name and (  # type: ignore[attr-defined]
+            call.func.id in self.numpy_conversions or "*" in self.numpy_conversions)]  # type: ignore[attr-defined]
+        return self.conversions + named
 
     def calls_to(self, names: Iterable[str], *, with_arguments: bool = False) -> bool:
         """Is some call (with arguments, if asked) a call of one of the torch `names`?"""

@@ -88,6 +88,15 @@ def _dev005(m, tmp_path):
     return {"pad_or_trim", "autocorrelation", "mean_iou", "total_loss", "CRF", "LabelDrop", "Encoder", "NoisyLinear"}
 
 
+def _dev006(m, tmp_path):
+    np = pytest.importorskip("numpy", reason="numpy is not installed (pip install 'devlint[runtime]')")
+    assert m.predict(torch.zeros(2, 4), device="cpu").shape == (2,)
+    assert m.embed(torch.zeros(2, 4), device="cpu").shape == (2, 3)
+    assert m.as_array(np.ones(3, dtype=np.float32), device="cpu").tolist() == [2.0, 2.0, 2.0]
+    assert m.random_mask(5, device="cpu").dtype == np.bool_
+    return {"Classifier", "predict", "embed", "as_array", "random_mask"}
+
+
 def _dev007(m, tmp_path):
     assert m.to_half(torch.zeros(2)).dtype == torch.float16
     assert m.labels_as_long((torch.zeros(2, 4), torch.zeros(2)))[1].dtype == torch.long
@@ -116,7 +125,7 @@ def _dev008(m, tmp_path):
 
 
 EXERCISE = {"DEV001": _dev001, "DEV002": _dev002, "DEV003": _dev003, "DEV004": _dev004, "DEV005": _dev005,
-            "DEV007": _dev007, "DEV008": _dev008}
+            "DEV006": _dev006, "DEV007": _dev007, "DEV008": _dev008}
 
 
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)

@@ -142,6 +142,16 @@ SNIPPETS = [
     "def f(x: torch.Tensor):\n    x.type(torch.half)\n    x.contiguous()\n    x.detach()\n    x.clone()\n    x.type()",
     "model = nn.Linear(2, 2)\nmodel.half()", "def g(m):\n    m.half()\n    m.long()",
     "for k, v in batch.items():\n    v.float()", "(x\n .float  # cast\n ())",
+    # DEV006: conversions of placed tensors, NumPy however imported, device evidence of each kind
+    "y = x.cuda()\nprint(y.numpy())", "print(np.asarray(x.to('cuda') * 2))", "from numpy import asarray as aa",
+    "print(aa(x.cuda()))", "import numpy\nprint(numpy.array(x.cuda()))", "from numpy import *\nprint(array(x.cuda()))",
+    "w = torch.zeros(3, device='cuda')\nprint(w.numpy())", "dev = torch.device('cuda' if ok else 'cpu')",
+    "model.to(dev)\nout = model(x)\nprint(out.detach().numpy())", "print(x.to(\n  dev).numpy())",
+    "print(x.  # c\n  cuda().numpy())", "z = torch.ones(2, device=dev).numpy(force=True)",
+    "def h(x):\n    y = x.cpu().cuda()\n    return y[0].cpu().to('cuda').numpy(), x.cuda().cpu().numpy()",
+    "def mv(x):\n    return x.cuda()\nz = np.asarray(mv(w))", "def k(x):\n    def inner():\n        return x.numpy()\n"
+    "    x = x.cuda()\n    return inner",
+    "class T:\n    def m(self, x):\n        y = x.to('cuda')\n        return [y.numpy()]",
 ]
 
 
@@ -211,6 +221,8 @@ def test_a_file_without_any_rule_tokens_is_not_parsed(monkeypatch):
     ("import torch.cuda.amp as m\ns = m.GradScaler()\n", "DEV008"),
     ("from torch.cuda.amp import custom_fwd as cf\n@cf\ndef f(ctx, x):\n    pass\n", "DEV008"),
     ("import torch\nwith torch.cuda\\\n.amp.autocast():\n    pass\n", "DEV008"),
+    ("import torch\nimport numpy as np\ny = np.asarray(x.\\\ncuda())\n", "DEV006"),
+    ("import torch\nfrom numpy import array as a\ny = a(torch.ones(2, device='cuda'))\n", "DEV006"),
 ])
 def test_tricky_spellings_keep_their_rule(source, code):
     assert code in _kept(source)

@@ -116,6 +116,17 @@ def test_dev005_forward_raises_the_device_mismatch_on_meta(cpu_run):
     assert "is not on the expected device" in calls["NoisyLinear"]["error"]
 
 
+@needs_torch
+def test_dev006_numpy_of_a_stand_in_device_tensor_raises_and_the_fix_returns_arrays_on_cpu(cpu_run):
+    row = _row(cpu_run[1], "DEV006")
+    bad, fixed = _calls(row, "bad"), _calls(row, "fixed")
+    assert {call["result"] for call in bad.values()} == {BUG}
+    assert "can't convert meta device type tensor to numpy" in bad["embed"]["error"]
+    assert {call["result"] for call in fixed.values()} == {CLEAN}
+    assert "tensors on cpu" in fixed["as_array"]["detail"]
+    assert any("stands in for a GPU" in note for note in row["notes"])
+
+
 # --- command line ---------------------------------------------------------------------------------
 
 

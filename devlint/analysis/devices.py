@@ -9,7 +9,7 @@ from typing import AbstractSet, Optional
 import libcst as cst
 
 from devlint.analysis.context import FileContext
-from devlint.analysis.names import dotted_name, named_parameters, string_value
+from devlint.analysis.names import dotted_name, is_cuda_device_expr, named_parameters, string_value
 from devlint.walk import children
 
 _DEVICE_NAMES = ("device", "DEVICE", "dev")
@@ -288,3 +288,62 @@ class DeviceNameTracker(cst.BatchableCSTVisitor):
 
     def leave_Decorator(self, original_node: cst.Decorator) -> None:
         self._outside_body -= 1
+
+
+# Device types that hold no host memory a NumPy array could view (`meta` has no data at all).
+_ACCELERATOR_STRING = re.compile(r"(cuda|mps|xpu|npu|hpu|xla)(:\d+)?")
+
+
+def shows_accelerator(ctx: FileContext, expr: cst.BaseExpression, functions: list[cst.FunctionDef],
+                      cls: Optional[cst.ClassDef], depth: int = 0) -> bool:
+    """Does the code show that the device `expr` names may be an accelerator, not the CPU?
+
+    `"cuda"`, `"cuda:0"`, `"mps"`, a run-time `f"cuda:{i}"`, `torch.device(...)` of one, a choice
+    with one on either side (`"cuda" if torch.cuda.is_available() else "cpu"`), or a name (or
+    `self.device`) that some binding gives one of those, a parameter by its default. A name whose
+    values the code does not show (`device` as a bare parameter, `args.device`) is not evidence:
+    it may be `"cpu"` at run time."""
+    if depth > 4:
+        return False
+    value = string_value(expr)
+    if value is not None:
+        return bool(_ACCELERATOR_STRING.fullmatch(value.strip()))
+    if is_cuda_device_expr(expr):
+        return True
+    if isinstance(expr, cst.IfExp):
+        return any(shows_accelerator(ctx, e, functions, cls, depth + 1) for e in (expr.body, expr.orelse))
+    if isinstance(expr, cst.BooleanOperation):
+        return any(shows_accelerator(ctx, e, functions, cls, depth + 1) for e in (expr.left, expr.right))
+    if isinstance(expr, cst.Call):
+        if ctx.torch.is_call_to(expr, "device") and expr.args and expr.args[0].keyword is None:
+            return shows_accelerator(ctx, expr.args[0].value, functions, cls, depth + 1)
+        return False
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        if cls is None:
+            return False
+        for how, node, method in ctx.types.class_index(cls).bindings.get(expr.attr.value, []):
+            scope = [method] if method is not None else []
+            if how == "value" and shows_accelerator(ctx, node, scope, cls, depth + 1):  # type: ignore[arg-type]
+                return True
+        return False
+    if isinstance(expr, cst.Name):
+        return _name_shows_accelerator(ctx, expr.value, functions, cls, depth)
+    return False
+
+
+def _name_shows_accelerator(ctx: FileContext, name: str, functions: list[cst.FunctionDef],
+                            cls: Optional[cst.ClassDef], depth: int) -> bool:
+    """Some binding of `name`, in the innermost scope that binds it, shows an accelerator."""
+    for position, scope in enumerate([*functions, ctx.module]):
+        bindings = ctx.types.scope_index(scope).bindings.get(name)
+        if not bindings:
+            continue
+        outer = functions[position:] if isinstance(scope, cst.FunctionDef) else []
+        for how, node in bindings:
+            if how == "value" and shows_accelerator(ctx, node, outer, cls, depth + 1):  # type: ignore[arg-type]
+                return True
+            if (how == "param" and isinstance(node, cst.Param) and node.default is not None
+                    and shows_accelerator(ctx, node.default, functions[position + 1:], cls, depth + 1)):
+                return True
+        return False
+    return False

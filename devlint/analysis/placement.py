@@ -1,0 +1,551 @@
+"""Which values does the code put on an accelerator? A forward read of one function (or module body).
+
+DEV006's question: at `x.numpy()` / `np.asarray(x)`, is `x` a tensor the code itself placed on a
+device that may not be the CPU? Only positive evidence counts, as what a value came from:
+
+- a move, `.cuda()`, or `.to(target)` where the code shows the target may be an accelerator
+  (`devices.shows_accelerator`: `"cuda"`, `torch.device("cuda" if ... else "cpu")`, a name bound to
+  such); `.to(dtype)` alone is no move, and `.to(device)` with a device the code does not show (a bare
+  parameter, `args.device`) is not evidence: it may be the CPU;
+- a torch factory given such a `device=` (or the `.device` of a placed value);
+- the output of a model the function moved (`model = Net().to(device)`, or `model.cuda()` as a
+  statement), or of a module called on a placed value;
+- what tensor methods, torch functions, arithmetic, indexing and unpacking make of a placed value.
+
+`.cpu()`, `.to("cpu")`, `.numpy()`, `.item()`, `.tolist()`, a plain function's result and any other
+rebinding end it. Statements are read in order; an `if`'s branches each from the state before it, then
+merged: a value placed on one path stays placed where the other path left it alone, and is forgotten
+where the other path rebound it; a branch that returns (raises, breaks) does not reach the merge. A loop
+body is read twice (values placed in one round reach the next). Conversions in the branches of a test
+that asks where things are (`if x.device.type == "cpu":`, `x.is_cuda`, `device != "cpu"`, `use_gpu`)
+are not answered for: such a branch may run only where the value is on the host.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Optional, Union
+
+import libcst as cst
+
+from devlint.analysis.context import FileContext
+from devlint.analysis.devices import shows_accelerator
+from devlint.analysis.factories import FACTORIES, LIKE_FACTORIES, is_dtype_only_move, move_target
+from devlint.analysis.names import dotted_name, keyword, string_value
+from devlint.analysis.types import TENSOR_METHODS, Kind
+from devlint.walk import children
+
+Scope = Union[cst.FunctionDef, cst.Module]
+
+# Tensor methods whose result is not a tensor on the receiver's device.
+_NOT_PLACED_RESULTS = frozenset({
+    "numpy", "item", "tolist", "size", "dim", "numel", "stride", "is_contiguous", "element_size", "storage",
+    "data_ptr", "backward", "retain_grad", "is_pinned", "pin_memory", "cpu", "type_as", "untyped_storage",
+    "get_device", "nelement", "is_floating_point", "is_complex",
+})
+# Of the rest, those whose result is a tuple (of tensors on the device), not one tensor.
+_TUPLE_RESULTS = frozenset({"split", "chunk", "unbind", "sort", "topk", "max", "min", "median", "mode", "kthvalue"})
+# Methods whose result carries no gradient.
+_NO_GRAD_RESULTS = frozenset({
+    "detach", "argmax", "argmin", "argsort", "long", "int", "bool", "byte", "char", "short", "eq", "ne", "gt", "lt",
+    "ge", "le", "nonzero", "sign",
+})
+_PLACED_METHODS = (TENSOR_METHODS - _NOT_PLACED_RESULTS) | frozenset({
+    "clone", "double", "abs", "exp", "log", "sqrt", "round", "floor", "ceil", "cumsum", "squeeze", "unsqueeze",
+    "contiguous", "float", "half", "view", "reshape", "permute", "transpose", "sigmoid", "softmax",
+})
+# Tensor attributes that are tensors on the same device; the other tensor attributes are not tensors.
+_PLACED_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "data", "real", "imag", "grad"})
+_NOT_TENSOR_ATTRIBUTES = frozenset({
+    "shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "layout", "is_leaf", "grad_fn", "names",
+    "is_sparse", "is_quantized", "is_meta", "itemsize", "nbytes",
+})
+# torch functions whose result is not a tensor (or not on the device of their arguments).
+_TORCH_NOT_PLACED = frozenset({
+    "is_tensor", "numel", "device", "dtype", "Size", "save", "load", "from_numpy", "no_grad", "inference_mode",
+    "manual_seed", "typename", "is_floating_point", "is_complex", "is_nonzero", "equal", "allclose",
+    "broadcast_shapes", "result_type", "can_cast", "promote_types", "get_default_dtype", "set_grad_enabled",
+})
+_TORCH_TUPLE_RESULTS = frozenset({"split", "chunk", "unbind", "sort", "topk", "max", "min", "meshgrid",
+                                  "broadcast_tensors", "tensor_split", "median", "mode", "kthvalue", "unique"})
+_GRAD_OFF = ("no_grad", "inference_mode")
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A value the code put on a device that may be an accelerator."""
+
+    how: str  # "moved with `.cuda()`", "made with `device=device`", "the output of `model`, moved with ..."
+    is_tensor: bool  # one tensor (not a tuple, a list or a model's output object)
+    may_require_grad: bool  # it may be part of an autograd graph (a model's output outside `no_grad`)
+
+
+# What a name holds at a point: placed, or bound to something else (`OTHER`); absent: never bound here.
+_Env = dict[str, object]
+OTHER = object()
+
+
+def _merge(before: _Env, branches: list[_Env]) -> _Env:
+    """The state after branches that each started from `before`. A name placed on some path stays placed
+    where every other path left it as it was, and is forgotten where another path rebound it."""
+    if not branches:
+        return dict(before)
+    merged: _Env = {}
+    for name in set().union(*branches):
+        values = [branch.get(name, before.get(name)) for branch in branches]
+        placed = [v for v in values if isinstance(v, Placed)]
+        unchanged = [v for v in values if v is before.get(name) and not isinstance(v, Placed)]
+        if placed and len(placed) + len(unchanged) == len(values):
+            merged[name] = placed[0] if len(placed) == 1 else replace(
+                placed[0], is_tensor=all(p.is_tensor for p in placed),
+                may_require_grad=any(p.may_require_grad for p in placed))
+        elif all(v is values[0] for v in values):
+            if values[0] is not None:
+                merged[name] = values[0]
+        else:
+            merged[name] = OTHER
+    return merged
+
+
+def _ends(body: cst.BaseSuite) -> bool:
+    """Does the block leave by `return`, `raise`, `break` or `continue` at its end?"""
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    last = statements[-1] if statements else None
+    if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and last.body:
+        return isinstance(last.body[-1], (cst.Return, cst.Raise, cst.Break, cst.Continue))
+    return False
+
+
+class Placement:
+    """Where the values of one scope are: `placed(expr)` after `read()`."""
+
+    def __init__(self, ctx: FileContext, scope: Scope, functions: list[cst.FunctionDef],
+                 cls: Optional[cst.ClassDef]) -> None:
+        self.ctx = ctx
+        self.torch = ctx.torch
+        self.scope = scope
+        self.functions = functions  # innermost first: `scope` itself when it is a function
+        self.cls = cls
+        self.found: dict[cst.CSTNode, Placed] = {}
+        # values read in a branch of a test that asks where things are (`if x.device.type == "cpu":`):
+        # followed, but not answered for (the branch may run only where the value is on the host)
+        self.unanswered: set[cst.CSTNode] = set()
+        self._grad_off = 0
+        self._device_tested = 0
+
+    def placed(self, expr: cst.CSTNode) -> Optional[Placed]:
+        return None if expr in self.unanswered else self.found.get(expr)
+
+    def read(self) -> "Placement":
+        if isinstance(self.scope, cst.FunctionDef):
+            if any(self._turns_grad_off(d.decorator) for d in self.scope.decorators):
+                self._grad_off += 1
+            self._block(self.scope.body.body if isinstance(self.scope.body, cst.IndentedBlock) else [self.scope.body],
+                        {})
+        else:
+            self._block(self.scope.body, {})
+        return self
+
+    # -- statements --------------------------------------------------------------------
+    def _block(self, statements: "list[cst.CSTNode] | tuple[cst.CSTNode, ...]", env: _Env) -> None:
+        for statement in statements:
+            self._statement(statement, env)
+
+    def _suite(self, suite: cst.BaseSuite, env: _Env) -> None:
+        self._block(suite.body if isinstance(suite, cst.IndentedBlock) else [suite], env)
+
+    def _statement(self, node: cst.CSTNode, env: _Env) -> None:
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            self._block(node.body, env)
+        elif isinstance(node, cst.Assign):
+            value = self._expr(node.value, env)
+            for target in node.targets:
+                self._bind(target.target, node.value, value, env)
+        elif isinstance(node, cst.AnnAssign):
+            value = self._expr(node.value, env) if node.value is not None else None
+            if node.value is not None:
+                self._bind(node.target, node.value, value, env)
+        elif isinstance(node, cst.AugAssign):
+            right = self._expr(node.value, env)
+            left = self._expr(node.target, env)
+            self._set(node.target, left or (right if right is not None and right.is_tensor else None), env)
+        elif isinstance(node, cst.Expr):
+            self._expr(node.value, env)
+            self._moved_in_place(node.value, env)
+        elif isinstance(node, cst.Del):
+            for name in _stored_names(node.target):
+                env[name] = OTHER
+        elif isinstance(node, cst.If):
+            self._expr(node.test, env)
+            tested = _tests_device(node.test)
+            self._device_tested += tested
+            branches = []
+            body = dict(env)
+            self._suite(node.body, body)
+            if not _ends(node.body):
+                branches.append(body)
+            other = dict(env)
+            if isinstance(node.orelse, cst.If):
+                self._statement(node.orelse, other)
+            elif isinstance(node.orelse, cst.Else):
+                self._suite(node.orelse.body, other)
+            if node.orelse is None or not (isinstance(node.orelse, cst.Else) and _ends(node.orelse.body)):
+                branches.append(other)
+            self._device_tested -= tested
+            env.update(_merge(env, branches))
+        elif isinstance(node, (cst.For, cst.While)):
+            if isinstance(node, cst.For):
+                iterated = self._expr(node.iter, env)
+            for _round in range(2):
+                body = dict(env)
+                if isinstance(node, cst.For):
+                    element = Placed(iterated.how, iterated.is_tensor, iterated.may_require_grad) if iterated else None
+                    self._bind(node.target, None, element, body)
+                else:
+                    self._expr(node.test, body)
+                self._suite(node.body, body)
+                env.update(_merge(env, [env, body]))
+            if node.orelse is not None:
+                self._suite(node.orelse.body, env)
+        elif isinstance(node, cst.With):
+            grad_off = 0
+            for item in node.items:
+                self._expr(item.item, env)
+                if self._turns_grad_off(item.item):
+                    grad_off += 1
+                if item.asname is not None:
+                    self._bind(item.asname.name, None, None, env)
+            self._grad_off += grad_off
+            self._suite(node.body, env)
+            self._grad_off -= grad_off
+        elif isinstance(node, cst.Try):
+            before = dict(env)
+            self._suite(node.body, env)
+            branches = [env.copy()]
+            for handler in node.handlers:
+                caught = dict(before)
+                self._suite(handler.body, caught)
+                if not _ends(handler.body):
+                    branches.append(caught)
+            merged = _merge(before, branches)
+            env.clear()
+            env.update(merged)
+            if node.orelse is not None:
+                self._suite(node.orelse.body, env)
+            if node.finalbody is not None:
+                self._suite(node.finalbody.body, env)
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            env[node.name.value] = OTHER  # its own scope, read on its own
+        elif isinstance(node, (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.Pass, cst.Break,
+                               cst.Continue)):
+            pass
+        else:
+            # return, raise, assert, match, ...: read the expressions; names bound inside are forgotten
+            for child in children(node):
+                if isinstance(child, cst.BaseExpression):
+                    self._expr(child, env)
+                elif isinstance(child, (cst.BaseSuite, cst.BaseStatement, cst.BaseSmallStatement, cst.MatchCase)):
+                    self._forget_bound(child, env)
+
+    def _forget_bound(self, node: cst.CSTNode, env: _Env) -> None:
+        for inner in _walk(node):
+            if isinstance(inner, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign)):
+                for name in _stored_names(inner.target):
+                    env[name] = OTHER
+            elif isinstance(inner, cst.MatchAs) and inner.name is not None:
+                env[inner.name.value] = OTHER
+
+    def _turns_grad_off(self, expr: cst.BaseExpression) -> bool:
+        """`torch.no_grad()`, `torch.inference_mode()` (or `@torch.no_grad` bare), `torch.set_grad_enabled(False)`."""
+        if isinstance(expr, cst.Call):
+            if self.torch.is_call_to(expr, *_GRAD_OFF):
+                return True
+            return (self.torch.is_call_to(expr, "set_grad_enabled") and bool(expr.args)
+                    and isinstance(expr.args[0].value, cst.Name) and expr.args[0].value.value == "False")
+        return self.torch.qualify(expr) in {f"torch.{name}" for name in _GRAD_OFF}
+
+    def _moved_in_place(self, expr: cst.BaseExpression, env: _Env) -> None:
+        """`model.to(device)` / `model.cuda()` as a statement moves a module (a tensor's move would be thrown
+        away: DEV001); `model.cpu()` brings it back."""
+        if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)):
+            return
+        name = dotted_name(expr.func.value)
+        method = expr.func.attr.value
+        if name is None or method not in ("to", "cuda", "cpu"):
+            return
+        kind = self.ctx.types.kind_of(expr.func.value, self.functions, self.cls)
+        if kind is Kind.TENSOR or (kind is Kind.UNKNOWN and not self._called(name)):
+            return  # a tensor's bare move does nothing; a name never called may be one
+        how = self._move(expr, env)
+        env[name] = Placed(f"the output of `{name}`, {how}", False, True) if how else OTHER
+
+    def _called(self, name: str) -> bool:
+        """Is `name` (or `self.<attr>`) called somewhere in its scope, as a module is and a tensor never?"""
+        if name.startswith("self.") and name.count(".") == 1:
+            return self.cls is not None and name[5:] in self.ctx.types.class_index(self.cls).called
+        return "." not in name and name in self.ctx.types.scope_index(self.scope).called
+
+    # -- bindings ----------------------------------------------------------------------
+    def _bind(self, target: cst.BaseExpression, value_node: Optional[cst.BaseExpression], value: Optional[Placed],
+              env: _Env) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            if isinstance(value_node, (cst.Tuple, cst.List)) and len(value_node.elements) == len(target.elements) and (
+                    not any(isinstance(e, cst.StarredElement) for e in target.elements)):
+                for element, given in zip(target.elements, value_node.elements):
+                    self._bind(element.value, given.value, self.found.get(given.value), env)
+                return
+            element = Placed(value.how, value.is_tensor, value.may_require_grad) if value is not None else None
+            for item in target.elements:
+                inner = item.value.value if isinstance(item.value, cst.StarredElement) else item.value
+                self._bind(inner, None, None if isinstance(item.value, cst.StarredElement) else element, env)
+            return
+        self._set(target, value, env)
+
+    def _set(self, target: cst.BaseExpression, value: Optional[Placed], env: _Env) -> None:
+        name = dotted_name(target)
+        if name is None:
+            return  # `batch[k] = ...`: the container stays what it was
+        for known in [k for k in env if k.startswith(name + ".")]:
+            env[known] = OTHER  # `self.net = ...` also replaces what `self.net.x` was
+        env[name] = value if value is not None else OTHER
+
+    # -- expressions -------------------------------------------------------------------
+    def _expr(self, expr: Optional[cst.BaseExpression], env: _Env) -> Optional[Placed]:
+        if expr is None:
+            return None
+        value = self._value(expr, env)
+        if value is not None:
+            self.found[expr] = value
+            if self._device_tested:
+                self.unanswered.add(expr)
+        return value
+
+    def _value(self, expr: cst.BaseExpression, env: _Env) -> Optional[Placed]:
+        if isinstance(expr, (cst.Name, cst.Attribute)):
+            name = dotted_name(expr)
+            if name is not None and name in env:
+                known = env[name]
+                return known if isinstance(known, Placed) else None
+            if isinstance(expr, cst.Attribute):
+                base = self._expr(expr.value, env)
+                attr = expr.attr.value
+                if base is None or attr in _NOT_TENSOR_ATTRIBUTES:
+                    return None
+                if attr in _PLACED_ATTRIBUTES:
+                    return replace(base, is_tensor=True)
+                return None if base.is_tensor else replace(base, is_tensor=False)  # `outputs.logits`
+            return None
+        if isinstance(expr, cst.Call):
+            return self._call(expr, env)
+        if isinstance(expr, cst.Subscript):
+            base = self._expr(expr.value, env)
+            for element in expr.slice:
+                self._children(element, env)
+            return base
+        if isinstance(expr, cst.BinaryOperation):
+            left, right = self._expr(expr.left, env), self._expr(expr.right, env)
+            if string_value(expr.left) is not None or isinstance(expr.left, cst.FormattedString):
+                return None  # "%s" % x
+            return _either(left, right)
+        if isinstance(expr, cst.UnaryOperation):
+            inner = self._expr(expr.expression, env)
+            return None if isinstance(expr.operator, cst.Not) else inner
+        if isinstance(expr, cst.Comparison):
+            left = self._expr(expr.left, env)
+            rights = [self._expr(t.comparator, env) for t in expr.comparisons]
+            if any(isinstance(t.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for t in expr.comparisons):
+                return None
+            tensors = [v for v in [left, *rights] if v is not None and v.is_tensor]
+            return replace(tensors[0], may_require_grad=False) if tensors else None
+        if isinstance(expr, cst.IfExp):
+            self._expr(expr.test, env)
+            tested = _tests_device(expr.test)
+            self._device_tested += tested
+            body, orelse = self._expr(expr.body, env), self._expr(expr.orelse, env)
+            self._device_tested -= tested
+            if body is not None and orelse is not None:
+                return _either(body, orelse)
+            return None
+        if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
+            values = [self._expr(e.value, env) for e in expr.elements]
+            found = next((v for v in values if v is not None), None)
+            return replace(found, is_tensor=False) if found is not None else None
+        if isinstance(expr, cst.Dict):
+            values = [self._expr(e.value, env) for e in expr.elements if isinstance(e, cst.DictElement)]
+            found = next((v for v in values if v is not None), None)
+            return replace(found, is_tensor=False) if found is not None else None
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
+            inner = dict(env)
+            loop: Optional[cst.CompFor] = expr.for_in
+            while loop is not None:
+                iterated = self._expr(loop.iter, inner)
+                element = Placed(iterated.how, iterated.is_tensor, iterated.may_require_grad) if iterated else None
+                self._bind(loop.target, None, element, inner)
+                for condition in loop.ifs:
+                    self._expr(condition.test, inner)
+                loop = loop.inner_for_in
+            if isinstance(expr, cst.DictComp):
+                self._expr(expr.key, inner)
+                produced = self._expr(expr.value, inner)
+            else:
+                produced = self._expr(expr.elt, inner)
+            return replace(produced, is_tensor=False) if produced is not None else None
+        if isinstance(expr, cst.NamedExpr):
+            value = self._expr(expr.value, env)
+            self._set(expr.target, value, env)
+            return value
+        if isinstance(expr, cst.Lambda):
+            return None  # its body runs later, with what its names hold then
+        self._children(expr, env)
+        return None
+
+    def _children(self, node: cst.CSTNode, env: _Env) -> None:
+        for child in children(node):
+            if isinstance(child, cst.BaseExpression):
+                self._expr(child, env)
+            else:
+                self._children(child, env)
+
+    def _call(self, call: cst.Call, env: _Env) -> Optional[Placed]:
+        full = self.torch.qualify(call.func)
+        args = [self._expr(arg.value, env) for arg in call.args]
+        if full is not None and full.startswith("torch."):
+            return self._torch_call(call, full[6:], args, env)
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            receiver = self._expr(func.value, env)
+            if method in ("cuda", "to"):
+                if method == "to" and is_dtype_only_move(call, self.torch):
+                    return receiver
+                how = self._move(call, env)
+                if how is None:
+                    return None
+                # what has `.cuda()` / `.to(device)` is a tensor, unless the file shows a module or an object
+                is_tensor = (receiver.is_tensor if receiver is not None else self.ctx.types.kind_of(
+                    func.value, self.functions, self.cls) not in (Kind.MODULE, Kind.OTHER))
+                return Placed(how, is_tensor, receiver is not None and receiver.may_require_grad)
+            if receiver is None:
+                return None
+            if method == "forward" and not receiver.is_tensor:
+                return self._output(dotted_name(func.value) or "the model", receiver)
+            if method in _PLACED_METHODS:
+                return Placed(receiver.how, method not in _TUPLE_RESULTS or not call.args,
+                              receiver.may_require_grad and method not in _NO_GRAD_RESULTS)
+            return None
+        callee = self._expr(func, env) if not isinstance(func, cst.Name) or func.value in env else None
+        if callee is not None and not callee.is_tensor:
+            return self._output(dotted_name(func) or "the model", callee)
+        placed_args = [a for a in args if a is not None and a.is_tensor]
+        if placed_args and self.ctx.types.kind_of(func, self.functions, self.cls) is Kind.MODULE:
+            name = dotted_name(func) or "the module"
+            return Placed(f"the output of `{name}` on a tensor {placed_args[0].how}", False, self._grad_on())
+        return None
+
+    def _output(self, name: str, model: Placed) -> Placed:
+        how = model.how.split(", ", 1)[1] if model.how.startswith("the output of") else model.how
+        return Placed(f"the output of `{name}`, {how}", False, self._grad_on())
+
+    def _grad_on(self) -> bool:
+        return self._grad_off == 0
+
+    def _torch_call(self, call: cst.Call, name: str, args: list[Optional[Placed]], env: _Env) -> Optional[Placed]:
+        if name in FACTORIES and name not in LIKE_FACTORIES:
+            device = keyword(call, "device")
+            if device is None or not self._is_accelerator(device.value, env):
+                return None
+            grad = keyword(call, "requires_grad")
+            text = self.ctx.module.code_for_node(device.value)
+            return Placed(f"made with `device={_short(text)}`", True,
+                          grad is not None and not (isinstance(grad.value, cst.Name) and grad.value.value == "False"))
+        if name in LIKE_FACTORIES:
+            device = keyword(call, "device")
+            if device is not None:
+                return Placed(f"made with `device={_short(self.ctx.module.code_for_node(device.value))}`", True,
+                              False) if self._is_accelerator(device.value, env) else None
+            return replace(args[0], may_require_grad=False) if args and args[0] is not None else None
+        if name in _TORCH_NOT_PLACED or name.startswith(("cuda.", "distributed.", "jit.", "utils.", "backends.")):
+            return None
+        if name.startswith("nn.") and not name.startswith("nn.functional."):
+            return None  # a layer's construction
+        placed = [a for a in args if a is not None]
+        if not placed:
+            return None
+        short = name.rsplit(".", 1)[-1]
+        if name in ("tensor", "as_tensor") and not placed[0].is_tensor:
+            return None  # data with tensors in it: `torch.tensor([t1, t2])` copies them to the host first
+        return Placed(placed[0].how, short not in _TORCH_TUPLE_RESULTS,
+                      any(a.may_require_grad for a in placed) and name not in ("tensor", "as_tensor"))
+
+    def _move(self, call: cst.Call, env: _Env) -> Optional[str]:
+        """How a `.cuda()` / `.to(...)` call moves its receiver, when its target may be an accelerator."""
+        method = call.func.attr.value  # type: ignore[attr-defined]
+        if method == "cuda":
+            return "moved with `.cuda()`"
+        if method != "to" or is_dtype_only_move(call, self.torch):
+            return None
+        target = move_target(call, self.torch)
+        if target is None or not self._is_accelerator(target, env):
+            return None
+        return f"moved with `.to({_short(self.ctx.module.code_for_node(target))})`"
+
+    def _is_accelerator(self, target: cst.BaseExpression, env: _Env) -> bool:
+        """A device the code shows may be an accelerator, or the device of (or a tensor) placed here."""
+        if isinstance(target, cst.Attribute) and target.attr.value == "device" and not (
+                isinstance(target.value, cst.Name) and target.value.value == "self"):
+            source = self.found.get(target.value) or self._value(target.value, env)
+            return source is not None and source.is_tensor
+        if shows_accelerator(self.ctx, target, self.functions, self.cls):
+            return True
+        known = env.get(dotted_name(target) or "")
+        return isinstance(known, Placed) and known.is_tensor  # `.to(other)`: where `other` is
+
+
+_DEVICE_WORDS = re.compile(r"device|cuda|gpu|cpu|accelerat|mps", re.IGNORECASE)
+
+
+def _tests_device(test: cst.BaseExpression) -> bool:
+    """Does an `if` test ask where something is (`x.is_cuda`, `x.device.type == "cpu"`, `device != "cpu"`,
+    `torch.cuda.is_available()`, `use_gpu`)? Its branches may each run only where that holds."""
+    for node in _walk(test):
+        if isinstance(node, cst.Name) and _DEVICE_WORDS.search(node.value):
+            return True
+        if isinstance(node, cst.SimpleString) and _DEVICE_WORDS.search(node.value):
+            return True
+    return False
+
+
+def _either(left: Optional[Placed], right: Optional[Placed]) -> Optional[Placed]:
+    if left is None or right is None:
+        return left or right
+    return replace(left, is_tensor=left.is_tensor or right.is_tensor,
+                   may_require_grad=left.may_require_grad or right.may_require_grad)
+
+
+def _stored_names(target: cst.CSTNode) -> list[str]:
+    name = dotted_name(target) if isinstance(target, cst.BaseExpression) else None
+    if name is not None:
+        return [name]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _stored_names(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _stored_names(target.value)
+    return []
+
+
+def _walk(root: cst.CSTNode):  # type: ignore[no-untyped-def]
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or node is root:
+            stack.extend(children(node))
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 30 else text[:27] + "..."
+
+
+__all__ = ["OTHER", "Placed", "Placement"]

@@ -1,0 +1,290 @@
+"""DEV006 — `.numpy()` / `np.asarray(...)` of a tensor the code put on a device.
+
+Each case is a snippet and the exact `(line, col, code)` reports DEV006 gives on it; the report
+points at the conversion call. Evidence must be positive: a move or a factory whose target the code
+shows may be an accelerator, a moved model's output, and nothing that brings the value back between.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.cases import cases_for, reports
+
+case = cases_for("DEV006")
+
+FLAGGED = [
+    case("cuda_then_numpy", """
+        import torch
+        def f(x):
+            y = x.cuda()
+            return y.numpy()
+    """, [(4, 12)]),
+    case("moved_to_a_cuda_string", """
+        import torch
+        def f(x):
+            return x.to("cuda:0").numpy()
+    """, [(3, 12)]),
+    case("device_chosen_by_availability_at_module_level", """
+        import torch
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        def f(x):
+            y = x.to(device)
+            return y.numpy()
+    """, [(5, 12)]),
+    case("device_chosen_in_the_function", """
+        import torch
+        def f(x, use_cuda):
+            device = "cuda" if use_cuda else "cpu"
+            return x.to(device).numpy()
+    """, [(4, 12)]),
+    case("device_parameter_whose_default_is_an_accelerator", """
+        import torch
+        def f(x, device="cuda"):
+            return x.to(device).numpy()
+    """, [(3, 12)]),
+    case("device_keyword_and_dtype", """
+        import torch
+        DEVICE = torch.device("cuda")
+        def f(x):
+            return x.to(device=DEVICE, dtype=torch.float32).numpy()
+    """, [(4, 12)]),
+    case("self_device_bound_to_an_accelerator", """
+        import torch
+        class Runner:
+            def __init__(self):
+                self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            def run(self, x):
+                return x.to(self.device).numpy()
+    """, [(6, 16)]),
+    case("factory_made_on_the_device", """
+        import torch
+        def noise(n):
+            return torch.randn(n, device="cuda").numpy()
+    """, [(3, 12)]),
+    case("output_of_a_moved_model", """
+        import torch
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        def predict(images):
+            model = Net().to(device)
+            with torch.no_grad():
+                logits = model(images.to(device))
+            return logits.argmax(1).numpy()
+    """, [(7, 12)]),
+    case("model_moved_in_place_by_a_statement", """
+        import torch
+        def embed(model, images):
+            model.cuda()
+            features = model(images.cuda())
+            return features.numpy()
+    """, [(5, 12)]),
+    case("attribute_of_a_moved_models_output", """
+        import torch
+        def embed(model, batch):
+            model.cuda()
+            return model(batch).logits.numpy()
+    """, [(4, 12)]),
+    case("element_of_a_moved_batch", """
+        import torch
+        def show(batch):
+            batch = [t.cuda() for t in batch]
+            return batch[0].numpy()
+    """, [(4, 12)]),
+    case("unpacked_pairwise", """
+        import torch
+        def show(x, y):
+            x, y = x.cuda(), y
+            return x.numpy(), y.numpy()
+    """, [(4, 12)]),
+    case("np_asarray", """
+        import numpy as np
+        import torch
+        def f(x):
+            return np.asarray(x.cuda() * 2)
+    """, [(4, 12)]),
+    case("np_array_through_numpy_imported_plainly", """
+        import numpy
+        import torch
+        def f(x):
+            y = x.cuda()
+            return numpy.array(y)
+    """, [(5, 12)]),
+    case("asarray_imported_from_numpy", """
+        from numpy import asarray as to_array
+        import torch
+        def f(x):
+            y = x.cuda()
+            return to_array(y)
+    """, [(5, 12)]),
+    case("torch_functions_and_methods_keep_the_device", """
+        import torch
+        import torch.nn.functional as F
+        def f(x):
+            y = x.cuda()
+            probs = F.softmax(torch.relu(y), dim=1).float()
+            return probs.numpy()
+    """, [(6, 12)]),
+    case("moved_on_one_branch_only", """
+        import torch
+        def f(x):
+            if torch.cuda.is_available():
+                x = x.cuda()
+            return x.numpy()
+    """, [(5, 12)]),
+    case("moved_in_a_loop", """
+        import torch
+        def f(loader):
+            device = torch.device("cuda")
+            outs = []
+            for images in loader:
+                images = images.to(device)
+                outs.append(images.numpy())
+            return outs
+    """, [(7, 21)]),
+    case("moved_to_another_placed_tensor", """
+        import torch
+        def f(x, y):
+            ref = y.cuda()
+            return x.to(ref).numpy(), x.to(ref.device).numpy()
+    """, [(4, 12), (4, 31)]),
+    case("module_level_script", """
+        import torch
+        x = torch.ones(3).cuda()
+        print(x.numpy())
+    """, [(3, 7)]),
+]
+
+NOT_FLAGGED = [
+    case("brought_back_with_cpu", """
+        import torch
+        def f(x):
+            return x.cuda().cpu().numpy()
+    """, []),
+    case("brought_back_with_to_cpu", """
+        import numpy as np
+        import torch
+        def f(x):
+            y = x.cuda() * 2
+            y = y.to("cpu")
+            return np.asarray(y)
+    """, []),
+    case("device_parameter_the_code_does_not_show", """
+        import torch
+        def f(x, device):
+            return x.to(device).numpy()
+    """, []),
+    case("device_from_the_command_line", """
+        import torch
+        def f(x, args):
+            return x.to(args.device).numpy()
+    """, []),
+    case("device_variable_that_is_the_cpu", """
+        import torch
+        device = torch.device("cpu")
+        def f(x):
+            return x.to(device).numpy()
+    """, []),
+    case("dtype_only_is_not_a_move", """
+        import torch
+        def f(x):
+            return x.to(torch.float64).numpy()
+    """, []),
+    case("numpy_with_force_copies_to_the_host", """
+        import torch
+        def f(x):
+            return x.cuda().numpy(force=True)
+    """, []),
+    case("rebound_by_a_plain_function", """
+        import torch
+        def f(x):
+            y = x.cuda()
+            y = postprocess(y)
+            return y.numpy()
+    """, []),
+    case("brought_back_on_a_path_where_it_was_on_the_device", """
+        import torch
+        def f(x, device="cuda"):
+            y = x.to(device)
+            if device != "cpu":
+                y = y.detach().cpu()
+            return y.numpy()
+    """, []),
+    case("converted_in_a_branch_that_asks_where_it_is", """
+        import torch
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        def f(x):
+            y = x.to(device)
+            if y.device.type == "cpu":
+                return y.numpy()
+            return y.numpy() if not y.is_cuda else y.cpu().numpy()
+    """, []),
+    case("branch_that_moves_returns", """
+        import torch
+        def f(x, gpu):
+            if gpu:
+                x = x.cuda()
+                return run(x)
+            return x.numpy()
+    """, []),
+    case("moved_in_another_function", """
+        import torch
+        def move(x):
+            return x.cuda()
+        def show(x):
+            return x.numpy()
+    """, []),
+    case("asarray_of_a_models_output_object", """
+        import numpy as np
+        import torch
+        def f(model, x):
+            model.cuda()
+            return np.asarray(model(x))
+    """, []),
+    case("host_values_of_a_placed_tensor", """
+        import numpy as np
+        import torch
+        def f(x):
+            y = x.cuda()
+            return np.asarray(y.tolist()), np.array(y.shape), np.asarray([y.item()])
+    """, []),
+    case("bare_move_of_a_tensor_does_nothing", """
+        import torch
+        def f():
+            x = torch.zeros(3)
+            x.cuda()
+            return x.numpy()
+    """, []),
+    case("asarray_of_another_library", """
+        import jax.numpy as jnp
+        import torch
+        def f(x):
+            return jnp.asarray(x.cuda())
+    """, []),
+    case("a_name_array_not_from_numpy", """
+        import torch
+        from array import array
+        def f(x):
+            return array("f", x.cuda())
+    """, []),
+    case("factory_on_the_host", """
+        import torch
+        def f(n):
+            return torch.zeros(n).numpy(), torch.ones(n, device="cpu").numpy()
+    """, []),
+    case("class_body_is_not_a_function", """
+        import torch
+        class Table:
+            values = torch.ones(3).cuda()
+            host = values.cpu().numpy()
+    """, []),
+    case("noqa_on_the_line", """
+        import torch
+        def f(x):
+            return x.cuda().numpy()  # noqa: DEV006
+    """, []),
+]
+
+
+@pytest.mark.parametrize("code, expected", FLAGGED + NOT_FLAGGED)
+def test_dev006(code: str, expected: list[tuple[int, int, str]]) -> None:
+    assert reports("DEV006", code) == expected
