@@ -63,6 +63,8 @@ class SyntaxFacts:
         # A `"cuda"` / `"cuda:N"` literal where DEV003 looks: a call's first argument, `device=` or
         # `map_location=`, a dict's value, an assigned value, a parameter's default.
         self.cuda_string = False
+        self.bare_cuda_string = False  # a `"cuda"` literal anywhere, without an index (DEV009)
+        self.nonblocking_methods: set[str] = set()  # `m` of every `R.m(..., non_blocking=...)` (DEV010)
         self.placed: set[int] = set()  # ids of receivers of a surely placing call, down the chain
         self._local_calls: list[tuple[int, str]] = []  # (line, name) of `f(...)` and `self.f(...)`
         self._gather(tree)
@@ -92,6 +94,9 @@ class SyntaxFacts:
                     self.functions.append(node)
             elif kind is ast.ClassDef:
                 self.classes.append(node)
+            elif kind is ast.Constant:
+                if type(node.value) is str and node.value.strip() == "cuda":
+                    self.bare_cuda_string = True
             elif kind is ast.Import or kind is ast.ImportFrom:
                 self._import(node)
 
@@ -114,6 +119,8 @@ class SyntaxFacts:
         for keyword in node.keywords:
             if keyword.arg == "device" or keyword.arg == "map_location":
                 self._cuda_in(keyword.value)
+            elif keyword.arg == "non_blocking" and type(node.func) is ast.Attribute:
+                self.nonblocking_methods.add(node.func.attr)  # type: ignore[attr-defined]
         func = node.func
         if type(func) is ast.Name:
             self.calls.append(node)
