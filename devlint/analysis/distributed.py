@@ -53,6 +53,9 @@ def distributed_file(module: cst.Module, torch: TorchNames) -> DistributedFile:
         elif isinstance(node, (cst.Import, cst.ImportFrom)):
             if _imports_launcher(node):
                 facts.pins_device = True
+        elif isinstance(node, cst.Subscript) and is_local_rank_read(node):
+            facts.starts = True
+            facts.why_started.append(_LOCAL_RANK)
         elif isinstance(node, cst.SimpleString) and "CUDA_VISIBLE_DEVICES" in node.value:
             facts.pins_device = True  # the launcher or the script gives each rank one visible GPU
         stack.extend(children(node))

@@ -13,9 +13,14 @@ from devlint.analysis.names import (
     dotted_name, has_cuda_method_signature, identifiers, keyword, positional, string_value, target_names,
 )
 from devlint.diagnostics import Applicability
-from devlint.prefilter import CUDA_STRING, words
+from devlint.prefilter import CUDA_STRING
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
 from devlint.screen import SyntaxFacts
+
+
+# The names a distributed start is made of, or a `"LOCAL_RANK"` that may be spelled with escapes or
+# split over adjacent literals (a quote, blanks, a quote), as CUDA_STRING allows for "cuda".
+_STARTS_DISTRIBUTED = re.compile(r"""init_process_group|DistributedDataParallel|LOCAL_RANK|\\[xuUN0-7]|["']\s*["']""")
 
 
 def _screen(facts: SyntaxFacts) -> bool:
@@ -68,7 +73,7 @@ RULE = Rule(
         GPU (`CUDA_VISIBLE_DEVICES` set per rank, which this file does not show), the local rank is not a
         valid index there, and calling `torch.cuda.set_device(local_rank)` once may be the better change.
     """,
-    tokens=("torch", CUDA_STRING, words("init_process_group", "DistributedDataParallel", "LOCAL_RANK")),
+    tokens=("torch", CUDA_STRING, _STARTS_DISTRIBUTED),
     screen=_screen,
 )
 

@@ -35,7 +35,9 @@ RULE = Rule(
         another value ends the search. A copy into a buffer (`buf.copy_(x, non_blocking=True)`) counts
         when `buf` is shown to be pinned (`pin_memory=True`, `.pin_memory()`): into pageable memory the copy
         is synchronous. Not reported when the source is shown to be on the CPU already. `.cpu()` takes no
-        `non_blocking` argument (torch 2.13: `TypeError`).
+        `non_blocking` argument (torch 2.13: `TypeError`). Confirmed on paper only: the stale read is a race
+        that needs a GPU, and no GPU run has shown it yet (`devlint confirm` on a CPU runs the call shapes
+        and judges nothing).
     """,
     example="""
         probs = logits.softmax(-1).to("cpu", non_blocking=True)
