@@ -1,4 +1,4 @@
-"""Distributed training in one file: does it start one, does it pin each rank to its GPU, and
+"""Distributed training in one file: does it set up its rank, does it pin each rank to its GPU, and
 which names hold the local rank.
 
 A process of a multi-GPU run finds its GPU only when the code says which: `torch.cuda.set_device`
@@ -33,7 +33,10 @@ _LOCAL_RANK = "LOCAL_RANK"
 class DistributedFile:
     """What a whole module says about distributed training."""
 
-    starts: bool = False  # init_process_group(...), DistributedDataParallel(...), or reads LOCAL_RANK
+    # init_process_group(...) or reads LOCAL_RANK: the rank is set up here. Wrapping a model in
+    # DistributedDataParallel is not enough: libraries wrap in one file and pin the device in another
+    # (timm's task classes and its utils/distributed.py, Lightning's DDP strategy and its accelerator).
+    starts: bool = False
     pins_device: bool = False  # set_device(...), `with torch.cuda.device(...)`, CUDA_VISIBLE_DEVICES, a launcher
     why_started: list[str] = field(default_factory=list)
 
@@ -73,9 +76,6 @@ def _call(node: cst.Call, torch: TorchNames, facts: DistributedFile) -> None:
         facts.why_started.append("init_process_group")
         if any(arg.keyword is not None and arg.keyword.value == "device_id" for arg in node.args):
             facts.pins_device = True  # binds the process group, and its rank, to one device
-    if last == "DistributedDataParallel" or full.endswith(".DistributedDataParallel"):
-        facts.starts = True
-        facts.why_started.append("DistributedDataParallel")
     if is_local_rank_read(node):
         facts.starts = True
         facts.why_started.append(_LOCAL_RANK)

@@ -39,8 +39,9 @@ RULE = Rule(
         `torch.cuda.set_device(local_rank)`, an unindexed `.cuda()`, `torch.device("cuda")` or `"cuda"`
         means GPU 0 in every rank: all the models and batches pile onto one GPU (out of memory there, the
         others idle), and NCCL collectives between ranks that share a GPU hang or fail. A file is taken
-        to start distributed training when it calls `init_process_group`, wraps a model in
-        `DistributedDataParallel` or reads `LOCAL_RANK`; it is taken as pinned when it calls any
+        to set up its rank when it calls `init_process_group` or reads `LOCAL_RANK` (wrapping a model in
+        `DistributedDataParallel` alone is not enough: libraries wrap in one module and pin the device in
+        another, as timm and Lightning do); it is taken as pinned when it calls any
         `set_device(...)` or `set_device_index(...)`, uses `torch.cuda.device(...)`, passes `device_id=`
         to `init_process_group`, mentions `CUDA_VISIBLE_DEVICES`, or imports a framework that pins the
         device when it launches (accelerate, Lightning, ignite, DeepSpeed, ColossalAI). The availability

@@ -18,12 +18,14 @@ FLAGGED = [
 dist.init_process_group("nccl")
 model = torch.nn.Linear(2, 2).cuda()
 """, [(5, 9)]),
-    case("torch_device_cuda_under_ddp_wrapping", """
+    case("torch_device_cuda_where_the_process_group_starts", """
 import torch
+from torch.distributed import init_process_group
 from torch.nn.parallel import DistributedDataParallel as DDP
+init_process_group("nccl")
 device = torch.device("cuda")
 model = DDP(torch.nn.Linear(2, 2).to(device))
-""", [(3, 10)]),
+""", [(5, 10)]),
     case("availability_guard_does_not_pick_the_rank", HEAD + """
 local_rank = int(os.environ["LOCAL_RANK"])
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -59,6 +61,12 @@ dist.init_process_group("nccl")
 model = torch.nn.Linear(2, 2).cuda(local_rank)
 x = torch.zeros(3, device=f"cuda:{local_rank}")
 d = torch.device("cuda", local_rank)
+""", []),
+    case("ddp_wrapping_alone_leaves_the_rank_set_up_elsewhere", """
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+def wrap(model):
+    return DDP(model.cuda())
 """, []),
     case("a_file_that_does_not_start_distributed_training", """
 import torch
