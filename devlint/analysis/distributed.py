@@ -21,8 +21,9 @@ from devlint.analysis.torch_names import TorchNames
 from devlint.walk import children
 
 # Packages whose launch sets the current device before user code runs.
+# Ray gives each worker that asks for a GPU only that GPU (CUDA_VISIBLE_DEVICES): "cuda" is it there.
 DEVICE_SETTING_LAUNCHERS = frozenset({
-    "accelerate", "lightning", "pytorch_lightning", "lightning_fabric", "ignite", "deepspeed", "colossalai",
+    "accelerate", "lightning", "pytorch_lightning", "lightning_fabric", "ignite", "deepspeed", "colossalai", "ray",
 })
 # Calls that pin the process's current device (any receiver: `get_accelerator().set_device(i)` too).
 _PINNING_METHODS = frozenset({"set_device", "set_device_index"})

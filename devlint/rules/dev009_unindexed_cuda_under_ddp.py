@@ -44,7 +44,8 @@ RULE = Rule(
         another, as timm and Lightning do); it is taken as pinned when it calls any
         `set_device(...)` or `set_device_index(...)`, uses `torch.cuda.device(...)`, passes `device_id=`
         to `init_process_group`, mentions `CUDA_VISIBLE_DEVICES`, or imports a framework that pins the
-        device when it launches (accelerate, Lightning, ignite, DeepSpeed, ColossalAI). The availability
+        device when it launches (accelerate, Lightning, ignite, DeepSpeed, ColossalAI), or Ray, which shows
+        each GPU worker only its own GPU. The availability
         guard that DEV003 asks for does not help here: `"cuda" if torch.cuda.is_available() else "cpu"`
         is still GPU 0 in every rank, and is reported. An unguarded `.cuda()` in such a file gets both
         reports: DEV003 (fails without CUDA) and DEV009 (every rank on GPU 0).

@@ -171,11 +171,12 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
                 else:
                     return
 
-    def visit_Module(self, node: cst.Module) -> None:
-        self._block(node.body)
+    # A block is read when it is left: every import in the file up to there is recorded by then.
+    def leave_Module(self, original_node: cst.Module) -> None:
+        self._block(original_node.body)
 
-    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        self._block(node.body)
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
+        self._block(original_node.body)
 
     def _block(self, statements: Sequence[cst.BaseStatement]) -> None:
         for position, statement in enumerate(statements):

@@ -50,6 +50,11 @@ def f(x):
     buf.copy_(x, non_blocking=True)
     return buf.tolist()
 """, [(5, 12)]),
+    case("module_level_script", """
+import torch as th
+y = th.load("t.pt", map_location="cuda").to(th.device("cpu"), non_blocking=True)
+print(y)
+""", [(3, 1)]),
     case("numpy_module_reads", """
 import numpy as np
 import torch
@@ -108,6 +113,12 @@ def f():
     x = torch.zeros(3)
     y = x.to("cpu", non_blocking=True)
     return y.tolist()
+""", []),
+    case("module_level_source_on_the_cpu", """
+import torch as th
+x = th.zeros(3)
+y = x.to(th.device("cpu"), non_blocking=True)
+print(y)
 """, []),
     case("source_taken_to_the_cpu_before", """
 import torch
