@@ -61,9 +61,10 @@ RULE = Rule(
 # A call of one of these may wait for the GPU (on a GPU tensor, reading it on the host does): the
 # pending copy may be complete after it.
 _WAITING_METHODS = frozenset({"synchronize", "item", "tolist", "numpy", "cpu", "wait", "wait_event"})
-_HOST_BUILTINS = frozenset({"print", "float", "int", "bool", "list", "tuple", "str", "repr"})
+# Format or convert the values (`list(y)` and `tuple(y)` only make views: the values are read later).
+_HOST_BUILTINS = frozenset({"print", "float", "int", "bool", "str", "repr"})
 _READ_METHODS = frozenset({"numpy", "tolist", "item"})
-_VIEW_READS = frozenset({"numpy", "asarray", "array"})  # share the buffer: the read happens later
+_VIEW_READS = frozenset({"numpy", "asarray"})  # share the buffer: the read happens later (`np.array` copies)
 _NUMPY_READS = frozenset({"asarray", "array"})
 
 

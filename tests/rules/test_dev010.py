@@ -55,6 +55,15 @@ import torch as th
 y = th.load("t.pt", map_location="cuda").to(th.device("cpu"), non_blocking=True)
 print(y)
 """, [(3, 1)]),
+    case("numpy_array_copies_the_values_now", """
+import numpy as np
+import torch
+def f(x):
+    y = x.to("cpu", non_blocking=True)
+    a = np.array(y)
+    torch.cuda.synchronize()
+    return a
+""", [(5, 9)]),
     case("numpy_module_reads", """
 import numpy as np
 import torch
@@ -160,6 +169,14 @@ def f(x):
     a = y.numpy()
     torch.cuda.synchronize()
     return a
+""", []),
+    case("a_list_of_views_is_not_read_yet", """
+import torch
+def f(x):
+    y = x.to("cpu", non_blocking=True)
+    rows = list(y)
+    torch.cuda.synchronize()
+    return [r.tolist() for r in rows]
 """, []),
     case("returned_for_the_caller_to_read", """
 import torch
