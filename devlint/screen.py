@@ -64,6 +64,7 @@ class SyntaxFacts:
         # `map_location=`, a dict's value, an assigned value, a parameter's default.
         self.cuda_string = False
         self.bare_cuda_string = False  # a `"cuda"` literal anywhere, without an index (DEV009)
+        self.local_rank_string = False  # a `"LOCAL_RANK"` literal anywhere (DEV009)
         self.nonblocking_methods: set[str] = set()  # `m` of every `R.m(..., non_blocking=...)` (DEV010)
         self.placed: set[int] = set()  # ids of receivers of a surely placing call, down the chain
         self._local_calls: list[tuple[int, str]] = []  # (line, name) of `f(...)` and `self.f(...)`
@@ -95,8 +96,11 @@ class SyntaxFacts:
             elif kind is ast.ClassDef:
                 self.classes.append(node)
             elif kind is ast.Constant:
-                if type(node.value) is str and node.value.strip() == "cuda":
-                    self.bare_cuda_string = True
+                if type(node.value) is str:
+                    if node.value.strip() == "cuda":
+                        self.bare_cuda_string = True
+                    elif node.value == "LOCAL_RANK":
+                        self.local_rank_string = True
             elif kind is ast.Import or kind is ast.ImportFrom:
                 self._import(node)
 

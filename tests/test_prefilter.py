@@ -133,6 +133,8 @@ SNIPPETS = [
     "v = torch.as_tensor(a)\nif w:\n    v = cls(v)\nelif d:\n    v.to(d)",
     # DEV009: a distributed start and unindexed CUDA, spelled in several ways
     "import torch.distributed as dist\ndist.init_process_group('nccl')\nm = net.cuda()",
+    "from torch.distributed import init_process_group as ipg\nipg('nccl')\nm = net.cuda()",
+    "from torch.distributed import init_process_group\ninit_process_group('nccl')\nx.to('cuda')",
     "from torch.nn.parallel import DistributedDataParallel as DDP\nd = torch.device('cu' 'da')",
     "r = int(os.environ['LOCAL_' 'RANK'])\nx = y.to('cuda' if ok else 'cpu')",
     "r = int(os.getenv('\\x4cOCAL_RANK'))\ndef get_device():\n    return 'cuda'",

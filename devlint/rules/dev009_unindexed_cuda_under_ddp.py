@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Optional
 
@@ -24,8 +25,15 @@ _STARTS_DISTRIBUTED = re.compile(r"""init_process_group|DistributedDataParallel|
 
 
 def _screen(facts: SyntaxFacts) -> bool:
-    """A `"cuda"` literal without an index, or a `.cuda(...)` call."""
-    return facts.bare_cuda_string or "cuda" in facts.methods_called
+    """A `"cuda"` literal without an index, or a `.cuda(...)` call, in a file that may set a rank up:
+    a `"LOCAL_RANK"` literal, or a call of `init_process_group` (any receiver, any torch alias)."""
+    if not (facts.bare_cuda_string or "cuda" in facts.methods_called):
+        return False
+    if facts.local_rank_string or "init_process_group" in facts.methods_called:
+        return True
+    return any((type(call.func) is ast.Name and call.func.id == "init_process_group")
+               or any(name.endswith(".init_process_group") for name in facts.torch_names(call))
+               for call in facts.calls)
 
 
 RULE = Rule(
