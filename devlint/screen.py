@@ -69,6 +69,9 @@ class SyntaxFacts:
         self.device_calls: list[ast.Call] = []  # calls given `device=`
         self.conversions: list[ast.Call] = []  # `R.numpy(...)`, `R.asarray(...)`, `R.array(...)`
         self.numpy_conversions: set[str] = set()  # local names of `from numpy import asarray, array`
+        self.bare_cuda_string = False  # a `"cuda"` literal anywhere, without an index (DEV009)
+        self.local_rank_string = False  # a `"LOCAL_RANK"` literal anywhere (DEV009)
+        self.nonblocking_methods: set[str] = set()  # `m` of every `R.m(..., non_blocking=...)` (DEV010)
         self.placed: set[int] = set()  # ids of receivers of a surely placing call, down the chain
         self._local_calls: list[tuple[int, str]] = []  # (line, name) of `f(...)` and `self.f(...)`
         self._gather(tree)
@@ -98,6 +101,12 @@ class SyntaxFacts:
                     self.functions.append(node)
             elif kind is ast.ClassDef:
                 self.classes.append(node)
+            elif kind is ast.Constant:
+                if type(node.value) is str:
+                    if node.value.strip() == "cuda":
+                        self.bare_cuda_string = True
+                    elif node.value == "LOCAL_RANK":
+                        self.local_rank_string = True
             elif kind is ast.Import or kind is ast.ImportFrom:
                 self._import(node)
 
@@ -128,6 +137,8 @@ class SyntaxFacts:
                 self._cuda_in(keyword.value)
                 if keyword.arg == "device":
                     self.device_calls.append(node)
+            elif keyword.arg == "non_blocking" and type(node.func) is ast.Attribute:
+                self.nonblocking_methods.add(node.func.attr)  # type: ignore[attr-defined]
         func = node.func
         if type(func) is ast.Name:
             self.calls.append(node)

@@ -15,6 +15,17 @@ FIXTURES = ROOT / "fixtures"
 RULE_DIRS = sorted(p for p in FIXTURES.iterdir() if p.is_dir() and p.name.startswith("DEV"))
 
 
+def expected_fix(rule_dir: Path) -> str:
+    """What `devlint --fix --unsafe-fixes` makes of the fixture's bad.py: fixed.py, or, for a rule without an
+    automatic fix (whose fixed.py is written by hand), bad.py unchanged."""
+    from devlint.rules import get_rule
+    from devlint.rules.base import FixSafety
+
+    rule = get_rule(rule_dir.name.split("-", 1)[0])
+    has_fix = rule is not None and rule.fix_safety is not FixSafety.NONE
+    return (rule_dir / ("fixed.py" if has_fix else "bad.py")).read_text()
+
+
 def lint(code: str, path: str = "example.py", **settings) -> list[tuple[int, int, str]]:
     """(line, col, code) of every report on `code` (dedented)."""
     from devlint import lint_source

@@ -124,8 +124,42 @@ def _dev008(m, tmp_path):
     return {"make_scaler", "half_matmul", "bf16_matmul", "amp_matmul", "make_function", "Head"}
 
 
+def _dev009(m, tmp_path):
+    # one rank of a real (single-process, gloo) DDP run: the script's own main(), as torchrun starts it
+    import os
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {"LOCAL_RANK": "0", "RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)}
+    saved = {key: os.environ.get(key) for key in env}
+    os.environ.update(env)
+    try:
+        where = "cuda:0" if torch.cuda.is_available() else "cpu"
+        assert str(m.rank_device()) == where and m.batch_device() == where
+        m.main()
+        assert not torch.distributed.is_initialized()
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    return {"rank_device", "batch_device", "build_model", "main"}
+
+
+def _dev010(m, tmp_path):
+    values = torch.arange(6.0).reshape(2, 3)
+    assert m.predicted_labels(values) == [2, 2]
+    assert m.total(values) == 15.0
+    assert m.first_row(values) == [0.0, 1.0, 2.0]
+    assert m.mean_of(values) == 2.5
+    return {"predicted_labels", "total", "first_row", "mean_of"}
+
+
 EXERCISE = {"DEV001": _dev001, "DEV002": _dev002, "DEV003": _dev003, "DEV004": _dev004, "DEV005": _dev005,
-            "DEV006": _dev006, "DEV007": _dev007, "DEV008": _dev008}
+            "DEV006": _dev006, "DEV007": _dev007, "DEV008": _dev008, "DEV009": _dev009, "DEV010": _dev010}
 
 
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)

@@ -12,7 +12,7 @@ import pytest
 from lsp_client import apply, capabilities, session  # skips the module without pytest-lsp / pygls
 from lsprotocol import types as lsp
 
-from conftest import FIXTURES, RULE_DIRS
+from conftest import FIXTURES, RULE_DIRS, expected_fix
 from devlint import document, fix_source
 from devlint.settings import Settings
 
@@ -63,8 +63,10 @@ async def test_applying_each_quick_fix_in_turn_gives_the_fixtures_fixed_file(rul
             if not fixes:
                 break
             editor.replace(uri, apply(editor.texts[uri], edits_of(fixes[0], uri)))
-        assert editor.texts[uri] == (rule_dir / "fixed.py").read_text()
-        assert await editor.diagnostics(uri) == []
+        expected = expected_fix(rule_dir)
+        assert editor.texts[uri] == expected
+        if expected != path.read_text():  # a rule with a fix: nothing is left to report
+            assert await editor.diagnostics(uri) == []
 
 
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, RULE_DIRS, run_devlint
+from conftest import FIXTURES, RULE_DIRS, expected_fix, run_devlint
 from devlint.files import SourceError, discover
 from devlint.notebook import Mask, fix_notebook, lint_notebook, mask_lines, parse_notebook, read_notebook
 from devlint.runner import Mode, process
@@ -351,7 +351,7 @@ def test_a_rule_fixture_split_into_cells_is_fixed_as_the_py_file_is(rule_dir):
     settings = Settings(line_length=line_limit(None, str(rule_dir / "bad.py")),
                         target_torch=target_torch(None, str(rule_dir / "bad.py")))
     sources = ["".join(source) for source in fixed_sources(text, settings)[1:]]
-    assert "\n\n\n".join(sources) == (rule_dir / "fixed.py").read_text()
+    assert "\n\n\n".join(sources) == expected_fix(rule_dir)
 
 
 def test_the_fixture_notebooks_are_what_nbformat_itself_writes():

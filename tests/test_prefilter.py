@@ -152,6 +152,17 @@ SNIPPETS = [
     "def mv(x):\n    return x.cuda()\nz = np.asarray(mv(w))", "def k(x):\n    def inner():\n        return x.numpy()\n"
     "    x = x.cuda()\n    return inner",
     "class T:\n    def m(self, x):\n        y = x.to('cuda')\n        return [y.numpy()]",
+    # DEV009: a distributed start and unindexed CUDA, spelled in several ways
+    "import torch.distributed as dist\ndist.init_process_group('nccl')\nm = net.cuda()",
+    "from torch.distributed import init_process_group as ipg\nipg('nccl')\nm = net.cuda()",
+    "from torch.distributed import init_process_group\ninit_process_group('nccl')\nx.to('cuda')",
+    "from torch.nn.parallel import DistributedDataParallel as DDP\nd = torch.device('cu' 'da')",
+    "r = int(os.environ['LOCAL_' 'RANK'])\nx = y.to('cuda' if ok else 'cpu')",
+    "r = int(os.getenv('\\x4cOCAL_RANK'))\ndef get_device():\n    return 'cuda'",
+    # DEV010: host reads of non-blocking copies
+    "def h(x):\n    y = x.to('cpu', non_blocking=True)\n    return y.tolist()",
+    "def h(x):\n    return x.to(th.device('cpu'), non_blocking=True).numpy()",
+    "def h(x):\n    b = torch.empty(2, pin_memory=True)\n    b.copy_(x, non_blocking=True)\n    print(b)",
 ]
 
 
@@ -251,7 +262,8 @@ def test_a_file_whose_ast_holds_no_candidate_is_not_parsed(monkeypatch):
             mask = torch.zeros(3, device=d)  # not x.cuda()
             return x.to(d) + mask
     ''')
-    assert _kept(source) == ["DEV001", "DEV002", "DEV003", "DEV005"]  # the words are all there
+    # the words are all there (for DEV009, `"""` may be a split "LOCAL_RANK")
+    assert _kept(source) == ["DEV001", "DEV002", "DEV003", "DEV005", "DEV009"]
     assert _screened(source) == []
 
     def no_parse(*args, **kwargs):

@@ -40,8 +40,9 @@ def _calls(row, variant):
 def test_every_rule_is_confirmed_on_cpu_and_the_exit_code_is_0(cpu_run):
     proc, data = cpu_run
     assert proc.returncode == 0, proc.stderr
+    # DEV010's stale read needs CUDA: on a CPU its snippets are shown, not judged
     assert {r["rule"]: r["verdict"] for r in data["results"] if r["device"] == "cpu"} == {
-        code: "confirmed" for code in rule_codes()}
+        code: "skipped" if code == "DEV010" else "confirmed" for code in rule_codes()}
     assert {"DEV001", "DEV005", "DEV007"} <= set(rule_codes())
     assert data["machine"]["torch"].startswith("2.")
 
@@ -97,6 +98,23 @@ def test_dev003_bad_fails_for_real_without_cuda(cpu_run):
     calls = _calls(_row(cpu_run[1], "DEV003"), "bad")
     assert calls["main"]["error"] == "AssertionError: Torch not compiled with CUDA enabled"
     assert {c["result"] for c in _calls(_row(cpu_run[1], "DEV003"), "fixed").values()} == {CLEAN}
+
+
+@needs_torch
+def test_dev009_every_simulated_rank_resolves_to_the_same_gpu_and_the_fix_to_its_own(cpu_run):
+    row = _row(cpu_run[1], "DEV009")
+    bad, fixed = _calls(row, "bad"), _calls(row, "fixed")
+    assert bad["rank_device"]["devices"] == {"0": "cuda", "1": "cuda", "2": "cuda", "3": "cuda"}
+    assert fixed["rank_device"]["devices"] == {"0": "cuda:0", "1": "cuda:1", "2": "cuda:2", "3": "cuda:3"}
+    assert {bad["batch_device"]["result"], fixed["batch_device"]["result"]} == {BUG, CLEAN}
+
+
+@needs_torch
+def test_dev010_on_the_cpu_runs_the_call_shapes_and_confirms_nothing(cpu_run):
+    row = _row(cpu_run[1], "DEV010")
+    assert row["verdict"] == "skipped"
+    assert row["reason"].startswith("shown, not judged: the stale read needs CUDA")
+    assert _calls(row, "bad")["total"]["detail"] == _calls(row, "fixed")["total"]["detail"]
 
 
 @needs_torch

@@ -126,6 +126,17 @@ def has_star_args(call: cst.Call) -> bool:
     return any(arg.star == "*" for arg in call.args)
 
 
+# What Tensor.cuda() and Module.cuda() accept; other `.cuda(...)` methods are someone else's.
+_CUDA_KEYWORDS = frozenset({"device", "non_blocking", "memory_format"})
+
+
+def has_cuda_method_signature(node: cst.Call) -> bool:
+    """Does this `.cuda(...)` have Tensor.cuda's / Module.cuda's signature?"""
+    args = [a for a in node.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value for a in node.args if a.keyword is not None}
+    return len(args) <= 1 and keywords <= _CUDA_KEYWORDS and not any(a.star for a in node.args)
+
+
 def method_call(expr: cst.BaseExpression) -> Optional[tuple[cst.BaseExpression, str, cst.Call]]:
     """For `R.m(...)` return (R, "m", the call), else None."""
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):

@@ -11,8 +11,8 @@ from devlint.analysis.devices import DeviceNameTracker, DeviceVariable, names_a_
 from devlint.analysis.edits import shown_code
 from devlint.analysis.guards import CUDA_ONLY_CALLS, cuda_library_names, cuda_only_reason, is_tensorrt_module
 from devlint.analysis.names import (
-    device_backend, dotted_name, identifiers, is_cuda_device_expr, is_cuda_string, keyword, named_parameters, positional,
-    string_value,
+    device_backend, dotted_name, has_cuda_method_signature, identifiers, is_cuda_device_expr, is_cuda_string, keyword,
+    named_parameters, positional, string_value,
 )
 from devlint.analysis.types import Kind
 from devlint.diagnostics import Applicability
@@ -98,8 +98,6 @@ RULE = Rule(
 # Calls whose first argument is a device *type*: "cuda" there needs no CUDA device.
 _DEVICE_TYPE_CALLS = ("get_autocast_dtype", "is_autocast_enabled", "autocast", "amp.autocast",
                       "set_autocast_enabled", "get_autocast_gpu_dtype", "amp.GradScaler")
-# What Tensor.cuda() and Module.cuda() accept; other `.cuda(...)` methods are someone else's.
-_CUDA_KEYWORDS = {"device", "non_blocking", "memory_format"}
 # Tensor methods whose result is not a tensor on the receiver's device (sizes, Python values).
 _NOT_TENSOR_RESULTS = {"size", "item", "tolist", "dim", "numel", "data_ptr", "stride", "get_device", "element_size",
                        "is_contiguous", "nelement", "type", "storage", "untyped_storage", "__len__"}
@@ -128,13 +126,6 @@ def _is_device_literal(expr: cst.BaseExpression) -> bool:
 
 
 _BACKEND_LABELS = {"cuda": "CUDA", "mps": "MPS", "xpu": "XPU"}
-
-
-def _is_torch_cuda_call(node: cst.Call) -> bool:
-    """Does this `.cuda(...)` have Tensor.cuda's / Module.cuda's signature?"""
-    args = [a for a in node.args if a.keyword is None and not a.star]
-    keywords = {a.keyword.value for a in node.args if a.keyword is not None}
-    return len(args) <= 1 and keywords <= _CUDA_KEYWORDS and not any(a.star for a in node.args)
 
 
 class HardcodedCuda(RuleVisitor, DeviceNameTracker):
@@ -296,7 +287,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
             elif method == "cuda" and self.ctx.torch.imports_torch:
                 if dotted_name(node.func.value) in ("torch", self.torch.torch_module_name()):
                     return  # torch.cuda is a module, not a move
-                if not _is_torch_cuda_call(node):
+                if not has_cuda_method_signature(node):
                     return  # e.g. a quantizer's own `.cuda(qtensor, meta=...)`
                 args = positional(node)
                 if args and names_a_device(dotted_name(args[0].value) or ""):

@@ -8,6 +8,7 @@ from typing import Optional, Union
 
 import libcst as cst
 
+from devlint.analysis.edits import shown_code
 from devlint.analysis.names import positional
 from devlint.analysis.placement import Placed, Placement
 from devlint.diagnostics import Applicability
@@ -225,7 +226,7 @@ def _fix(call: cst.Call, found: Candidate, placed: Placed) -> Optional[Fix]:
             return None
         args = [arg.with_changes(value=_to_host(value, placed)) if arg.value is value else arg for arg in call.args]
         new = call.with_changes(args=args)
-    return Fix(Applicability.SAFE, "Copy the tensor to the host first", {call: new})
+    return Fix(Applicability.SAFE, shown_code("Copy the tensor to the host first", new), {call: new})
 
 
 def _short(text: str) -> str:

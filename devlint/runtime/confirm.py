@@ -56,7 +56,9 @@ def make_plan(code: str, device: str, fixtures: Path, machine: Machine, scratch:
     plan.workdir = tempfile.mkdtemp(prefix=f"{code}-{device}-", dir=scratch)
     variants = {"bad": str(directory / "bad.py"), "fixed": str(directory / "fixed.py")}
     autofix = autofix_source(directory / "bad.py")
-    if autofix == (directory / "fixed.py").read_text(encoding="utf-8"):
+    if not _has_fix(code):
+        plan.notes.append("no automatic fix: fixed.py is written by hand")
+    elif autofix == (directory / "fixed.py").read_text(encoding="utf-8"):
         plan.notes.append("the --fix --unsafe-fixes output of bad.py is byte-identical to fixed.py: same evidence")
     else:
         variants["autofix"] = os.path.join(plan.workdir, "autofix.py")
@@ -70,6 +72,14 @@ def make_plan(code: str, device: str, fixtures: Path, machine: Machine, scratch:
                 hide_cuda=step.hide_cuda, require_device=not step.hide_cuda, workdir=plan.workdir,
             )))
     return plan
+
+
+def _has_fix(code: str) -> bool:
+    from devlint.rules import get_rule
+    from devlint.rules.base import FixSafety
+
+    rule = get_rule(code)
+    return rule is None or rule.fix_safety is not FixSafety.NONE
 
 
 def autofix_source(bad: Path) -> str:
@@ -139,6 +149,10 @@ def judge(plan: Plan, results: dict[Snippet, ChildResult]) -> RuleVerdict:
             verdict.verdict = CONTRADICTED
             verdict.reason = f"{item.snippet.variant} ({item.snippet.name}) {what}: {item.summary}"
             return verdict
+    if not any(step.expect is not None for step, _ in ran):
+        # every snippet was shown, none judged: what this device can run is not evidence of the bug
+        verdict.verdict, verdict.reason = NOT_RUN, "shown, not judged: " + (plan.notes[0] if plan.notes else "no check")
+        return verdict
     verdict.verdict, verdict.reason = CONFIRMED, "bad shows the bug; the fixed code does not"
     return verdict
 

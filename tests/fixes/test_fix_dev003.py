@@ -301,16 +301,6 @@ def test_two_argument_torch_device_gets_no_fix():
     )
 
 
-def test_cuda_with_an_index_gets_no_fix():
-    unchanged(
-        """
-        import torch
-        def f(model, rank):
-            return model.cuda(rank)
-        """
-    )
-
-
 def test_run_time_device_strings_get_no_fix():
     unchanged(
         """

@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from conftest import RULE_DIRS
+from conftest import RULE_DIRS, expected_fix
 from devlint import engine, fix_source
 from devlint.diagnostics import Applicability
 from devlint.line_length import line_limit
@@ -37,14 +37,14 @@ def _check(before: str, after: str, limit: int = 88) -> None:
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)
 def test_crlf_fixture_fixes_to_crlf_fixed(rule_dir):
     bad = (rule_dir / "bad.py").read_text().replace("\n", "\r\n")
-    expected = (rule_dir / "fixed.py").read_text().replace("\n", "\r\n")
+    expected = expected_fix(rule_dir).replace("\n", "\r\n")
     assert fix_source(bad, str(rule_dir / "bad.py"), unsafe=True).source == expected
 
 
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)
 def test_tab_indented_fixture_fixes_to_tab_indented_fixed(rule_dir):
     bad = _tabs((rule_dir / "bad.py").read_text())
-    expected = _tabs((rule_dir / "fixed.py").read_text())
+    expected = _tabs(expected_fix(rule_dir))
     assert fix_source(bad, str(rule_dir / "bad.py"), unsafe=True).source == expected
 
 

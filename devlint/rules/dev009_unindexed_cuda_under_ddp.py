@@ -1,0 +1,272 @@
+"""DEV009 — unindexed CUDA in a distributed script that never pins its rank to a GPU."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Optional
+
+import libcst as cst
+
+from devlint.analysis.devices import names_a_device
+from devlint.analysis.distributed import LocalRankNames, distributed_file
+from devlint.analysis.names import (
+    dotted_name, has_cuda_method_signature, identifiers, keyword, positional, string_value, target_names,
+)
+from devlint.diagnostics import Applicability
+from devlint.prefilter import ACCELERATOR_STRING
+from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
+from devlint.screen import SyntaxFacts
+
+
+# The names a distributed start is made of, or a `"LOCAL_RANK"` that may be spelled with escapes or
+# split over adjacent literals (a quote, blanks, a quote), as ACCELERATOR_STRING allows for "cuda".
+_STARTS_DISTRIBUTED = re.compile(r"""init_process_group|DistributedDataParallel|LOCAL_RANK|\\[xuUN0-7]|["']\s*["']""")
+
+
+def _screen(facts: SyntaxFacts) -> bool:
+    """A `"cuda"` literal without an index, or a `.cuda(...)` call, in a file that may set a rank up:
+    a `"LOCAL_RANK"` literal, or a call of `init_process_group` (any receiver, any torch alias)."""
+    if not (facts.bare_cuda_string or "cuda" in facts.methods_called):
+        return False
+    if facts.local_rank_string or "init_process_group" in facts.methods_called:
+        return True
+    return any((type(call.func) is ast.Name and call.func.id == "init_process_group")
+               or any(name.endswith(".init_process_group") for name in facts.torch_names(call))
+               for call in facts.calls)
+
+
+RULE = Rule(
+    code="DEV009",
+    name="unindexed-cuda-under-ddp",
+    summary="`.cuda()`, `torch.device(\"cuda\")` or `\"cuda\"` without an index in a distributed script that never"
+            " calls `torch.cuda.set_device`",
+    why="""
+        Every process of a multi-GPU run starts with GPU 0 as its current device. `torchrun` and
+        `torch.distributed.launch` only set `LOCAL_RANK`; they pin nothing. Until the script calls
+        `torch.cuda.set_device(local_rank)`, an unindexed `.cuda()`, `torch.device("cuda")` or `"cuda"`
+        means GPU 0 in every rank: all the models and batches pile onto one GPU (out of memory there, the
+        others idle), and NCCL collectives between ranks that share a GPU hang or fail. A file is taken
+        to set up its rank when it calls `init_process_group` or reads `LOCAL_RANK` (wrapping a model in
+        `DistributedDataParallel` alone is not enough: libraries wrap in one module and pin the device in
+        another, as timm and Lightning do); it is taken as pinned when it calls any
+        `set_device(...)` or `set_device_index(...)`, uses `torch.cuda.device(...)`, passes `device_id=`
+        to `init_process_group`, mentions `CUDA_VISIBLE_DEVICES`, or imports a framework that pins the
+        device when it launches (accelerate, Lightning, ignite, DeepSpeed, ColossalAI), or Ray, which shows
+        each GPU worker only its own GPU. The availability
+        guard that DEV003 asks for does not help here: `"cuda" if torch.cuda.is_available() else "cpu"`
+        is still GPU 0 in every rank, and is reported. An unguarded `.cuda()` in such a file gets both
+        reports: DEV003 (fails without CUDA) and DEV009 (every rank on GPU 0).
+    """,
+    example="""
+        local_rank = int(os.environ["LOCAL_RANK"])
+        dist.init_process_group("nccl")
+        model = DDP(model.cuda(), device_ids=[local_rank])
+        device = torch.device("cuda")
+    """,
+    instead="""
+        local_rank = int(os.environ["LOCAL_RANK"])
+        torch.cuda.set_device(local_rank)  # or index every device:
+        dist.init_process_group("nccl")
+        model = DDP(model.cuda(local_rank), device_ids=[local_rank])
+        device = torch.device("cuda", local_rank)
+    """,
+    fix_safety=FixSafety.UNSAFE,
+    fix="""
+        Where a name holding the local rank is bound at that line (assigned `int(os.environ["LOCAL_RANK"])`,
+        `int(os.environ.get("LOCAL_RANK", ...))`, `int(os.getenv("LOCAL_RANK"))` or
+        `torch.distributed.get_node_local_rank()` by a statement directly in the function's or the module's
+        body, and not rebound since), the fix indexes the device with it: `.cuda()` becomes `.cuda(local_rank)`,
+        `torch.device("cuda")` becomes `torch.device("cuda", local_rank)`, and another `"cuda"` becomes
+        `f"cuda:{local_rank}"`. `dist.get_rank()` is the global rank, past the last GPU on a second node, and
+        is never used. No fix without such a name. Unsafe: where a launcher gives each process only its own
+        GPU (`CUDA_VISIBLE_DEVICES` set per rank, which this file does not show), the local rank is not a
+        valid index there, and calling `torch.cuda.set_device(local_rank)` once may be the better change.
+    """,
+    tokens=("torch", ACCELERATOR_STRING, _STARTS_DISTRIBUTED),
+    screen=_screen,
+)
+
+
+# A test that decides by rank or by whether the run is distributed: its branches run in one rank
+# (GPU 0 is right for rank 0), or only in a single-process run.
+_RANK_DEPENDENT = re.compile(r"rank|distributed|world|ddp|is_initialized|gpu|parallel", re.IGNORECASE)
+
+
+def _cuda_literals(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """`"cuda"` literals that are the value of `expr`, seen through `a if c else b`."""
+    if isinstance(expr, cst.IfExp):
+        return _cuda_literals(expr.body) + _cuda_literals(expr.orelse)
+    value = string_value(expr)
+    return [expr] if value is not None and value.strip() == "cuda" else []
+
+
+def _indexed_string(literal: cst.BaseExpression, index: str) -> cst.BaseExpression:
+    """`"cuda"` -> `f"cuda:{index}"`, in the literal's own quotes."""
+    text = literal.value if isinstance(literal, cst.SimpleString) else '"cuda"'
+    quote = text[-1] if text[-1] in "'\"" else '"'
+    return cst.parse_expression(f"f{quote}cuda:{{{index}}}{quote}")
+
+
+def _with_first_argument(call: cst.Call, index: str) -> cst.Call:
+    first = cst.Arg(cst.parse_expression(index))
+    if call.args:
+        first = first.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return call.with_changes(args=[first, *call.args])
+
+
+def _with_last_argument(call: cst.Call, index: str) -> cst.Call:
+    *rest, last = call.args
+    last = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return call.with_changes(args=[*rest, last, cst.Arg(cst.parse_expression(index))])
+
+
+class UnindexedCudaUnderDdp(RuleVisitor):
+    rule = RULE
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        self.pending: list[tuple[cst.CSTNode, str, Optional[Fix]]] = []
+        self.local_ranks = LocalRankNames()
+        self._statements: list[cst.CSTNode] = []
+        self._compared: set[int] = set()  # `x.device == torch.device("cuda")`: a comparison places nothing
+        self._rank_dependent = 0  # inside `if rank == 0:`, `if args.distributed: ... else: ...`
+
+    # -- code that runs in some ranks, or only without distribution ------------------------
+    def visit_If(self, node: cst.If) -> None:
+        if any(_RANK_DEPENDENT.search(word) for word in identifiers(node.test)):
+            self._rank_dependent += 1
+
+    def leave_If(self, original_node: cst.If) -> None:
+        if any(_RANK_DEPENDENT.search(word) for word in identifiers(original_node.test)):
+            self._rank_dependent -= 1
+
+    # -- which names hold the local rank -------------------------------------------------
+    def visit_Module(self, node: cst.Module) -> None:
+        self.local_ranks.enter_scope(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.local_ranks.enter_scope(node)
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self._statements.append(node)
+
+    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine) -> None:
+        self._statements.pop()
+
+    def _scope(self) -> cst.CSTNode:
+        return self.ctx.frames[-1].node
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        statement = self._statements[-1] if self._statements else original_node
+        for target in original_node.targets:
+            if isinstance(target.target, cst.Name):
+                self.local_ranks.assigned(self._scope(), statement, target.target, original_node.value, self.torch)
+            else:
+                for name in _names(target.target):
+                    self.local_ranks.rebound(self._scope(), name)
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        statement = self._statements[-1] if self._statements else original_node
+        self.local_ranks.assigned(self._scope(), statement, original_node.target, original_node.value, self.torch)
+
+    def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
+        for name in _names(original_node.target):
+            self.local_ranks.rebound(self._scope(), name)
+
+    def visit_For(self, node: cst.For) -> None:
+        for name in _names(node.target):
+            self.local_ranks.rebound(self._scope(), name)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        for name in _names(node.name):
+            self.local_ranks.rebound(self._scope(), name)
+
+    def _local_rank(self) -> Optional[str]:
+        function = self.ctx.current_function()
+        bound = set(self.ctx.types.scope_index(function).bindings) if function is not None else set()
+        return self.local_ranks.name_here(function, self.ctx.module, bound)
+
+    # -- candidates ----------------------------------------------------------------------
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        self._compared.update(id(operand) for operand in (node.left, *(c.comparator for c in node.comparisons)))
+
+    def _literal(self, literal: cst.BaseExpression) -> None:
+        if self._rank_dependent:
+            return
+        index = self._local_rank()
+        fix = None
+        if index is not None:
+            fix = Fix(Applicability.UNSAFE, f"Index the device with `{index}`", {literal: _indexed_string(literal, index)})
+        self.pending.append((literal, _message(f"`{self.ctx.module.code_for_node(literal)}`"), fix))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if any(names_a_device(dotted_name(t.target) or "") for t in node.targets):
+            for literal in _cuda_literals(node.value):
+                self._literal(literal)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        """`def get_device(): return "cuda" if ... else "cpu"`: the function's value is a device."""
+        function = self.ctx.current_function()
+        if node.value is not None and function is not None and names_a_device(function.name.value):
+            for literal in _cuda_literals(node.value):
+                self._literal(literal)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.torch.is_call_to(node, "device") and id(node) not in self._compared:
+            args = positional(node)
+            if len(node.args) == 1 and args:
+                value = args[0].value
+                if _cuda_literals(value) == [value] and not self._rank_dependent:
+                    index = self._local_rank()
+                    fix = None
+                    if index is not None:
+                        fix = Fix(Applicability.UNSAFE, f"Index the device with `{index}`",
+                                  {node: _with_last_argument(node, index)})
+                    self.pending.append((node, _message(f"`{self.ctx.module.code_for_node(node)}`"), fix))
+                else:
+                    for literal in _cuda_literals(value):
+                        self._literal(literal)
+        for name in ("device", "map_location"):
+            arg = keyword(node, name)
+            if arg is not None:
+                for literal in _cuda_literals(arg.value):
+                    self._literal(literal)
+        if not isinstance(node.func, cst.Attribute):
+            return
+        method = node.func.attr.value
+        if method == "to":
+            args = positional(node)
+            if args:
+                for literal in _cuda_literals(args[0].value):
+                    self._literal(literal)
+        elif method == "cuda":
+            if dotted_name(node.func.value) in ("torch", self.torch.torch_module_name()):
+                return  # torch.cuda is a module, not a move
+            if not has_cuda_method_signature(node) or positional(node) or keyword(node, "device") is not None:
+                return  # an index given, or someone else's `.cuda(...)`
+            if self._rank_dependent:
+                return
+            index = self._local_rank()
+            fix = None
+            if index is not None:
+                fix = Fix(Applicability.UNSAFE, f"Index the device with `{index}`",
+                          {node: _with_first_argument(node, index)})
+            self.pending.append((node, _message("`.cuda()`"), fix))
+
+    def finish(self) -> None:
+        if not self.pending:
+            return
+        if not distributed_file(self.ctx.module, self.torch).every_rank_on_default_gpu:
+            return
+        for node, message, fix in self.pending:
+            self.report(node, message, fix)
+
+
+def _message(what: str) -> str:
+    return (f"{what} without an index in a distributed script that never calls `torch.cuda.set_device`: every"
+            f" rank uses GPU 0; index it with the local rank, or call `torch.cuda.set_device(local_rank)` first")
+
+
+def _names(target: cst.BaseExpression) -> list[str]:
+    return [name.value for name in target_names(target)]

@@ -1,0 +1,288 @@
+"""DEV010 — a host read of a `non_blocking=True` copy to the CPU with no synchronize in between."""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional, Sequence
+
+import libcst as cst
+
+from devlint.analysis.factories import cpu_factory_name, is_host
+from devlint.analysis.names import dotted_name, keyword, positional
+from devlint.prefilter import words
+from devlint.rules.base import FixSafety, Rule, RuleVisitor
+from devlint.screen import SyntaxFacts
+from devlint.walk import children
+
+
+def _screen(facts: SyntaxFacts) -> bool:
+    """A `.to(...)` or `.copy_(...)` call given `non_blocking=True`."""
+    return bool(facts.nonblocking_methods & {"to", "copy_"})
+
+
+RULE = Rule(
+    code="DEV010",
+    name="unsynchronised-nonblocking-read",
+    summary="A tensor copied to the CPU with `non_blocking=True` is read on the host before any synchronize",
+    why="""
+        A copy from a GPU to the CPU with `non_blocking=True` lands in pinned memory and returns at once,
+        before the GPU has written anything: the copy is only queued on the stream. Reading the result on
+        the host (`.numpy()`, `.tolist()`, `.item()`, `float(y)`, `print(y)`) before
+        `torch.cuda.synchronize()`, `torch.accelerator.synchronize()`, a stream's or an event's
+        `.synchronize()` reads whatever the buffer held: zeros, or the previous batch's values, with no error.
+        The read is reported when it follows the copy in the same block (or is chained onto the copy
+        itself) and nothing between can wait for the GPU: any call of `synchronize`, `.item()`,
+        `.tolist()`, `.numpy()`, `.cpu()`, a blocking `.to(...)`, or `print`/`float`/`int`/`bool` of
+        another value ends the search. A copy into a buffer (`buf.copy_(x, non_blocking=True)`) counts
+        when `buf` is shown to be pinned (`pin_memory=True`, `.pin_memory()`): into pageable memory the copy
+        is synchronous. Not reported when the source is shown to be on the CPU already. `.cpu()` takes no
+        `non_blocking` argument (torch 2.13: `TypeError`). Confirmed on paper only: the stale read is a race
+        that needs a GPU, and no GPU run has shown it yet (`devlint confirm` on a CPU runs the call shapes
+        and judges nothing).
+    """,
+    example="""
+        probs = logits.softmax(-1).to("cpu", non_blocking=True)
+        labels = probs.argmax(-1).tolist()
+    """,
+    instead="""
+        probs = logits.softmax(-1).to("cpu", non_blocking=True)
+        torch.cuda.synchronize()  # or: event = torch.cuda.Event(); event.record(); ...; event.synchronize()
+        labels = probs.argmax(-1).tolist()
+    """,
+    fix_safety=FixSafety.NONE,
+    fix="""
+        Where to wait is the author's choice (a whole-device `torch.cuda.synchronize()`, the current stream's
+        `.synchronize()`, or an event recorded after the copy, which lets other work overlap), and which
+        backend's synchronize applies is not always visible in the file; the message says what to add.
+    """,
+    tokens=("torch", words("non_blocking")),
+    screen=_screen,
+)
+
+# A call of one of these may wait for the GPU (on a GPU tensor, reading it on the host does): the
+# pending copy may be complete after it.
+_WAITING_METHODS = frozenset({"synchronize", "item", "tolist", "numpy", "cpu", "wait", "wait_event"})
+# Format or convert the values (`list(y)` and `tuple(y)` only make views: the values are read later).
+_HOST_BUILTINS = frozenset({"print", "float", "int", "bool", "str", "repr"})
+_READ_METHODS = frozenset({"numpy", "tolist", "item"})
+_VIEW_READS = frozenset({"numpy", "asarray"})  # share the buffer: the read happens later (`np.array` copies)
+_NUMPY_READS = frozenset({"asarray", "array"})
+
+
+def _is_true(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "True"
+
+
+def _chain_root(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """`y[0].argmax(-1)` -> `y`: the value a chain of subscripts, attributes and method calls starts from."""
+    while True:
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            expr = expr.func.value
+        elif isinstance(expr, (cst.Subscript, cst.Attribute)):
+            expr = expr.value
+        else:
+            return expr
+
+
+def _walk(root: cst.CSTNode) -> Iterable[cst.CSTNode]:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue  # runs later, if at all
+        stack.extend(reversed(list(children(node))))
+
+
+class UnsynchronisedNonblockingRead(RuleVisitor):
+    rule = RULE
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        self._reported: set[int] = set()
+
+    # -- what is a copy to the host that has not landed yet ----------------------------------
+    def _host_copy(self, call: cst.BaseExpression) -> Optional[cst.Call]:
+        """`x.to("cpu", non_blocking=True)` of an `x` not shown to be on the CPU: the call."""
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "to"):
+            return None
+        flag = keyword(call, "non_blocking")
+        if flag is None or not _is_true(flag.value):
+            return None
+        target = keyword(call, "device")
+        if target is None:
+            args = positional(call)
+            target = args[0] if args else None
+        if target is None or not is_host(target.value, self.torch):
+            return None
+        return None if self._on_host(call.func.value) else call
+
+    def _pinned_copy(self, call: cst.BaseExpression) -> Optional[str]:
+        """`buf.copy_(x, non_blocking=True)` into a buffer shown to be pinned: the buffer's name."""
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value == "copy_" and isinstance(call.func.value, cst.Name)):
+            return None
+        flag = keyword(call, "non_blocking")
+        args = positional(call)
+        if flag is None or not _is_true(flag.value) or not args or self._on_host(args[0].value):
+            return None
+        name = call.func.value.value
+        values = self._values_of(name)
+        if values and all(_is_pinned(value) for value in values):
+            return name
+        return None
+
+    def _values_of(self, name: str) -> list[cst.BaseExpression]:
+        """What `name` is bound to in the enclosing function (empty unless every binding is a value)."""
+        function = self.ctx.current_function()
+        scope: cst.Module | cst.FunctionDef = function if function is not None else self.ctx.module
+        bindings = self.ctx.types.scope_index(scope).bindings.get(name, [])
+        if not bindings or any(how != "value" for how, _ in bindings):
+            return []
+        return [value for _, value in bindings]  # type: ignore[misc]
+
+    def _on_host(self, source: cst.BaseExpression) -> bool:
+        """Shown to be on the CPU: a chain through `.cpu()`, a CPU factory, or a name bound only to those."""
+        node: cst.BaseExpression = source
+        while True:
+            if cpu_factory_name(node, self.torch) is not None or self.torch.is_call_to(node, "from_numpy"):
+                return True
+            if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+                break
+            if node.func.attr.value == "cpu":
+                return True
+            node = node.func.value
+        if isinstance(node, cst.Name):
+            values = self._values_of(node.value)
+            return bool(values) and all(self._on_host(value) for value in values)
+        return False
+
+    # -- reads ---------------------------------------------------------------------------
+    def visit_Call(self, node: cst.Call) -> None:
+        """`x.to("cpu", non_blocking=True).numpy()`: read before the copy can have landed."""
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in _READ_METHODS:
+            receiver: cst.BaseExpression = node.func.value
+            while True:
+                if self._host_copy(receiver) is not None:
+                    self._report_read(node, self.ctx.module.code_for_node(receiver))
+                    return
+                if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute):
+                    receiver = receiver.func.value
+                elif isinstance(receiver, cst.Subscript):
+                    receiver = receiver.value
+                else:
+                    return
+
+    # A block is read when it is left: every import in the file up to there is recorded by then.
+    def leave_Module(self, original_node: cst.Module) -> None:
+        self._block(original_node.body)
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
+        self._block(original_node.body)
+
+    def _block(self, statements: Sequence[cst.BaseStatement]) -> None:
+        for position, statement in enumerate(statements):
+            if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+                continue
+            small = statement.body[0]
+            name = None
+            if (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
+                    and self._host_copy(small.value) is not None):
+                name = small.targets[0].target.value
+            elif isinstance(small, cst.Expr):
+                name = self._pinned_copy(small.value)
+            if name is not None:
+                self._follow(name, statements[position + 1:])
+
+    def _follow(self, name: str, rest: Sequence[cst.BaseStatement]) -> None:
+        """Report the first host read of `name` in `rest` that nothing before it can have waited for."""
+        for index, statement in enumerate(rest):
+            smalls: list[cst.CSTNode] = list(statement.body) if isinstance(statement, cst.SimpleStatementLine) else [statement]
+            for small in smalls:
+                if _waits(small, name):
+                    return  # (in a statement that also reads `name`, the wait may come first)
+                read = self._read_of(name, small)
+                if read is not None:
+                    # `a = y.numpy()` shares the buffer: a wait later in the block may come before `a` is used
+                    if not (self._is_view_read(read) and any(_waits(s, name) for s in rest[index + 1:])):
+                        self._report_read(read, name)
+                    return
+                if name in _bound_by(small):
+                    return
+
+    def _read_of(self, name: str, root: cst.CSTNode) -> Optional[cst.Call]:
+        for node in _walk(root):
+            if not isinstance(node, cst.Call):
+                continue
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value in _READ_METHODS:
+                if _is_name(_chain_root(func.value), name):
+                    return node
+            callee = dotted_name(func) or ""
+            last = callee.rsplit(".", 1)[-1]
+            if callee in _HOST_BUILTINS or (last in _NUMPY_READS and callee.split(".")[0] in ("np", "numpy")):
+                if any(_is_name(_chain_root(arg.value), name) for arg in node.args):
+                    return node
+        return None
+
+    @staticmethod
+    def _is_view_read(read: cst.Call) -> bool:
+        name = dotted_name(read.func) or ""
+        return name.rsplit(".", 1)[-1] in _VIEW_READS
+
+    def _report_read(self, read: cst.Call, what: str) -> None:
+        if id(read) in self._reported:
+            return
+        self._reported.add(id(read))
+        self.report(read, f"`{what}` is read on the host after a `non_blocking=True` copy to the CPU with no"
+                          f" synchronize in between: it may hold zeros or stale values; call"
+                          f" `torch.cuda.synchronize()` (or an event's `.synchronize()`) before reading it")
+
+
+def _is_name(expr: cst.BaseExpression, name: str) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == name
+
+
+def _is_pinned(value: cst.BaseExpression) -> bool:
+    """`torch.empty(..., pin_memory=True)`, `x.pin_memory()`."""
+    if not isinstance(value, cst.Call):
+        return False
+    flag = keyword(value, "pin_memory")
+    if flag is not None:
+        return _is_true(flag.value)
+    return isinstance(value.func, cst.Attribute) and value.func.attr.value == "pin_memory"
+
+
+def _waits(root: cst.CSTNode, name: str) -> bool:
+    """May this code wait for the GPU? (A call that synchronizes, or a host read of a value other than
+    `name`, which is on the host already: reading a GPU tensor waits for its stream.)"""
+    for node in _walk(root):
+        if not isinstance(node, cst.Call):
+            continue
+        callee = dotted_name(node.func) or ""
+        if isinstance(node.func, cst.Attribute):
+            method = node.func.attr.value
+            if _is_name(_chain_root(node.func.value), name) and method != "synchronize":
+                continue
+            if method in _WAITING_METHODS:
+                return True
+            if method in ("to", "copy_"):
+                flag = keyword(node, "non_blocking")
+                if flag is None or not _is_true(flag.value):
+                    return True  # a blocking copy waits for the stream, the pending copy included
+        elif callee in _HOST_BUILTINS and any(
+                not isinstance(arg.value, _LITERALS) and not _is_name(_chain_root(arg.value), name) for arg in node.args):
+            return True
+    return False
+
+
+_LITERALS = (cst.SimpleString, cst.Integer, cst.Float, cst.ConcatenatedString, cst.FormattedString)
+
+
+def _bound_by(root: cst.CSTNode) -> set[str]:
+    names: set[str] = set()
+    for node in _walk(root):
+        if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name):
+            names.add(node.target.value)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)) and isinstance(node.target, cst.Name):
+            names.add(node.target.value)
+    return names

@@ -1,0 +1,118 @@
+"""DEV009 — unindexed CUDA in a distributed script that never pins its rank to a GPU.
+
+Each case is a snippet and the exact `(line, col, code)` reports DEV009 gives on it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.cases import cases_for, reports
+
+case = cases_for("DEV009")
+
+HEAD = "import os\nimport torch\nimport torch.distributed as dist"
+
+FLAGGED = [
+    case("cuda_method_after_init_process_group", HEAD + """
+dist.init_process_group("nccl")
+model = torch.nn.Linear(2, 2).cuda()
+""", [(5, 9)]),
+    case("torch_device_cuda_where_the_process_group_starts", """
+import torch
+from torch.distributed import init_process_group
+from torch.nn.parallel import DistributedDataParallel as DDP
+init_process_group("nccl")
+device = torch.device("cuda")
+model = DDP(torch.nn.Linear(2, 2).to(device))
+""", [(5, 10)]),
+    case("availability_guard_does_not_pick_the_rank", HEAD + """
+local_rank = int(os.environ["LOCAL_RANK"])
+device = "cuda" if torch.cuda.is_available() else "cpu"
+""", [(5, 10)]),
+    case("device_keyword_and_to_and_map_location", HEAD + """
+dist.init_process_group("nccl")
+x = torch.zeros(3, device="cuda")
+y = x.to("cuda")
+state = torch.load("ckpt.pt", map_location="cuda")
+""", [(5, 27), (6, 10), (7, 44)]),
+    case("a_function_that_returns_the_device", HEAD + """
+dist.init_process_group("nccl")
+def get_device():
+    return "cuda" if torch.cuda.is_available() else "cpu"
+""", [(6, 12)]),
+]
+
+CLEAN = [
+    case("set_device_pins_the_rank", HEAD + """
+local_rank = int(os.environ["LOCAL_RANK"])
+torch.cuda.set_device(local_rank)
+dist.init_process_group("nccl")
+model = torch.nn.Linear(2, 2).cuda()
+""", []),
+    case("accelerator_set_device_index_pins_the_rank", HEAD + """
+dist.init_process_group("nccl")
+torch.accelerator.set_device_index(int(os.environ["LOCAL_RANK"]))
+model = torch.nn.Linear(2, 2).cuda()
+""", []),
+    case("indexed_devices_are_fine", HEAD + """
+local_rank = int(os.environ["LOCAL_RANK"])
+dist.init_process_group("nccl")
+model = torch.nn.Linear(2, 2).cuda(local_rank)
+x = torch.zeros(3, device=f"cuda:{local_rank}")
+d = torch.device("cuda", local_rank)
+""", []),
+    case("ddp_wrapping_alone_leaves_the_rank_set_up_elsewhere", """
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+def wrap(model):
+    return DDP(model.cuda())
+""", []),
+    case("a_file_that_does_not_start_distributed_training", """
+import torch
+model = torch.nn.Linear(2, 2).cuda()
+device = torch.device("cuda")
+""", []),
+    case("a_launcher_that_pins_the_device", HEAD + """
+from accelerate import Accelerator
+dist.init_process_group("nccl")
+model = torch.nn.Linear(2, 2).cuda()
+""", []),
+    case("cuda_visible_devices_per_rank", HEAD + """
+os.environ["CUDA_VISIBLE_DEVICES"] = os.environ["LOCAL_RANK"]
+dist.init_process_group("nccl")
+model = torch.nn.Linear(2, 2).cuda()
+""", []),
+    case("init_process_group_with_device_id", HEAD + """
+dist.init_process_group("nccl", device_id=torch.device("cuda", int(os.environ["LOCAL_RANK"])))
+model = torch.nn.Linear(2, 2).cuda()
+""", []),
+    case("rank_zero_only_code_uses_gpu_zero_rightly", HEAD + """
+dist.init_process_group("nccl")
+if dist.get_rank() == 0:
+    probe = torch.zeros(1).cuda()
+""", []),
+    case("the_single_process_branch", HEAD + """
+def main(args):
+    if args.distributed:
+        dist.init_process_group("nccl")
+    else:
+        model = torch.nn.Linear(2, 2).cuda()
+""", []),
+    case("comparisons_and_device_types_are_not_devices", HEAD + """
+dist.init_process_group("nccl")
+def f(x):
+    same = x.device == torch.device("cuda")
+    with torch.autocast("cuda"):
+        return same
+""", []),
+    case("torch_cuda_module_is_not_a_move", HEAD + """
+dist.init_process_group("nccl")
+n = torch.cuda.device_count()
+""", []),
+]
+
+
+@pytest.mark.parametrize("snippet, expected", FLAGGED + CLEAN)
+def test_dev009(snippet, expected):
+    assert reports("DEV009", snippet) == expected

@@ -1,0 +1,199 @@
+"""DEV010 — a host read of a `non_blocking=True` copy to the CPU with no synchronize in between.
+
+Each case is a snippet and the exact `(line, col, code)` reports DEV010 gives on it; the report
+points at the read.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.cases import cases_for, reports
+
+case = cases_for("DEV010")
+
+FLAGGED = [
+    case("tolist_after_the_copy", """
+import torch
+def f(x):
+    y = x.to("cpu", non_blocking=True)
+    return y.tolist()
+""", [(4, 12)]),
+    case("read_chained_onto_the_copy", """
+import torch
+def f(x):
+    return x.to(torch.device("cpu"), non_blocking=True).numpy()
+""", [(3, 12)]),
+    case("device_keyword_and_builtins", """
+import torch
+def f(x):
+    y = x.to(device="cpu", non_blocking=True)
+    print("loss", y)
+""", [(4, 5)]),
+    case("float_of_an_indexed_element", """
+import torch
+def f(x):
+    y = x.to("cpu", non_blocking=True)
+    return float(y[0])
+""", [(4, 12)]),
+    case("read_in_a_nested_block_later", """
+import torch
+def f(x, verbose):
+    y = x.to("cpu", non_blocking=True)
+    if verbose:
+        print(y.item())
+""", [(5, 9)]),
+    case("copy_into_a_pinned_buffer", """
+import torch
+def f(x):
+    buf = torch.empty(4, pin_memory=True)
+    buf.copy_(x, non_blocking=True)
+    return buf.tolist()
+""", [(5, 12)]),
+    case("module_level_script", """
+import torch as th
+y = th.load("t.pt", map_location="cuda").to(th.device("cpu"), non_blocking=True)
+print(y)
+""", [(3, 1)]),
+    case("numpy_array_copies_the_values_now", """
+import numpy as np
+import torch
+def f(x):
+    y = x.to("cpu", non_blocking=True)
+    a = np.array(y)
+    torch.cuda.synchronize()
+    return a
+""", [(5, 9)]),
+    case("numpy_module_reads", """
+import numpy as np
+import torch
+def f(x):
+    y = x.to("cpu", non_blocking=True)
+    return np.asarray(y)
+""", [(5, 12)]),
+]
+
+CLEAN = [
+    case("synchronize_between", """
+import torch
+def f(x):
+    y = x.to("cpu", non_blocking=True)
+    torch.cuda.synchronize()
+    return y.tolist()
+""", []),
+    case("accelerator_synchronize_between", """
+import torch
+def f(x):
+    y = x.to("cpu", non_blocking=True)
+    torch.accelerator.synchronize()
+    return y.tolist()
+""", []),
+    case("event_synchronize_between", """
+import torch
+def f(x):
+    y = x.to("cpu", non_blocking=True)
+    done = torch.cuda.Event()
+    done.record()
+    done.synchronize()
+    return y.tolist()
+""", []),
+    case("stream_synchronize_between", """
+import torch
+def f(x):
+    y = x.to("cpu", non_blocking=True)
+    torch.cuda.current_stream().synchronize()
+    return y.tolist()
+""", []),
+    case("blocking_copy", """
+import torch
+def f(x):
+    y = x.to("cpu")
+    return y.tolist()
+""", []),
+    case("non_blocking_false", """
+import torch
+def f(x):
+    y = x.to("cpu", non_blocking=False)
+    return y.tolist()
+""", []),
+    case("source_on_the_cpu_already", """
+import torch
+def f():
+    x = torch.zeros(3)
+    y = x.to("cpu", non_blocking=True)
+    return y.tolist()
+""", []),
+    case("module_level_source_on_the_cpu", """
+import torch as th
+x = th.zeros(3)
+y = x.to(th.device("cpu"), non_blocking=True)
+print(y)
+""", []),
+    case("source_taken_to_the_cpu_before", """
+import torch
+def f(x):
+    y = x.cpu().to("cpu", non_blocking=True)
+    return y.tolist()
+""", []),
+    case("another_host_read_waits_for_the_stream", """
+import torch
+def f(x, n):
+    y = x.to("cpu", non_blocking=True)
+    k = n.item()
+    return y[:k].tolist()
+""", []),
+    case("a_copy_to_the_gpu_is_not_a_host_read", """
+import torch
+def f(x):
+    y = x.to("cuda", non_blocking=True)
+    return y.sum()
+""", []),
+    case("rebound_before_the_read", """
+import torch
+def f(x, z):
+    y = x.to("cpu", non_blocking=True)
+    y = z
+    return y.tolist()
+""", []),
+    case("copy_into_a_pageable_buffer_is_synchronous", """
+import torch
+def f(x):
+    buf = torch.empty(4)
+    buf.copy_(x, non_blocking=True)
+    return buf.tolist()
+""", []),
+    case("numpy_view_read_later_after_a_synchronize", """
+import torch
+def f(x):
+    y = x.to("cpu", non_blocking=True)
+    a = y.numpy()
+    torch.cuda.synchronize()
+    return a
+""", []),
+    case("a_list_of_views_is_not_read_yet", """
+import torch
+def f(x):
+    y = x.to("cpu", non_blocking=True)
+    rows = list(y)
+    torch.cuda.synchronize()
+    return [r.tolist() for r in rows]
+""", []),
+    case("returned_for_the_caller_to_read", """
+import torch
+def f(x):
+    return x.to("cpu", non_blocking=True)
+""", []),
+]
+
+
+@pytest.mark.parametrize("snippet, expected", FLAGGED + CLEAN)
+def test_dev010(snippet, expected):
+    assert reports("DEV010", snippet) == expected
+
+
+def test_the_message_says_what_to_add_and_no_fix_is_offered():
+    from devlint import lint_source
+
+    (diagnostic,) = lint_source("import torch\ndef f(x):\n    return x.to('cpu', non_blocking=True).tolist()\n", "a.py")
+    assert "torch.cuda.synchronize()" in diagnostic.message
+    assert diagnostic.fix is None
