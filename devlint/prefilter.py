@@ -50,8 +50,13 @@ _GAP = r"\s*(?:#[^\r\n]*[\r\n]\s*)*"
 
 
 def words(*names: str) -> "re.Pattern[str]":
-    """Any of `names` as a whole name token."""
-    return re.compile(r"\b(?:%s)\b" % "|".join(re.escape(name) for name in sorted(names)))
+    """Any of `names` as a whole name token.
+
+    Written as `name(?<!\\wname)\\b` rather than `\\b(?:name)\\b`, which means the same: a pattern
+    that starts with the name's letters lets `re` skip to where they occur, where a leading `\\b` is
+    tried at every position (20 times slower over the corpus)."""
+    alternatives = "|".join(f"{re.escape(name)}(?<!\\w{re.escape(name)})" for name in sorted(names))
+    return re.compile(rf"(?:{alternatives})\b")
 
 
 def method_call(*names: str) -> "re.Pattern[str]":
@@ -79,4 +84,11 @@ def _found(token: Token, texts: Sequence[str]) -> bool:
 def prefilter(source: str, rules: Sequence["RuleEntry"]) -> list["RuleEntry"]:
     """The rules that could report on `source`: those whose every token is in the text."""
     texts = (source, _without_continuations(source)) if "\\" in source else (source,)
-    return [entry for entry in rules if all(_found(token, texts) for token in entry.rule.tokens)]
+    found: dict[Token, bool] = {}  # rules share tokens (`torch`, the device strings): search each once
+
+    def has(token: Token) -> bool:
+        if token not in found:
+            found[token] = _found(token, texts)
+        return found[token]
+
+    return [entry for entry in rules if all(has(token) for token in entry.rule.tokens)]

@@ -13,7 +13,7 @@ and on generated programs.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 import libcst as cst
 
@@ -133,3 +133,14 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
         elif kind == 2:
             result.extend(child for child in value if (_KIND.get(type(child)) or _kind(child)) == 1)
     return result
+
+
+def own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`root` and the nodes below it, without those of nested functions, classes and lambdas (they
+    run later, if at all); `root` itself is entered whatever it is."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        if node is root or not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(children(node))

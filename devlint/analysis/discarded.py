@@ -15,6 +15,7 @@ from typing import Optional
 
 import libcst as cst
 
+from devlint.analysis.edits import short
 from devlint.analysis.names import dotted_name, target_names
 from devlint.analysis.narrowing import Narrowing
 from devlint.analysis.torch_names import TorchNames
@@ -289,11 +290,6 @@ def _is_parameter_attr(types: TypeOracle, attr: str, cls: cst.ClassDef) -> bool:
                 return True
     return False
 
-
-def short(text: str) -> str:
-    """Code for a one-line message: whitespace collapsed, at most 40 characters."""
-    text = " ".join(text.split())
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 # `nn.Parameter(t).to(d)` / `.cuda()`: a move of a Parameter returns a plain tensor (unless it moves nothing).

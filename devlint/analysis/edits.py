@@ -84,3 +84,9 @@ def shown_code(description: str, node: cst.CSTNode, after: str = "") -> str:
     description is one line)."""
     text = code_of(node)
     return f"{description}: `{text}{after}`" if "\n" not in text else description
+
+
+def short(text: str, width: int = 40) -> str:
+    """Code for a one-line message: whitespace collapsed, at most `width` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 3] + "..."

@@ -31,10 +31,11 @@ import libcst as cst
 
 from devlint.analysis.context import FileContext
 from devlint.analysis.devices import shows_accelerator
+from devlint.analysis.edits import short
 from devlint.analysis.factories import FACTORIES, LIKE_FACTORIES, is_dtype_only_move, move_target
 from devlint.analysis.names import dotted_name, keyword, string_value
 from devlint.analysis.types import TENSOR_METHODS, Kind
-from devlint.walk import children
+from devlint.walk import children, own_nodes
 
 Scope = Union[cst.FunctionDef, cst.Module]
 
@@ -249,7 +250,7 @@ class Placement:
                     self._forget_bound(child, env)
 
     def _forget_bound(self, node: cst.CSTNode, env: _Env) -> None:
-        for inner in _walk(node):
+        for inner in own_nodes(node):
             if isinstance(inner, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign)):
                 for name in _stored_names(inner.target):
                     env[name] = OTHER
@@ -457,12 +458,12 @@ class Placement:
                 return None
             grad = keyword(call, "requires_grad")
             text = self.ctx.module.code_for_node(device.value)
-            return Placed(f"made with `device={_short(text)}`", True,
+            return Placed(f"made with `device={short(text, 30)}`", True,
                           grad is not None and not (isinstance(grad.value, cst.Name) and grad.value.value == "False"))
         if name in LIKE_FACTORIES:
             device = keyword(call, "device")
             if device is not None:
-                return Placed(f"made with `device={_short(self.ctx.module.code_for_node(device.value))}`", True,
+                return Placed(f"made with `device={short(self.ctx.module.code_for_node(device.value), 30)}`", True,
                               False) if self._is_accelerator(device.value, env) else None
             return replace(args[0], may_require_grad=False) if args and args[0] is not None else None
         if name in _TORCH_NOT_PLACED or name.startswith(("cuda.", "distributed.", "jit.", "utils.", "backends.")):
@@ -472,10 +473,10 @@ class Placement:
         placed = [a for a in args if a is not None]
         if not placed:
             return None
-        short = name.rsplit(".", 1)[-1]
+        leaf = name.rsplit(".", 1)[-1]
         if name in ("tensor", "as_tensor") and not placed[0].is_tensor:
             return None  # data with tensors in it: `torch.tensor([t1, t2])` copies them to the host first
-        return Placed(placed[0].how, short not in _TORCH_TUPLE_RESULTS,
+        return Placed(placed[0].how, leaf not in _TORCH_TUPLE_RESULTS,
                       any(a.may_require_grad for a in placed) and name not in ("tensor", "as_tensor"))
 
     def _move(self, call: cst.Call, env: _Env) -> Optional[str]:
@@ -488,7 +489,7 @@ class Placement:
         target = move_target(call, self.torch)
         if target is None or not self._is_accelerator(target, env):
             return None
-        return f"moved with `.to({_short(self.ctx.module.code_for_node(target))})`"
+        return f"moved with `.to({short(self.ctx.module.code_for_node(target), 30)})`"
 
     def _is_accelerator(self, target: cst.BaseExpression, env: _Env) -> bool:
         """A device the code shows may be an accelerator, or the device of (or a tensor) placed here."""
@@ -508,7 +509,7 @@ _DEVICE_WORDS = re.compile(r"device|cuda|gpu|cpu|accelerat|mps", re.IGNORECASE)
 def _tests_device(test: cst.BaseExpression) -> bool:
     """Does an `if` test ask where something is (`x.is_cuda`, `x.device.type == "cpu"`, `device != "cpu"`,
     `torch.cuda.is_available()`, `use_gpu`)? Its branches may each run only where that holds."""
-    for node in _walk(test):
+    for node in own_nodes(test):
         if isinstance(node, cst.Name) and _DEVICE_WORDS.search(node.value):
             return True
         if isinstance(node, cst.SimpleString) and _DEVICE_WORDS.search(node.value):
@@ -534,18 +535,6 @@ def _stored_names(target: cst.CSTNode) -> list[str]:
     return []
 
 
-def _walk(root: cst.CSTNode):  # type: ignore[no-untyped-def]
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or node is root:
-            stack.extend(children(node))
-
-
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= 30 else text[:27] + "..."
 
 
 __all__ = ["OTHER", "Placed", "Placement"]

@@ -10,8 +10,8 @@ from typing import ClassVar, Optional
 
 import libcst as cst
 
-from devlint.analysis.discarded import BareCall, Discarded, binding_loop, discarded_result, is_raises_context, short
-from devlint.analysis.edits import shown_code
+from devlint.analysis.discarded import BareCall, Discarded, binding_loop, discarded_result, is_raises_context
+from devlint.analysis.edits import short, shown_code
 from devlint.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from devlint.analysis.discarded import BareCall, Discarded, parameter_moved, short
+from devlint.analysis.discarded import BareCall, Discarded, parameter_moved
+from devlint.analysis.edits import short
 from devlint.prefilter import method_call
 from devlint.rules._discarded import DiscardedResultVisitor, discarded_message, owner_text
 from devlint.rules.base import FixSafety, Rule

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Optional
 
 import libcst as cst
 
@@ -15,7 +15,7 @@ from devlint.diagnostics import Applicability
 from devlint.prefilter import words
 from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
 from devlint.screen import host_meetings_possible
-from devlint.walk import children
+from devlint.walk import own_nodes
 
 RULE = Rule(
     code="DEV005",
@@ -179,7 +179,7 @@ def _device_fix(call: cst.Call, name: str, source: Optional[str], flow: Function
 
 def _rebound(function: cst.FunctionDef, name: str) -> bool:
     """Is parameter `name` bound again in the function to something other than a tensor op on itself?"""
-    for node in _own_nodes(function.body):
+    for node in own_nodes(function.body):
         targets: list[cst.BaseExpression] = []
         value: Optional[cst.BaseExpression] = None
         if isinstance(node, cst.Assign):
@@ -206,15 +206,6 @@ def _derives_from(value: Optional[cst.BaseExpression], name: str) -> bool:
 
 
 def _names(target: cst.BaseExpression) -> set[str]:
-    return {node.value for node in _own_nodes(target) if isinstance(node, cst.Name)} | (
+    return {node.value for node in own_nodes(target) if isinstance(node, cst.Name)} | (
         {target.value} if isinstance(target, cst.Name) else set())
 
-
-def _own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """`root` and its nodes, without those of nested functions, classes and lambdas."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or node is root:
-            stack.extend(children(node))

@@ -8,7 +8,7 @@ from typing import Optional, Union
 
 import libcst as cst
 
-from devlint.analysis.edits import shown_code
+from devlint.analysis.edits import short, shown_code
 from devlint.analysis.names import positional
 from devlint.analysis.placement import Placed, Placement
 from devlint.diagnostics import Applicability
@@ -192,7 +192,7 @@ def _is_method(ctx, function: cst.FunctionDef) -> bool:  # type: ignore[no-untyp
 
 
 def _message(module: cst.Module, call: cst.Call, found: Candidate, placed: Placed) -> str:
-    text = _short(module.code_for_node(found[1]))
+    text = short(module.code_for_node(found[1]))
     host = f"{text}.detach().cpu()" if placed.may_require_grad and not _detached(found[1]) else f"{text}.cpu()"
     function = "" if found[2] == "numpy" else module.code_for_node(call.func)
     what = f"`{text}.numpy()`" if found[2] == "numpy" else f"`{function}({text})`"
@@ -228,10 +228,6 @@ def _fix(call: cst.Call, found: Candidate, placed: Placed) -> Optional[Fix]:
         new = call.with_changes(args=args)
     return Fix(Applicability.SAFE, shown_code("Copy the tensor to the host first", new), {call: new})
 
-
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 __all__ = ["RULE", "TensorNumpyOnDevice"]
