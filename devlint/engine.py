@@ -377,10 +377,6 @@ def _add_torch_import(module: cst.Module) -> cst.Module:
     return module.with_changes(body=body)
 
 
-def lint_text(source: str, path: str = "<string>", settings: Optional[Settings] = None) -> list[Diagnostic]:
-    return analyze(source, path, settings).diagnostics
-
-
 def fix_text(source: str, path: str = "<string>", settings: Optional[Settings] = None, *,
              unsafe: bool = False, keep: Optional[Callable[[str, int, int], bool]] = None) -> FixResult:
     """Apply fixes until none applies (bounded); return the text and what is left.
