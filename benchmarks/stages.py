@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable
 
-from devlint import engine, screen
+from devlint import cst_stage, engine, screen
 from devlint.settings import Settings
 
 spent: Counter[str] = Counter()
@@ -42,9 +42,9 @@ def main() -> int:
     engine.prefilter = timer("text prefilter", engine.prefilter)  # type: ignore[assignment]
     screen.parse = timer("ast.parse (screen)", screen.parse)  # type: ignore[assignment]
     engine.screen = timer("screen (ast.parse + facts)", engine.screen)  # type: ignore[assignment]
-    engine.cst.parse_module = timer("LibCST parse", engine.cst.parse_module)  # type: ignore[assignment]
-    engine.visit_batched = timer("traversal (context + rule visitors)", engine.visit_batched)  # type: ignore
-    engine._positions = timer("positions (files with reports)", engine._positions)  # type: ignore[assignment]
+    cst_stage.cst.parse_module = timer("LibCST parse", cst_stage.cst.parse_module)  # type: ignore[assignment]
+    cst_stage.visit_batched = timer("traversal (context + rule visitors)", cst_stage.visit_batched)  # type: ignore
+    cst_stage._positions = timer("positions (files with reports)", cst_stage._positions)  # type: ignore[assignment]
     settings = Settings(select=("DEV",))
     files = sorted(p for root in args.roots for p in Path(root).rglob("*.py") if p.is_file())
     reports = 0

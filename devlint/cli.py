@@ -277,7 +277,6 @@ def _check(args: argparse.Namespace) -> int:
     from devlint.files import UsageError, discover
     from devlint.baseline import Baseline, write_baseline
     from devlint.report import EDIT_FORMATS, FORMATS, STREAMED_FORMATS, Context
-    from devlint.report.full import colour_wanted
     from devlint.report.paths import repository_root
     from devlint.runner import Mode, run
 
@@ -319,8 +318,13 @@ def _check(args: argparse.Namespace) -> int:
     streaming = (format_name in STREAMED_FORMATS
                  and not (args.diff or args.write_baseline or baseline or args.fix_only or args.add_noqa))
     out = sys.stdout
-    context = Context(unsafe_fixes=settings.unsafe_fixes, show_fixes=show_fixes,
-                      colour=format_name == "full" and colour_wanted(out), root=repository_root(settings.root))
+    colour = False
+    if format_name == "full":  # its module only when it is the format
+        from devlint.report.full import colour_wanted
+
+        colour = colour_wanted(out)
+    context = Context(unsafe_fixes=settings.unsafe_fixes, show_fixes=show_fixes, colour=colour,
+                      root=repository_root(settings.root))
     diagnostics = []
     counts: Counter = Counter()
     files_with_reports = 0

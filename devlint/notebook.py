@@ -27,11 +27,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Optional, Sequence
 
-import libcst as cst
-
 from devlint.diagnostics import Diagnostic, Edit, FixResult
 from devlint.engine import Analysis, analyze, fix_text
-from devlint.engine import _syntax_error as syntax_error_report
 from devlint.files import SourceError, read_bytes
 from devlint.settings import SYNTAX_ERROR_CODE, Settings
 
@@ -354,6 +351,10 @@ def _analysable(notebook: Notebook, settings: Settings, with_fixes: bool = False
     analysis = analyze(notebook.module, path, settings, with_fixes=with_fixes)
     if analysis.module is not None or analysis.skipped:
         return notebook.module, [], set(), analysis
+    import libcst as cst  # the joined module reached LibCST and failed there: it is imported already
+
+    from devlint.cst_stage import syntax_error
+
     lines = split_lines(notebook.module)
     broken: list[Diagnostic] = []
     blanked: set[int] = set()
@@ -363,7 +364,7 @@ def _analysable(notebook: Notebook, settings: Settings, with_fixes: bool = False
         try:
             cst.parse_module(text)
         except (cst.ParserSyntaxError, RecursionError, MemoryError, ValueError) as error:
-            error_report = syntax_error_report(path, text, error)
+            error_report = syntax_error(path, text, error)
             line = cell.first_line - 1 + max(1, min(error_report.line, cell.line_count))
             broken.append(replace(error_report, line=line, end_line=line))
             for i in span:

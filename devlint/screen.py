@@ -26,11 +26,10 @@ import bisect
 import warnings
 from typing import TYPE_CHECKING, Callable, Iterable, Optional, Sequence
 
-from devlint.analysis.factories import (
-    CAST_METHODS, DTYPE_NAMES, FACTORIES, LEGACY_CONSTRUCTORS, LIKE_FACTORIES, SPARSE_FACTORIES,
+from devlint.analysis.vocabulary import (
+    CAST_METHODS, DTYPE_NAMES, ELEMENTWISE, FACTORIES, JOINING, LEGACY_CONSTRUCTORS, LIKE_FACTORIES,
+    SPARSE_FACTORIES, TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, device_backend, is_cuda_runtime_value,
 )
-from devlint.analysis.flow import TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, ELEMENTWISE, JOINING
-from devlint.analysis.names import device_backend, is_cuda_runtime_value
 
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.rules import RuleEntry

@@ -19,7 +19,7 @@ def expected_fix(rule_dir: Path) -> str:
     """What `devlint --fix --unsafe-fixes` makes of the fixture's bad.py: fixed.py, or, for a rule without an
     automatic fix (whose fixed.py is written by hand), bad.py unchanged."""
     from devlint.rules import get_rule
-    from devlint.rules.base import FixSafety
+    from devlint.rules.rule import FixSafety
 
     rule = get_rule(rule_dir.name.split("-", 1)[0])
     has_fix = rule is not None and rule.fix_safety is not FixSafety.NONE

@@ -150,9 +150,9 @@ def test_file_changed_on_disk_since_read_is_not_overwritten(module, monkeypatch,
 
 
 def test_fix_producing_unparsable_code_is_never_written(module, monkeypatch, capsys):
-    from devlint import cli, engine
+    from devlint import cli, cst_stage
 
-    monkeypatch.setattr(engine, "apply_fixes", lambda module, fixes, **kwargs: "def broken(:\n")
+    monkeypatch.setattr(cst_stage, "apply_fixes", lambda module, fixes, **kwargs: "def broken(:\n")
     assert cli.main(["--isolated", "--fix", "--unsafe-fixes", str(module)]) == 2
     assert module.read_text() == SAFE_AND_UNSAFE
     err = capsys.readouterr().err
@@ -160,15 +160,15 @@ def test_fix_producing_unparsable_code_is_never_written(module, monkeypatch, cap
 
 
 def test_one_unparsable_fix_leaves_the_whole_file_unchanged(module, monkeypatch, capsys):
-    from devlint import cli, engine
+    from devlint import cli, cst_stage
 
-    real_apply = engine.apply_fixes
+    real_apply = cst_stage.apply_fixes
 
     def break_the_unsafe_one(module_node, fixes, **kwargs):
         text = real_apply(module_node, fixes, **kwargs)
         return text.replace('return torch.load(path, map_location="cpu")', "return (")
 
-    monkeypatch.setattr(engine, "apply_fixes", break_the_unsafe_one)
+    monkeypatch.setattr(cst_stage, "apply_fixes", break_the_unsafe_one)
     assert cli.main(["--isolated", "--fix", "--unsafe-fixes", str(module)]) == 2
     assert module.read_text() == SAFE_AND_UNSAFE
 

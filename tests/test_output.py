@@ -16,7 +16,7 @@ import pytest
 from conftest import FIXTURES, ROOT, run_devlint
 from devlint import DOCS_URL
 from devlint.rules import all_rules
-from devlint.rules.base import FixSafety
+from devlint.rules.rule import FixSafety
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 LOAD = 'import torch\n\nmodel = torch.nn.Linear(2, 2)\nmodel.load_state_dict(torch.load("ckpt.pt"))\n'

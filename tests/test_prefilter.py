@@ -16,7 +16,7 @@ import warnings
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from devlint import engine, screen as screen_module
+from devlint import cst_stage, engine, screen as screen_module
 from devlint.engine import analyze, enabled_rules
 from devlint.flake8 import Plugin
 from devlint.prefilter import prefilter
@@ -209,7 +209,7 @@ def test_a_file_without_any_rule_tokens_is_not_parsed(monkeypatch):
     def no_parse(*args, **kwargs):
         raise AssertionError("parsed")
 
-    monkeypatch.setattr(engine.cst, "parse_module", no_parse)
+    monkeypatch.setattr(cst_stage.cst, "parse_module", no_parse)
     assert analyze("import torch\nx = torch.relu(y)\n", "a.py", ALL).diagnostics == []
 
 
@@ -269,7 +269,7 @@ def test_a_file_whose_ast_holds_no_candidate_is_not_parsed(monkeypatch):
     def no_parse(*args, **kwargs):
         raise AssertionError("parsed")
 
-    monkeypatch.setattr(engine.cst, "parse_module", no_parse)
+    monkeypatch.setattr(cst_stage.cst, "parse_module", no_parse)
     result = analyze(source, "a.py", ALL)
     assert result.diagnostics == [] and result.skipped
 
@@ -298,5 +298,5 @@ def test_the_flake8_plugin_screens_with_the_tree_flake8_parsed(monkeypatch):
         raise AssertionError("parsed again")
 
     monkeypatch.setattr(screen_module, "parse", no_parse)
-    monkeypatch.setattr(engine.cst, "parse_module", no_parse)
+    monkeypatch.setattr(cst_stage.cst, "parse_module", no_parse)
     assert list(Plugin(tree, source.splitlines(keepends=True), "a.py").run()) == []

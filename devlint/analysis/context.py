@@ -18,7 +18,8 @@ from devlint.analysis.torch_names import TorchNames
 
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.analysis.types import TypeOracle
-    from devlint.rules.base import Fix, Rule
+    from devlint.rules.base import Fix
+    from devlint.rules.rule import Rule
 
 ScopeNode = Union[cst.Module, cst.ClassDef, cst.FunctionDef]
 

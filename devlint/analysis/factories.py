@@ -8,18 +8,10 @@ import libcst as cst
 
 from devlint.analysis.names import dotted_name, keyword, positional, string_value
 from devlint.analysis.torch_names import TorchNames
+from devlint.analysis.vocabulary import (
+    CAST_METHODS, DTYPE_NAMES, FACTORIES, LEGACY_CONSTRUCTORS, LIKE_FACTORIES, SPARSE_FACTORIES,
+)
 
-FACTORIES = frozenset({
-    "tensor", "as_tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange",
-    "linspace", "logspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
-    "randn_like", "randint_like", "range", "empty_strided", "tril_indices", "triu_indices",
-})
-# Legacy constructors: `torch.Tensor(3)`, `torch.FloatTensor([1.0])`. Each builds a CPU tensor, from
-# sizes or from data alike, and the typed ones refuse a CUDA `device=`.
-LEGACY_CONSTRUCTORS = frozenset({
-    "Tensor", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
-    "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
-})
 # The dtype each typed legacy constructor makes, as a maintainer writes it (`torch.long`).
 LEGACY_DTYPES = {
     "FloatTensor": "float", "DoubleTensor": "double", "HalfTensor": "half", "BFloat16Tensor": "bfloat16",
@@ -29,20 +21,9 @@ LEGACY_DTYPES = {
 # Factories whose values are the same whatever dtype they are made in (0, 1, uninitialised):
 # `zeros(n).to(torch.half)` is `zeros(n, dtype=torch.half)` exactly.
 EXACT_IN_EVERY_DTYPE = frozenset({"zeros", "ones", "empty", "eye"})
-# Sparse constructors take their device from their indices and values unless given `device=`.
-SPARSE_FACTORIES = frozenset({"sparse_coo_tensor", "sparse_csr_tensor"})
-LIKE_FACTORIES = frozenset(name for name in FACTORIES if name.endswith("_like"))
 # Factories whose values come from the random number generator of the device they run on:
 # creating them on another device gives other numbers.
 RANDOM_FACTORIES = frozenset({"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like"})
-# Tensor methods that only change the dtype (or nothing about placement).
-CAST_METHODS = frozenset({"float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "char",
-                          "contiguous", "requires_grad_", "detach", "clone"})
-DTYPE_NAMES = frozenset({
-    "float", "float32", "float64", "double", "float16", "half", "bfloat16", "int", "int8", "int16", "int32",
-    "int64", "long", "short", "uint8", "bool", "complex64", "complex128", "cfloat", "cdouble", "float8_e4m3fn",
-    "float8_e5m2", "uint16", "uint32", "uint64", "qint8", "quint8",
-})
 # Devices that are the host: moving there from a CPU factory is no move at all.
 HOST_DEVICES = ("cpu",)
 

@@ -26,21 +26,9 @@ from devlint.analysis.factories import (
 )
 from devlint.analysis.names import dotted_name, keyword, named_parameters, positional
 from devlint.analysis.torch_names import TorchNames
+from devlint.analysis.vocabulary import ELEMENTWISE, JOINING, TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS
 from devlint.walk import children
 
-# Torch functions whose tensor arguments must share a device (as `torch.f(...)` or `t.f(...)`).
-# For the element-wise ones a 0-dim CPU tensor may mix with any device.
-JOINING = frozenset({
-    "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "index_select", "gather",
-    "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill", "masked_scatter",
-    "masked_select", "take_along_dim", "bmm", "mm", "matmul", "einsum", "bucketize", "searchsorted", "cdist",
-    "index_put", "masked_fill", "where", "block_diag", "cartesian_prod",
-})
-ELEMENTWISE = frozenset({
-    "add", "sub", "mul", "div", "true_divide", "floor_divide", "maximum", "minimum", "eq", "ne", "lt", "le", "gt",
-    "ge", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "lerp", "addcmul", "addcdiv",
-    "fmod", "remainder", "pow", "atan2", "hypot", "masked_fill", "where", "clamp", "clip",
-})
 # Of the joining functions, those where a 0-dim tensor is still refused (it is joined, not broadcast).
 _NO_SCALARS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
                          "index_select", "gather", "scatter", "scatter_add", "take_along_dim", "bmm", "mm",
@@ -62,20 +50,6 @@ _TORCH_NON_TENSOR = frozenset({
     "is_tensor", "numel", "device", "dtype", "Size", "finfo", "iinfo", "manual_seed", "no_grad", "load", "save",
     "Generator", "get_default_dtype", "is_floating_point", "is_complex", "set_grad_enabled", "autocast",
     "broadcast_shapes", "typename", "compile", "jit.script", "jit.trace",
-})
-# Evidence that a parameter is a tensor: methods no list, dict, str or NumPy array has.
-TENSOR_ONLY_METHODS = frozenset({
-    "size", "dim", "view", "view_as", "unsqueeze", "permute", "contiguous", "detach", "expand", "expand_as",
-    "masked_fill", "masked_fill_", "index_select", "gather", "scatter", "scatter_", "narrow", "float", "long",
-    "int", "bool", "half", "bfloat16", "type_as", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor",
-    "numel", "softmax", "log_softmax", "sigmoid", "unbind", "masked_select", "to", "cuda", "cpu", "is_cuda",
-    "unfold", "bmm", "matmul", "clamp", "clamp_min", "clamp_max", "index_add", "index_add_", "zero_", "fill_",
-    "repeat_interleave", "flip", "roll", "topk", "norm", "exp", "sqrt", "log", "abs", "neg", "pow", "eq", "ne",
-    "lt", "gt", "le", "ge", "logical_not", "mul", "add", "sub", "div", "square", "rsqrt", "relu", "tanh",
-    "element_size", "data_ptr", "numpy", "item", "chunk", "transpose", "t", "reshape", "squeeze", "flatten",
-})
-TENSOR_ATTRIBUTES = frozenset({
-    "shape", "device", "dtype", "is_cuda", "ndim", "T", "mT", "grad", "requires_grad", "data",
 })
 # Evidence that an element of a sequence parameter is a tensor: calls NumPy arrays and Python
 # numbers do not have (`.size` and `.shape` are NumPy's too), and `.device`.

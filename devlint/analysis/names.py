@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from typing import Iterator, Optional
 
 import libcst as cst
 
+from devlint.analysis.vocabulary import RUNTIME_CUDA, device_backend
 from devlint.walk import children
 
 
@@ -50,21 +50,6 @@ def is_cuda_value(value: str) -> bool:
     return device_backend(value) == "cuda"
 
 
-ACCELERATOR_BACKENDS = ("cuda", "mps", "xpu")
-
-
-def device_backend(value: str) -> Optional[str]:
-    """The accelerator backend a string literal's value names as a device: `"cuda"`, `"cuda:N"`,
-    `"mps"`, `"mps:0"`, `"xpu"`, `"xpu:N"` (spaces around allowed); None for anything else."""
-    backend, colon, index = value.strip().partition(":")
-    if backend in ACCELERATOR_BACKENDS and (not colon or index.isdigit()):
-        return backend
-    return None
-
-
-_RUNTIME_CUDA = re.compile(r"cuda:(%[dis]|\{[A-Za-z_0-9.]*\})")
-
-
 def is_cuda_device_expr(expr: cst.BaseExpression) -> bool:
     """A CUDA device string built at run time: `"cuda:%d" % i`, `f"cuda:{i}"`, `"cuda:" + str(i)`,
     `"cuda:{}".format(i)`."""
@@ -75,21 +60,15 @@ def is_cuda_device_expr(expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.BinaryOperation):
         left = string_value(expr.left)
         if isinstance(expr.operator, cst.Modulo):
-            return left is not None and bool(_RUNTIME_CUDA.fullmatch(left.strip()))
+            return left is not None and bool(RUNTIME_CUDA.fullmatch(left.strip()))
         if isinstance(expr.operator, cst.Add):
             return left is not None and left.strip() == "cuda:"
         return False
     if (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "format"
             and expr.args):
         template = string_value(expr.func.value)
-        return template is not None and bool(_RUNTIME_CUDA.fullmatch(template.strip()))
+        return template is not None and bool(RUNTIME_CUDA.fullmatch(template.strip()))
     return False
-
-
-def is_cuda_runtime_value(template: str) -> bool:
-    """The literal part of a run-time CUDA device string, as `ast` sees it (for the screen)."""
-    template = template.strip()
-    return template == "cuda:" or bool(_RUNTIME_CUDA.fullmatch(template))
 
 
 def keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:

@@ -41,6 +41,7 @@ import libcst as cst
 from devlint.analysis.classes import ClassTable
 from devlint.analysis.names import dotted_name, string_value, target_names
 from devlint.analysis.torch_names import TorchNames
+from devlint.analysis.vocabulary import CONVERSIONS
 from devlint.walk import children
 
 
@@ -75,11 +76,6 @@ TENSOR_METHODS = frozenset({
     "is_contiguous", "element_size", "storage", "data_ptr", "backward", "requires_grad_", "retain_grad",
     "is_pinned", "pin_memory",
 })
-# Methods that return a converted copy of a tensor (DEV007); a module's `float`, `half`, `double`,
-# `bfloat16` and `type` convert it in place. Called as a statement of its own, one of these (or a
-# move, DEV001) is what the rules judge, so it is no evidence of what its receiver is.
-CONVERSIONS = frozenset({"float", "half", "double", "bfloat16", "long", "int", "bool", "type", "contiguous",
-                         "detach", "clone"})
 _BARE_NOT_EVIDENCE = CONVERSIONS | {"to", "cuda", "cpu", "pin_memory"}
 # Attributes only tensors have (modules have none of these).
 TENSOR_ATTRIBUTES = frozenset({"shape", "ndim", "T", "mT", "grad", "is_cuda", "requires_grad", "grad_fn", "is_leaf"})

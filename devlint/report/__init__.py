@@ -1,15 +1,16 @@
 """Output formats: one module each; `FORMATS` maps the `--output-format` name to a renderer.
 
 A renderer takes the sorted diagnostics and the `Context` of the run and returns the text to
-print on stdout."""
+print on stdout. A format's module is imported when the format is used: a run pays only for its
+own (tests/test_startup.py)."""
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 from devlint.diagnostics import Diagnostic
-from devlint.report import full, github, gitlab, json, junit, sarif, text
 
 
 @dataclass(frozen=True)
@@ -25,16 +26,34 @@ class Context:
 
 Renderer = Callable[[Sequence[Diagnostic], Context], str]
 
-FORMATS: dict[str, Renderer] = {
-    "concise": text.render,
-    "full": full.render,
-    "json": json.render,
-    "json-lines": json.render_lines,
-    "sarif": sarif.render,
-    "github": github.render,
-    "gitlab": gitlab.render,
-    "junit": junit.render,
-}
+
+class _Renderers(Mapping[str, Renderer]):
+    """Format name -> renderer, each imported from its module (`devlint.report.<module>`) on first use."""
+
+    def __init__(self, functions: dict[str, tuple[str, str]]) -> None:
+        self._functions = functions  # name -> (module, function)
+
+    def __getitem__(self, name: str) -> Renderer:
+        module, function = self._functions[name]
+        return getattr(importlib.import_module(f"{__name__}.{module}"), function)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._functions)
+
+    def __len__(self) -> int:
+        return len(self._functions)
+
+
+FORMATS: Mapping[str, Renderer] = _Renderers({
+    "concise": ("text", "render"),
+    "full": ("full", "render"),
+    "json": ("json", "render"),
+    "json-lines": ("json", "render_lines"),
+    "sarif": ("sarif", "render"),
+    "github": ("github", "render"),
+    "gitlab": ("gitlab", "render"),
+    "junit": ("junit", "render"),
+})
 # The name of `concise` before `full` existed: scripts that pass it keep working.
 ALIASES = {"text": "concise"}
 

@@ -1,75 +1,15 @@
-"""What a rule is: metadata (one source for `devlint rule`, the README table, SARIF) and a visitor."""
+"""What a rule's visitor is: the LibCST side of a rule (its metadata is devlint/rules/rule.py)."""
 
 from __future__ import annotations
 
-import enum
-import re
-import textwrap
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, ClassVar, Optional
+from typing import ClassVar, Optional
 
 import libcst as cst
 
 from devlint.analysis.context import FileContext, RawReport
 from devlint.diagnostics import Applicability
-
-if TYPE_CHECKING:  # pragma: no cover
-    from devlint.screen import SyntaxFacts
-
-
-class FixSafety(str, enum.Enum):
-    """What a rule's fix can be, as its page states it."""
-
-    NONE = "none"  # no automatic fix
-    SAFE = "safe"  # always safe
-    UNSAFE = "unsafe"  # always unsafe (applied only with --unsafe-fixes)
-    SOMETIMES = "sometimes"  # safe in the cases the page names, unsafe otherwise
-
-
-@dataclass(frozen=True)
-class Rule:
-    code: str
-    name: str
-    summary: str  # one line: what is wrong
-    why: str  # Why is this bad? -- two or three concrete sentences
-    example: str  # flagged code
-    instead: str  # what to write
-    fix_safety: FixSafety
-    fix: str  # what the fix does and why it has the safety it has
-    # A report needs *every* entry of `tokens` (a string, or a pattern searched for) in the
-    # text; files without them are not parsed. Must be conservative: see devlint/prefilter.py.
-    tokens: tuple["str | re.Pattern[str]", ...] = ("torch",)
-    # Could the rule report on a module with these facts (from Python's `ast`)? Files for which
-    # no rule can are not parsed by LibCST. Must be conservative too: see devlint/screen.py.
-    screen: Optional[Callable[["SyntaxFacts"], bool]] = None
-
-    @property
-    def url(self) -> str:
-        """The rule's page online (docs/rules/CODE.md, generated from `page()`)."""
-        from devlint.project import DOCS_URL
-
-        return f"{DOCS_URL}/{self.code}.md"
-
-    def page(self) -> str:
-        """The rule's documentation page, with ruff's headings."""
-        safety = {
-            FixSafety.NONE: "No automatic fix.",
-            FixSafety.SAFE: "Fix is safe.",
-            FixSafety.UNSAFE: "Fix is unsafe (applied with `--unsafe-fixes`).",
-            FixSafety.SOMETIMES: "Fix is safe in some cases and unsafe in others (see below).",
-        }[self.fix_safety]
-        return (
-            f"# {self.code} ({self.name})\n\n"
-            f"## What it does\n\n{_para(self.summary)}\n\n"
-            f"## Why is this bad?\n\n{_para(self.why)}\n\n"
-            f"## Example\n\n```python\n{textwrap.dedent(self.example).strip()}\n```\n\n"
-            f"## Use instead\n\n```python\n{textwrap.dedent(self.instead).strip()}\n```\n\n"
-            f"## Fix safety\n\n{safety} {_para(self.fix)}\n"
-        )
-
-
-def _para(text: str) -> str:
-    return " ".join(textwrap.dedent(text).split())
+from devlint.rules.rule import Rule
 
 
 @dataclass

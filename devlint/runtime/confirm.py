@@ -76,7 +76,7 @@ def make_plan(code: str, device: str, fixtures: Path, machine: Machine, scratch:
 
 def _has_fix(code: str) -> bool:
     from devlint.rules import get_rule
-    from devlint.rules.base import FixSafety
+    from devlint.rules.rule import FixSafety
 
     rule = get_rule(code)
     return rule is None or rule.fix_safety is not FixSafety.NONE

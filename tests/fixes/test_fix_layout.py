@@ -14,7 +14,8 @@ from devlint import engine, fix_source
 from devlint.diagnostics import Applicability
 from devlint.line_length import line_limit
 from devlint.rules import RuleEntry
-from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
+from devlint.rules.base import Fix, RuleVisitor
+from devlint.rules.rule import FixSafety, Rule
 from devlint.settings import Settings
 
 
@@ -505,7 +506,7 @@ class _Step(RuleVisitor):
 
 @pytest.fixture
 def stub_rule(monkeypatch):
-    monkeypatch.setattr(engine, "enabled_rules", lambda settings, path: [RuleEntry(_STUB, _Step)])
+    monkeypatch.setattr(engine, "enabled_rules", lambda settings, path: [RuleEntry(_STUB, __name__)])
 
 
 def test_fix_runs_again_while_a_fix_makes_another_report(stub_rule):

@@ -1,4 +1,4 @@
-"""DEV003 — hard-coded CUDA device."""
+"""DEV003 — hard-coded CUDA device: the visitor and its fix."""
 
 from __future__ import annotations
 
@@ -16,84 +16,9 @@ from devlint.analysis.names import (
 )
 from devlint.analysis.types import Kind
 from devlint.diagnostics import Applicability
-from devlint.prefilter import ACCELERATOR_STRING
-from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
-from devlint.screen import SyntaxFacts
+from devlint.rules.base import Fix, RuleVisitor
+from devlint.rules.dev003_hardcoded_cuda import RULE
 from devlint.walk import children
-
-
-def _screen(facts: SyntaxFacts) -> bool:
-    """A `"cuda"` / `"mps"` / `"xpu"` literal or a run-time `"cuda:..."` string where a device goes, or a
-    `.cuda(...)` call."""
-    return facts.accelerator_string or "cuda" in facts.methods_called
-
-
-RULE = Rule(
-    code="DEV003",
-    name="hardcoded-cuda",
-    summary='`"cuda"` (or `"mps"`, `"xpu"`) is written into a device position, or `.cuda()` is called, without a check',
-    why="""
-        Code that names CUDA unconditionally fails on CPU-only machines, in CI, and on Apple silicon
-        (`AssertionError: Torch not compiled with CUDA enabled`, or `RuntimeError: No CUDA GPUs are
-        available`). Choose the device once, from what the machine has, and pass it around. Device
-        strings built at run time (`f"cuda:{i}"`, `"cuda:%d" % i`, `"cuda:" + str(i)`) count, and so do
-        device options in a dict (`run_opts={"device": "cuda"}`, `**opts`) passed to a call. A guard is a
-        test whose outcome says CUDA is there, and only in that branch: `torch.cuda.is_available()`,
-        `torch.cuda.device_count() > 0`, a name assigned from one, a CUDA flag (`args.cuda`), an equality
-        with a CUDA device
-        (`x.device.type == "cuda"`), `isinstance(device, int)` (an int device is a CUDA index), a loop over
-        the GPUs; `if x.device != torch.device("cuda"): x = x.to("cuda")` guards nothing. Functions that
-        cannot run without CUDA anyway (they call `torch.cuda.synchronize()` or `torch.cuda.Stream()`,
-        use TensorRT, or hand a `data_ptr()` to a CUDA library) are not reported. `.cuda()` of a value a
-        function computed from its tensor input on the host (`x.cpu().cumsum(0).cuda()`) is reported even
-        under a guard: it goes to the default GPU, not back to `x.device`. Apple's `"mps"` and Intel's
-        `"xpu"` (`"xpu:N"`) are the same bug on the other backends (`NotImplementedError: Could not run
-        ... from the 'MPS' backend`, `AssertionError: Torch not compiled with XPU enabled`), guarded the
-        same way by their own checks: `torch.backends.mps.is_available()`, `torch.xpu.is_available()`,
-        `device.type == "mps"`, a flag or test named for the backend (`args.use_mps`,
-        `test_matmul_on_mps`); `torch.accelerator.is_available()` and GPU flags guard every backend, and
-        a CUDA check guards no other.
-    """,
-    example="""
-        model = Net().cuda()
-        x = torch.zeros(3, device="cuda")
-        offsets = lengths.cpu().cumsum(0).cuda()
-    """,
-    instead="""
-        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-        model = Net().to(device)
-        x = torch.zeros(3, device=device)
-        offsets = lengths.cpu().cumsum(0).to(lengths.device)
-    """,
-    fix_safety=FixSafety.UNSAFE,
-    fix="""
-        Uses the file's own device variable where one is bound at that line and shown to hold a device
-        (`device`, `DEVICE`, `dev`, or `self.device`, given a `torch.device(...)`, a device string, a
-        tensor's `.device` or a device the function resolved, or a parameter annotated as a device or
-        string; where `map_location=` is written, never one that may be an int GPU index), never a name
-        deleted before the line, never the variable the statement itself assigns, and the resolved name
-        where the function resolved its `device` argument into another. A device-named variable that is
-        not shown to hold a device means no fix. Without one, the machine's device, written for the target
-        torch version (`target-torch`, else the project's torch requirement; README, "Portability"):
-        before 2.6 or unknown, `"cuda" if torch.cuda.is_available() else "cpu"` (`"mps" if
-        torch.backends.mps.is_available() else "cpu"`; no fix for `"xpu"`, as `torch.xpu` is not in every
-        torch); from 2.6 `torch.accelerator.current_accelerator() if torch.accelerator.is_available() else
-        torch.device("cpu")`, from 2.7 `torch.accelerator.current_accelerator(check_available=True) or
-        torch.device("cpu")` (replacing a whole `torch.device("cuda")`), and where the code keeps the device
-        as a string (a device-named variable, a default, an option dict) the accelerator's type as a
-        string. An indexed device (`"cuda:1"`) keeps its backend's own check, which keeps the index. A
-        fallback that does not fit the line limit is not offered. All with the file's alias for torch
-        (adding `import torch` when the file has none). `.cuda()`
-        becomes `.to(...)`, keeping `non_blocking=` and `memory_format=`; `.cuda()` of a value computed from
-        input `x` becomes `.to(x.device)`. Unsafe: on a machine without the backend the code now runs on
-        the CPU (with `torch.accelerator`, on the accelerator the machine has) instead of failing, which
-        changes what it does. No fix for `.cuda(i)`, a two-argument
-        `torch.device("cuda", i)` or a device string built at run time (the index would be kept for a CPU
-        device).
-    """,
-    tokens=("torch", ACCELERATOR_STRING),
-    screen=_screen,
-)
 
 # Calls whose first argument is a device *type*: "cuda" there needs no CUDA device.
 _DEVICE_TYPE_CALLS = ("get_autocast_dtype", "is_autocast_enabled", "autocast", "amp.autocast",

@@ -1,4 +1,4 @@
-"""DEV008 — deprecated device-specific AMP (`torch.cuda.amp`, `torch.cpu.amp`)."""
+"""DEV008 — deprecated device-specific AMP (`torch.cuda.amp`, `torch.cpu.amp`): the visitor and its fix."""
 
 from __future__ import annotations
 
@@ -10,74 +10,9 @@ import libcst as cst
 from devlint.analysis import portable
 from devlint.analysis.names import dotted_name, has_star_args, identifiers, target_names
 from devlint.diagnostics import Applicability
-from devlint.prefilter import words
-from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
-from devlint.screen import SyntaxFacts
+from devlint.rules.base import Fix, RuleVisitor
+from devlint.rules.dev008_deprecated_device_amp import RULE
 from devlint.walk import children
-
-_OLD_MODULES = ("torch.cuda.amp", "torch.cpu.amp")
-
-
-def _screen(facts: SyntaxFacts) -> bool:
-    """A name bound to something in `torch.cuda.amp` / `torch.cpu.amp`, or a call or a decorator that
-    names one written out (`torch.cuda.amp.autocast(...)`, `@th.cuda.amp.custom_bwd`)."""
-    if any(name.startswith(_OLD_MODULES) for names in facts.aliases.values() for name in names):
-        return True
-    written = [*(name for call in facts.calls for name in facts.torch_names(call)),
-               *(name for decorator in facts.decorators() for name in facts.names_of(decorator))]
-    return any(name.startswith(_OLD_MODULES) for name in written)
-
-RULE = Rule(
-    code="DEV008",
-    name="deprecated-device-amp",
-    summary="`torch.cuda.amp` / `torch.cpu.amp` are deprecated: use `torch.amp` with a device type",
-    why="""
-        Since torch 2.4 `torch.cuda.amp.autocast(...)`, `torch.cuda.amp.GradScaler(...)`,
-        `torch.cpu.amp.autocast(...)` and the `torch.cuda.amp.custom_fwd` / `custom_bwd` decorators raise a
-        `FutureWarning` on every call (once per decorated function, per autocast region, per scaler), and
-        they tie mixed precision to one backend: code written with them cannot run its AMP on `mps` or
-        `xpu`. `torch.amp` takes the device type as an argument, so the device can come from what the
-        machine has. Calls in a branch that tests the torch version (or `hasattr`), or in an `except`
-        fallback, are left alone: that is code kept for an older torch on purpose.
-    """,
-    example="""
-        from torch.cuda.amp import GradScaler, autocast
-
-        scaler = GradScaler()
-        with autocast(dtype=torch.bfloat16):
-            loss = model(x)
-
-        @torch.cuda.amp.custom_fwd(cast_inputs=torch.float32)
-        def forward(ctx, x): ...
-    """,
-    instead="""
-        scaler = torch.amp.GradScaler("cuda")
-        with torch.amp.autocast("cuda", dtype=torch.bfloat16):
-            loss = model(x)
-
-        @torch.amp.custom_fwd(device_type="cuda", cast_inputs=torch.float32)
-        def forward(ctx, x): ...
-    """,
-    fix_safety=FixSafety.SAFE,
-    fix="""
-        Writes the `torch.amp` call with the same device type and the same arguments: positional
-        arguments become keywords by the old signature's names (`autocast(enabled, dtype,
-        cache_enabled)`, `GradScaler(init_scale, growth_factor, backoff_factor, growth_interval,
-        enabled)`), so none is shifted into the new leading device argument; keywords and `**options`
-        are kept (the names are the same). It uses the file's alias for torch (adding `import torch`
-        when there is none), so a name imported from `torch.cuda.amp` is never needed by the new code
-        (the import stays, unused, for the user's import sorter to remove). Only where the target torch
-        version (`target-torch`, else the project's torch requirement) has the new API:
-        `torch.amp.autocast` always (it is in every torch from 2.1), `torch.amp.GradScaler` from 2.3,
-        `torch.amp.custom_fwd` / `custom_bwd` from 2.4; with an older or unknown target those are
-        reported without a fix. No fix for `*args`, or more positional arguments than the old call
-        takes. Safe: the new calls behave exactly as the old ones did (same default dtypes: float16 on
-        CUDA, bfloat16 on the CPU), without the warning.
-    """,
-    tokens=("torch", words("amp"), words("autocast", "GradScaler", "custom_fwd", "custom_bwd")),
-    screen=_screen,
-)
-
 
 # The deprecated name (qualified) -> (what it is, its device type).
 _DEPRECATED = {

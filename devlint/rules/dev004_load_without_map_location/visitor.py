@@ -1,4 +1,4 @@
-"""DEV004 — `torch.load` without `map_location`."""
+"""DEV004 — `torch.load` without `map_location`: the visitor and its fix."""
 
 from __future__ import annotations
 
@@ -8,57 +8,9 @@ from devlint.analysis.devices import DeviceNameTracker, DeviceVariable
 from devlint.analysis.edits import append_keyword, code_of
 from devlint.analysis.names import has_star_kwargs, keyword, positional
 from devlint.diagnostics import Applicability
-from devlint.prefilter import words
-from devlint.rules.base import Fix, FixSafety, Rule, RuleVisitor
-from devlint.screen import SyntaxFacts
+from devlint.rules.base import Fix, RuleVisitor
+from devlint.rules.dev004_load_without_map_location import LOADS, RULE
 from devlint.walk import children
-
-_LOADS = ("load", "serialization.load", "jit.load")
-
-
-def _screen(facts: SyntaxFacts) -> bool:
-    """A call of `torch.load` (any alias) with arguments."""
-    return facts.calls_to((f"torch.{name}" for name in _LOADS), with_arguments=True)
-
-
-RULE = Rule(
-    code="DEV004",
-    name="load-without-map-location",
-    summary="`torch.load` without `map_location` fails on machines without the device the file was saved from",
-    why="""
-        A checkpoint remembers the device of every tensor in it. Saved from a GPU, it fails to load on a
-        CPU-only machine ("Attempting to deserialize object on a CUDA device but
-        torch.cuda.is_available() is False"), and on a multi-GPU machine every process loads it onto
-        `cuda:0`, filling that GPU's memory. `weights_only` is a separate question, about what a checkpoint
-        may contain rather than where it loads: torch 2.6 and later default it to True, and devlint neither
-        reports it nor changes it (a fix adds `map_location=` only); `map_location` is needed either way.
-    """,
-    example="""
-        state = torch.load("checkpoint.pt")
-        model.load_state_dict(torch.load(path))
-    """,
-    instead="""
-        state = torch.load("checkpoint.pt", map_location=device)
-        model.load_state_dict(torch.load(path, map_location="cpu"))
-    """,
-    fix_safety=FixSafety.SOMETIMES,
-    fix="""
-        Adds `map_location=` as a new keyword placed the way the call is laid out. Safe when the result
-        goes straight into `load_state_dict(...)`: the fix then adds `map_location="cpu"`, which always
-        loads, and `load_state_dict` copies the values into the module's own tensors wherever they are
-        (loading to the CPU first also avoids a second copy of the weights in GPU memory). Elsewhere it
-        adds the file's device variable where one is bound at that line and shown to hold a device string
-        or a `torch.device` (never a parameter or attribute that may be an int GPU index, which
-        `map_location` rejects, nor a name deleted before the line; no fix where a device-named variable
-        is not shown to be one), else `"cpu"`, and is unsafe: code that used the loaded
-        tensors (or a loaded module) directly may now get them on another device than the one they were
-        saved from. No fix when the call passes `*args`, nor `"cpu"` where the loaded value is returned
-        as it is, directly or through a name used for nothing else (the caller may use the tensors on the
-        device they were saved from).
-    """,
-    tokens=("torch", words("load")),
-    screen=_screen,
-)
 
 
 class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
@@ -94,7 +46,7 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "load_state_dict" and node.args:
             self.into_load_state_dict.add(id(node.args[0].value))
-        if not self.torch.is_call_to(node, *_LOADS):
+        if not self.torch.is_call_to(node, *LOADS):
             return
         given = keyword(node, "map_location")
         if given is not None and not _is_none(given.value):

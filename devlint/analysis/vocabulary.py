@@ -1,0 +1,95 @@
+"""The words of torch code that the LibCST analysis and the `ast` screen share: factory names, tensor
+methods and attributes, device strings.
+
+Plain data and string tests, no LibCST: the text prefilter, the screen and the rules' metadata
+(devlint/rules/devNNN_*/__init__.py) use them before any file reaches LibCST, and importing
+LibCST is a third of a one-file run (tests/test_startup.py). The LibCST modules of this package
+import them from here, so each list is written once.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+FACTORIES = frozenset({
+    "tensor", "as_tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange",
+    "linspace", "logspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
+    "randn_like", "randint_like", "range", "empty_strided", "tril_indices", "triu_indices",
+})
+# Legacy constructors: `torch.Tensor(3)`, `torch.FloatTensor([1.0])`. Each builds a CPU tensor, from
+# sizes or from data alike, and the typed ones refuse a CUDA `device=`.
+LEGACY_CONSTRUCTORS = frozenset({
+    "Tensor", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
+    "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
+})
+
+# Sparse constructors take their device from their indices and values unless given `device=`.
+SPARSE_FACTORIES = frozenset({"sparse_coo_tensor", "sparse_csr_tensor"})
+LIKE_FACTORIES = frozenset(name for name in FACTORIES if name.endswith("_like"))
+
+# Tensor methods that only change the dtype (or nothing about placement).
+CAST_METHODS = frozenset({"float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "char",
+                          "contiguous", "requires_grad_", "detach", "clone"})
+DTYPE_NAMES = frozenset({
+    "float", "float32", "float64", "double", "float16", "half", "bfloat16", "int", "int8", "int16", "int32",
+    "int64", "long", "short", "uint8", "bool", "complex64", "complex128", "cfloat", "cdouble", "float8_e4m3fn",
+    "float8_e5m2", "uint16", "uint32", "uint64", "qint8", "quint8",
+})
+
+# Torch functions whose tensor arguments must share a device (as `torch.f(...)` or `t.f(...)`).
+# For the element-wise ones a 0-dim CPU tensor may mix with any device.
+JOINING = frozenset({
+    "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "index_select", "gather",
+    "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill", "masked_scatter",
+    "masked_select", "take_along_dim", "bmm", "mm", "matmul", "einsum", "bucketize", "searchsorted", "cdist",
+    "index_put", "masked_fill", "where", "block_diag", "cartesian_prod",
+})
+ELEMENTWISE = frozenset({
+    "add", "sub", "mul", "div", "true_divide", "floor_divide", "maximum", "minimum", "eq", "ne", "lt", "le", "gt",
+    "ge", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "lerp", "addcmul", "addcdiv",
+    "fmod", "remainder", "pow", "atan2", "hypot", "masked_fill", "where", "clamp", "clip",
+})
+
+# Evidence that a parameter is a tensor: methods no list, dict, str or NumPy array has.
+TENSOR_ONLY_METHODS = frozenset({
+    "size", "dim", "view", "view_as", "unsqueeze", "permute", "contiguous", "detach", "expand", "expand_as",
+    "masked_fill", "masked_fill_", "index_select", "gather", "scatter", "scatter_", "narrow", "float", "long",
+    "int", "bool", "half", "bfloat16", "type_as", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor",
+    "numel", "softmax", "log_softmax", "sigmoid", "unbind", "masked_select", "to", "cuda", "cpu", "is_cuda",
+    "unfold", "bmm", "matmul", "clamp", "clamp_min", "clamp_max", "index_add", "index_add_", "zero_", "fill_",
+    "repeat_interleave", "flip", "roll", "topk", "norm", "exp", "sqrt", "log", "abs", "neg", "pow", "eq", "ne",
+    "lt", "gt", "le", "ge", "logical_not", "mul", "add", "sub", "div", "square", "rsqrt", "relu", "tanh",
+    "element_size", "data_ptr", "numpy", "item", "chunk", "transpose", "t", "reshape", "squeeze", "flatten",
+})
+TENSOR_ATTRIBUTES = frozenset({
+    "shape", "device", "dtype", "is_cuda", "ndim", "T", "mT", "grad", "requires_grad", "data",
+})
+
+ACCELERATOR_BACKENDS = ("cuda", "mps", "xpu")
+
+
+def device_backend(value: str) -> Optional[str]:
+    """The accelerator backend a string literal's value names as a device: `"cuda"`, `"cuda:N"`,
+    `"mps"`, `"mps:0"`, `"xpu"`, `"xpu:N"` (spaces around allowed); None for anything else."""
+    backend, colon, index = value.strip().partition(":")
+    if backend in ACCELERATOR_BACKENDS and (not colon or index.isdigit()):
+        return backend
+    return None
+
+
+# The template of a CUDA device string built at run time: `"cuda:%d" % i`, `"cuda:{}".format(i)`.
+RUNTIME_CUDA = re.compile(r"cuda:(%[dis]|\{[A-Za-z_0-9.]*\})")
+
+
+def is_cuda_runtime_value(template: str) -> bool:
+    """The literal part of a run-time CUDA device string, as `ast` sees it (for the screen)."""
+    template = template.strip()
+    return template == "cuda:" or bool(RUNTIME_CUDA.fullmatch(template))
+
+
+# Methods that return a converted copy of a tensor (DEV007); a module's `float`, `half`, `double`,
+# `bfloat16` and `type` convert it in place. Called as a statement of its own, one of these (or a
+# move, DEV001) is what the rules judge, so it is no evidence of what its receiver is.
+CONVERSIONS = frozenset({"float", "half", "double", "bfloat16", "long", "int", "bool", "type", "contiguous",
+                         "detach", "clone"})

@@ -1,0 +1,78 @@
+"""DEV009 — unindexed CUDA in a distributed script that never pins its rank to a GPU."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from devlint.prefilter import ACCELERATOR_STRING
+from devlint.rules.rule import FixSafety, Rule
+from devlint.screen import SyntaxFacts
+
+# The names a distributed start is made of, or a `"LOCAL_RANK"` that may be spelled with escapes or
+# split over adjacent literals (a quote, blanks, a quote), as ACCELERATOR_STRING allows for "cuda".
+_STARTS_DISTRIBUTED = re.compile(r"""init_process_group|DistributedDataParallel|LOCAL_RANK|\\[xuUN0-7]|["']\s*["']""")
+
+
+def _screen(facts: SyntaxFacts) -> bool:
+    """A `"cuda"` literal without an index, or a `.cuda(...)` call, in a file that may set a rank up:
+    a `"LOCAL_RANK"` literal, or a call of `init_process_group` (any receiver, any torch alias)."""
+    if not (facts.bare_cuda_string or "cuda" in facts.methods_called):
+        return False
+    if facts.local_rank_string or "init_process_group" in facts.methods_called:
+        return True
+    return any((type(call.func) is ast.Name and call.func.id == "init_process_group")
+               or any(name.endswith(".init_process_group") for name in facts.torch_names(call))
+               for call in facts.calls)
+
+
+RULE = Rule(
+    code="DEV009",
+    name="unindexed-cuda-under-ddp",
+    summary="`.cuda()`, `torch.device(\"cuda\")` or `\"cuda\"` without an index in a distributed script that never"
+            " calls `torch.cuda.set_device`",
+    why="""
+        Every process of a multi-GPU run starts with GPU 0 as its current device. `torchrun` and
+        `torch.distributed.launch` only set `LOCAL_RANK`; they pin nothing. Until the script calls
+        `torch.cuda.set_device(local_rank)`, an unindexed `.cuda()`, `torch.device("cuda")` or `"cuda"`
+        means GPU 0 in every rank: all the models and batches pile onto one GPU (out of memory there, the
+        others idle), and NCCL collectives between ranks that share a GPU hang or fail. A file is taken
+        to set up its rank when it calls `init_process_group` or reads `LOCAL_RANK` (wrapping a model in
+        `DistributedDataParallel` alone is not enough: libraries wrap in one module and pin the device in
+        another, as timm and Lightning do); it is taken as pinned when it calls any
+        `set_device(...)` or `set_device_index(...)`, uses `torch.cuda.device(...)`, passes `device_id=`
+        to `init_process_group`, mentions `CUDA_VISIBLE_DEVICES`, or imports a framework that pins the
+        device when it launches (accelerate, Lightning, ignite, DeepSpeed, ColossalAI), or Ray, which shows
+        each GPU worker only its own GPU. The availability
+        guard that DEV003 asks for does not help here: `"cuda" if torch.cuda.is_available() else "cpu"`
+        is still GPU 0 in every rank, and is reported. An unguarded `.cuda()` in such a file gets both
+        reports: DEV003 (fails without CUDA) and DEV009 (every rank on GPU 0).
+    """,
+    example="""
+        local_rank = int(os.environ["LOCAL_RANK"])
+        dist.init_process_group("nccl")
+        model = DDP(model.cuda(), device_ids=[local_rank])
+        device = torch.device("cuda")
+    """,
+    instead="""
+        local_rank = int(os.environ["LOCAL_RANK"])
+        torch.cuda.set_device(local_rank)  # or index every device:
+        dist.init_process_group("nccl")
+        model = DDP(model.cuda(local_rank), device_ids=[local_rank])
+        device = torch.device("cuda", local_rank)
+    """,
+    fix_safety=FixSafety.UNSAFE,
+    fix="""
+        Where a name holding the local rank is bound at that line (assigned `int(os.environ["LOCAL_RANK"])`,
+        `int(os.environ.get("LOCAL_RANK", ...))`, `int(os.getenv("LOCAL_RANK"))` or
+        `torch.distributed.get_node_local_rank()` by a statement directly in the function's or the module's
+        body, and not rebound since), the fix indexes the device with it: `.cuda()` becomes `.cuda(local_rank)`,
+        `torch.device("cuda")` becomes `torch.device("cuda", local_rank)`, and another `"cuda"` becomes
+        `f"cuda:{local_rank}"`. `dist.get_rank()` is the global rank, past the last GPU on a second node, and
+        is never used. No fix without such a name. Unsafe: where a launcher gives each process only its own
+        GPU (`CUDA_VISIBLE_DEVICES` set per rank, which this file does not show), the local rank is not a
+        valid index there, and calling `torch.cuda.set_device(local_rank)` once may be the better change.
+    """,
+    tokens=("torch", ACCELERATOR_STRING, _STARTS_DISTRIBUTED),
+    screen=_screen,
+)

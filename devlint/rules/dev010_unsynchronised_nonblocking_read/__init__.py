@@ -1,0 +1,52 @@
+"""DEV010 — a host read of a `non_blocking=True` copy to the CPU with no synchronize in between."""
+
+from __future__ import annotations
+
+from devlint.prefilter import words
+from devlint.rules.rule import FixSafety, Rule
+from devlint.screen import SyntaxFacts
+
+
+def _screen(facts: SyntaxFacts) -> bool:
+    """A `.to(...)` or `.copy_(...)` call given `non_blocking=True`."""
+    return bool(facts.nonblocking_methods & {"to", "copy_"})
+
+
+RULE = Rule(
+    code="DEV010",
+    name="unsynchronised-nonblocking-read",
+    summary="A tensor copied to the CPU with `non_blocking=True` is read on the host before any synchronize",
+    why="""
+        A copy from a GPU to the CPU with `non_blocking=True` lands in pinned memory and returns at once,
+        before the GPU has written anything: the copy is only queued on the stream. Reading the result on
+        the host (`.numpy()`, `.tolist()`, `.item()`, `float(y)`, `print(y)`) before
+        `torch.cuda.synchronize()`, `torch.accelerator.synchronize()`, a stream's or an event's
+        `.synchronize()` reads whatever the buffer held: zeros, or the previous batch's values, with no error.
+        The read is reported when it follows the copy in the same block (or is chained onto the copy
+        itself) and nothing between can wait for the GPU: any call of `synchronize`, `.item()`,
+        `.tolist()`, `.numpy()`, `.cpu()`, a blocking `.to(...)`, or `print`/`float`/`int`/`bool` of
+        another value ends the search. A copy into a buffer (`buf.copy_(x, non_blocking=True)`) counts
+        when `buf` is shown to be pinned (`pin_memory=True`, `.pin_memory()`): into pageable memory the copy
+        is synchronous. Not reported when the source is shown to be on the CPU already. `.cpu()` takes no
+        `non_blocking` argument (torch 2.13: `TypeError`). Confirmed on paper only: the stale read is a race
+        that needs a GPU, and no GPU run has shown it yet (`devlint confirm` on a CPU runs the call shapes
+        and judges nothing).
+    """,
+    example="""
+        probs = logits.softmax(-1).to("cpu", non_blocking=True)
+        labels = probs.argmax(-1).tolist()
+    """,
+    instead="""
+        probs = logits.softmax(-1).to("cpu", non_blocking=True)
+        torch.cuda.synchronize()  # or: event = torch.cuda.Event(); event.record(); ...; event.synchronize()
+        labels = probs.argmax(-1).tolist()
+    """,
+    fix_safety=FixSafety.NONE,
+    fix="""
+        Where to wait is the author's choice (a whole-device `torch.cuda.synchronize()`, the current stream's
+        `.synchronize()`, or an event recorded after the copy, which lets other work overlap), and which
+        backend's synchronize applies is not always visible in the file; the message says what to add.
+    """,
+    tokens=("torch", words("non_blocking")),
+    screen=_screen,
+)

@@ -1,0 +1,98 @@
+"""Start-up: what a run imports before it knows it needs it.
+
+A pre-commit hook checks a handful of files and an editor one buffer per keystroke, so start-up is
+what their users wait for. LibCST's import alone is a third of a one-file run, and most files never
+reach it: the text prefilter or the `ast` screen drops every rule first. So neither `import
+devlint.cli` nor a run on such a file may import LibCST, nor torch (never, in the linter), the
+language server's libraries or rich. The import list is Python's own (`-X importtime`), of a real
+process started as users start it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from devlint.prefilter import prefilter
+from devlint.rules import all_rules
+from devlint.screen import screen
+
+HEAVY = ("libcst", "torch", "pygls", "lsprotocol", "rich")
+
+NO_TORCH = "def add(a, b):\n    return a + b\n"
+# torch code with the words of several rules (`.to(`, `zeros`, `"cuda"`, `load`) and no candidate:
+# the moves' results are used, the factory has `device=`, "cuda" is only compared.
+SCREENED_OUT = """\
+import torch
+
+
+def forward(x, device):
+    y = x.to(device) * 2
+    mask = torch.zeros(3, device=device)
+    if device.type == "cuda":
+        y = y + 1
+    return y + mask
+"""
+# The same with a report: its file reaches LibCST (the control that the import list is read right).
+REACHES_LIBCST = SCREENED_OUT.replace("torch.zeros(3, device=device)", "torch.zeros(3).to(device)")
+
+
+def imported(*args: str) -> set[str]:
+    """The modules `python -X importtime ARGS` imports (this checkout's devlint). Python lists what
+    import statements import: a module that `importlib.import_module` loads (a rule's visitor, an
+    output format) is not listed itself, but what its own import statements pull in is."""
+    result = subprocess.run([sys.executable, "-X", "importtime", *args], capture_output=True, text=True,
+                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode in (0, 1), result.stderr[-2000:]
+    return {line.rsplit("|", 1)[1].strip() for line in result.stderr.splitlines()
+            if line.startswith("import time:") and not line.endswith("imported package")}
+
+
+def heavy(modules: set[str]) -> list[str]:
+    return sorted(name for name in modules if name.split(".")[0] in HEAVY)
+
+
+def check(path: Path) -> set[str]:
+    return imported("-m", "devlint", "--isolated", "--no-cache", str(path))
+
+
+def test_importing_the_cli_imports_nothing_heavy():
+    modules = imported("-c", "import devlint.cli")
+    assert "devlint.cli" in modules
+    assert heavy(modules) == []
+
+
+def test_checking_a_file_without_torch_imports_nothing_heavy(tmp_path):
+    path = tmp_path / "add.py"
+    path.write_text(NO_TORCH)
+    modules = check(path)
+    assert "devlint.engine" in modules  # the file was checked
+    assert heavy(modules) == []
+
+
+def test_checking_torch_code_that_the_screen_drops_imports_nothing_heavy(tmp_path):
+    rules = list(all_rules())
+    assert prefilter(SCREENED_OUT, rules), "the prefilter must let the file through to the screen"
+    assert screen(SCREENED_OUT, prefilter(SCREENED_OUT, rules)) == []
+    path = tmp_path / "model.py"
+    path.write_text(SCREENED_OUT)
+    assert heavy(check(path)) == []
+
+
+def test_a_file_that_reaches_libcst_imports_it(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text(REACHES_LIBCST)
+    modules = check(path)
+    assert "devlint.cst_stage" in modules
+    assert {name.split(".")[0] for name in heavy(modules)} == {"libcst"}
+
+
+@pytest.mark.parametrize("entry", all_rules(), ids=lambda entry: entry.rule.code)
+def test_every_rule_package_has_one_visitor_for_its_rule(entry):
+    assert entry.visitor.rule is entry.rule
+    assert entry.visitor.__module__ == entry.visitor_module
