@@ -127,9 +127,10 @@ def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int = 1,
     """Outcomes in the order of `paths`; with `jobs` > 1 computed in worker processes."""
     paths = list(paths)
     if jobs > 1 and len(paths) > 1:
-        from devlint.parallel import run_parallel
+        from devlint.parallel import run_parallel, workers_pay
 
-        yield from run_parallel(process, paths, settings, mode, jobs, cache)
-        return
+        if workers_pay(len(paths), jobs):
+            yield from run_parallel(process, paths, settings, mode, jobs, cache)
+            return
     for path in paths:
         yield process(path, settings, mode, cache)

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from conftest import RULE_DIRS, run_devlint
+import os
+import subprocess
+import sys
+
+from conftest import ROOT, RULE_DIRS, run_devlint
+from devlint import parallel
+from devlint.parallel import MIN_FILES_FOR_WORKERS, workers_pay
+from devlint.runner import Mode, run
+from devlint.settings import Settings
 
 MOVE = "import torch\nx = torch.randn(3)\nx.to(dev)\n"
 
@@ -49,3 +57,32 @@ def test_jobs_must_be_a_positive_number(tmp_path):
     for value in ("0", "many"):
         result = run_devlint(".", "--jobs", value, cwd=tmp_path)
         assert result.returncode == 2 and "--jobs" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_pre_commit_run_of_ten_files_is_checked_in_one_process():
+    assert not workers_pay(10, jobs=2)
+    assert workers_pay(MIN_FILES_FOR_WORKERS, jobs=2)
+    assert not workers_pay(1000, jobs=1)
+
+
+def test_too_few_files_for_workers_never_start_a_pool(tmp_path, monkeypatch):
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a pool was started")
+
+    monkeypatch.setattr(parallel, "run_parallel", no_pool)
+    paths = []
+    for i in range(3):
+        path = tmp_path / f"m{i}.py"
+        path.write_text(MOVE)
+        paths.append(str(path))
+    outcomes = list(run(paths, Settings(), Mode(), jobs=2))
+    assert [[d.code for d in outcome.diagnostics] for outcome in outcomes] == [["DEV001"]] * 3
+
+
+def test_a_worker_starts_with_libcst_and_the_visitors_imported_and_frozen_for_the_collector():
+    code = ("import gc, sys; from devlint.parallel import _start_worker; _start_worker(); "
+            "print('libcst' in sys.modules, 'devlint.rules.dev001_discarded_move.visitor' in sys.modules, "
+            "gc.get_freeze_count() > 0)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.stdout.split() == ["True", "True", "True"]
