@@ -34,6 +34,8 @@ def _codes(value: str) -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from devlint.parallel import MIN_FILES_FOR_WORKERS
+
     parser = _Parser(
         prog="devlint",
         description="Find and fix PyTorch device bugs. Subcommands: `devlint rule CODE`, `devlint rules`,"
@@ -87,7 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-default-path", action="store_true",
                         help="with no PATH, check nothing instead of '.' (for hooks that pass file names)")
     parser.add_argument("--jobs", "-j", type=_jobs, metavar="N",
-                        help="worker processes (default: the number of CPUs; 1: no workers)")
+                        help="worker processes (default: the number of CPUs; 1, or fewer than"
+                        f" {MIN_FILES_FOR_WORKERS} files: no workers)")
     parser.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     parser.add_argument("--cache-dir", metavar="DIR",
                         help="where to keep results (default: .devlint_cache at the project root)")

@@ -264,8 +264,8 @@ def _add_torch_import(module: cst.Module) -> cst.Module:
 
 
 def apply_parsable(module: cst.Module, source: str, chosen: list[tuple[str, Fix]], limit: int,
-                    unparsable: list[str], keep: Optional[Callable[[str, int, int], bool]] = None,
-                    ) -> Optional[tuple[str, list[str]]]:
+                   unparsable: list[str], keep: Optional[Callable[[str, int, int], bool]] = None,
+                   ) -> Optional[tuple[str, list[str]]]:
     """The text with the chosen fixes applied (each laid out within `limit`), and their codes.
     A fix that cannot be laid out waits (its report stays); one whose edit overlaps another's
     lines waits for the next pass. A fix whose result does not parse is dropped and its code

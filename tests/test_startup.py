@@ -84,6 +84,14 @@ def test_checking_torch_code_that_the_screen_drops_imports_nothing_heavy(tmp_pat
     assert heavy(check(path)) == []
 
 
+def test_the_flake8_plugin_on_torch_code_that_the_screen_drops_imports_nothing_heavy(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text(SCREENED_OUT)
+    modules = imported("-m", "flake8", "--isolated", "--select", "DEV", str(path))
+    assert "devlint.engine" in modules  # the plugin checked the file
+    assert heavy(modules) == []
+
+
 def test_a_file_that_reaches_libcst_imports_it(tmp_path):
     path = tmp_path / "model.py"
     path.write_text(REACHES_LIBCST)
