@@ -17,10 +17,10 @@ from typing import Callable, Iterator, Optional, Sequence
 from devlint.settings import Settings
 
 CHUNK = 8  # files per task: big enough to amortise pickling, small enough to balance two cores
-# Fewer files than this are checked in this process: starting the pool costs ~0.3 s of CPU (two
-# workers, each importing LibCST and the visitors) and saves half of ~40 ms per file on 2 cores,
-# so it pays from ~15 files on idle cores (measured on the corpus, issue 19); a pre-commit run
-# of 10 files is one process. On busy cores it pays later still.
+# Fewer files than this are checked in this process. Starting the pool costs ~0.35 s of CPU (two
+# workers, each importing LibCST and the visitors) and saves half of ~37 ms per corpus file on two
+# free cores: it pays from 12 to 20 files (issue 19), so a pre-commit run of 10 files is one
+# process. Where the cores are busy it pays later still (on a shared 2-core machine, not by 80).
 MIN_FILES_FOR_WORKERS = 16
 
 
