@@ -42,15 +42,15 @@ ELEMENTWISE = frozenset({
     "fmod", "remainder", "pow", "atan2", "hypot", "masked_fill", "where", "clamp", "clip",
 })
 # Of the joining functions, those where a 0-dim tensor is still refused (it is joined, not broadcast).
-_NO_SCALARS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
+NO_SCALARS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
                          "index_select", "gather", "scatter", "scatter_add", "take_along_dim", "bmm", "mm",
                          "matmul", "einsum", "index_add", "index_copy", "block_diag"})
 # Methods after which a value is placed: on a device, or (`cpu`, `numpy`) on the host on purpose.
 _MOVES = frozenset({"cuda", "type_as", "to"})
-_TO_HOST = frozenset({"cpu", "numpy"})
+TO_HOST_METHODS = frozenset({"cpu", "numpy"})
 # Methods whose result is a Python value, not a tensor.
-_HOST_VALUES = frozenset({"item", "tolist"})
-_NON_TENSOR_METHODS = frozenset({
+HOST_VALUE_METHODS = frozenset({"item", "tolist"})
+NON_TENSOR_METHODS = frozenset({
     "size", "dim", "numel", "nelement", "stride", "element_size", "is_contiguous", "data_ptr", "get_device",
     "is_floating_point", "is_complex", "storage", "untyped_storage", "backward", "register_hook", "nbytes",
     "keys", "items", "values", "append", "extend", "index", "count",
@@ -635,18 +635,18 @@ class FlowReader:
                 if method == "to" and value.host and _to_host(node):
                     return Value(on_cpu=True)
                 return NOTHING
-            if method in _TO_HOST:
+            if method in TO_HOST_METHODS:
                 self.flow.moved |= set(value.host)
                 return Value(on_cpu=True)
-            if method in _HOST_VALUES:
+            if method in HOST_VALUE_METHODS:
                 self.flow.host_used |= set(value.host)
                 return NOTHING
-            if method in _NON_TENSOR_METHODS or value.is_list:
+            if method in NON_TENSOR_METHODS or value.is_list:
                 return NOTHING
             if not value.host and not value.inputs and not value.on_cpu:
                 return NOTHING
             if method in JOINING or method in ELEMENTWISE:
-                self._join([value, *tensors], f"`.{method}`", method not in _NO_SCALARS)
+                self._join([value, *tensors], f"`.{method}`", method not in NO_SCALARS)
                 return _combine([value, *tensors])
             return _combine([value])
         if isinstance(func, cst.Name) and func.value in _HOST_BUILTINS:
@@ -686,7 +686,7 @@ class FlowReader:
             return NOTHING
         short = name.rsplit(".", 1)[-1]
         if short in JOINING or short in ELEMENTWISE:
-            self._join(tensors, f"torch.{short}", short not in _NO_SCALARS)
+            self._join(tensors, f"torch.{short}", short not in NO_SCALARS)
         return _combine(tensors)
 
     def _meet_returns(self) -> None:
@@ -842,7 +842,7 @@ def _made_on_host(expr: cst.BaseExpression, caller: Optional[cst.FunctionDef], t
         if isinstance(expr, cst.Call) and (cpu_factory_name(expr, torch) or legacy_constructor_name(expr, torch)):
             return True
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
-            if expr.func.attr.value in _TO_HOST:
+            if expr.func.attr.value in TO_HOST_METHODS:
                 return True
             if expr.func.attr.value in _MOVES:
                 return False
