@@ -272,7 +272,8 @@ def _walk_own(root: cst.CSTNode) -> Iterable[cst.CSTNode]:
     while stack:
         node = stack.pop()
         yield node
-        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        kind = type(node)
+        if kind is not cst.FunctionDef and kind is not cst.ClassDef and kind is not cst.Lambda:
             stack.extend(children(node))
 
 
@@ -292,37 +293,40 @@ def tensor_parameters(function: cst.FunctionDef) -> tuple[set[str], set[str]]:
                     sequences.add(name)
             if "Tensor" in text and not any(f"{word}[" in text for word in _NOT_TENSOR_ANNOTATION):
                 shown.add(name)
+    listed: set[str] = set()  # bound to a list or tuple: sequences even where also shown as tensors
     for node in _walk_own(function.body):
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value in names:
-            attr = node.attr.value
-            if attr in TENSOR_ATTRIBUTES or attr in TENSOR_ONLY_METHODS:
-                shown.add(node.value.value)
-            elif attr in ("items", "keys", "values", "append", "extend", "get", "split", "format", "astype"):
-                refused.add(node.value.value)
-        elif isinstance(node, (cst.For, cst.CompFor)) and isinstance(node.iter, cst.Name):
-            refused.add(node.iter.value)
-            sequences.add(node.iter.value)
-        elif isinstance(node, cst.Call) and ((dotted_name(node.func) or "").startswith(("np.", "numpy."))
-                                             or (dotted_name(node.func) or "").endswith("from_numpy")):
-            for arg in node.args:
-                if isinstance(arg.value, cst.Name):
-                    refused.add(arg.value.value)  # NumPy data
-        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in (
-                "len", "list", "tuple", "zip", "enumerate", "dict", "sorted", "isinstance"):
-            for arg in node.args:
-                if isinstance(arg.value, cst.Name):
-                    if node.func.value == "isinstance":
-                        continue
-                    refused.add(arg.value.value)
-                    sequences.add(arg.value.value)
-        elif isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value in names:
-            element = node.slice[0].slice if len(node.slice) == 1 else None
-            if isinstance(element, cst.Index) and isinstance(element.value, cst.SimpleString):
-                refused.add(node.value.value)  # `batch["x"]`
-    sequences -= shown
-    for node in _walk_own(function.body):
-        if isinstance(node, cst.Assign) and isinstance(node.value, (cst.List, cst.ListComp, cst.Tuple)):
-            sequences.update(n for t in node.targets for n in _target_names(t.target))
+        kind = type(node)  # exact types: LibCST's node classes are never subclassed, and isinstance is slow
+        if kind is cst.Attribute:
+            if type(node.value) is cst.Name and node.value.value in names:
+                attr = node.attr.value
+                if attr in TENSOR_ATTRIBUTES or attr in TENSOR_ONLY_METHODS:
+                    shown.add(node.value.value)
+                elif attr in ("items", "keys", "values", "append", "extend", "get", "split", "format", "astype"):
+                    refused.add(node.value.value)
+        elif kind is cst.For or kind is cst.CompFor:
+            if type(node.iter) is cst.Name:
+                refused.add(node.iter.value)
+                sequences.add(node.iter.value)
+        elif kind is cst.Call:
+            callee = dotted_name(node.func) or ""
+            if callee.startswith(("np.", "numpy.")) or callee.endswith("from_numpy"):
+                for arg in node.args:
+                    if type(arg.value) is cst.Name:
+                        refused.add(arg.value.value)  # NumPy data
+            elif type(node.func) is cst.Name and callee in (
+                    "len", "list", "tuple", "zip", "enumerate", "dict", "sorted", "isinstance"):
+                for arg in node.args:
+                    if type(arg.value) is cst.Name and callee != "isinstance":
+                        refused.add(arg.value.value)
+                        sequences.add(arg.value.value)
+        elif kind is cst.Subscript:
+            if type(node.value) is cst.Name and node.value.value in names:
+                element = node.slice[0].slice if len(node.slice) == 1 else None
+                if type(element) is cst.Index and type(element.value) is cst.SimpleString:
+                    refused.add(node.value.value)  # `batch["x"]`
+        elif kind is cst.Assign and type(node.value) in (cst.List, cst.ListComp, cst.Tuple):
+            listed.update(n for t in node.targets for n in _target_names(t.target))
+    sequences = (sequences - shown) | listed
     return shown - refused, sequences
 
 
