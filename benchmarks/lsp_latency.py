@@ -5,7 +5,8 @@
 - Latency: a warm server (the file opened and checked once), then `--runs` edits, each a
   `textDocument/didChange` that appends a comment line; the time from sending it to receiving
   `publishDiagnostics` for that version. Median and spread, for a file of about 2,000 lines and
-  one of about 200 (targets: under 100 ms and under 20 ms).
+  one of about 200 (targets: under 100 ms and under 20 ms), and again for the files of about those
+  sizes that the prefilter and the screen send on to LibCST (files with candidates: the slow path).
 - Memory: the server's resident memory (VmRSS) after 200 files were opened and checked.
 
 Files come from `--corpus` (default: the development corpus, `~/.cache/devlint-dev-corpus/src`):
@@ -121,6 +122,18 @@ def corpus_files(corpus: Path) -> list[tuple[Path, int]]:
     return found
 
 
+def nearest(files: list[tuple[Path, int]], lines: int, *, analysed: bool = False) -> Path:
+    """The file whose line count is nearest `lines`; with `analysed`, the nearest one that the
+    prefilter and the screen send on to LibCST (what a file with candidates costs)."""
+    from devlint.engine import analyze
+    from devlint.settings import Settings
+
+    for path, _ in sorted(files, key=lambda item: abs(item[1] - lines)):
+        if not analysed or not analyze(path.read_text(), str(path), Settings()).skipped:
+            return path
+    raise RuntimeError(f"no file near {lines} lines")
+
+
 def synthetic(directory: Path, lines: int, name: str) -> Path:
     """The fixtures' bad files, repeated to `lines` lines (dense with reports: a worst case)."""
     parts = [p.read_text() for p in sorted((ROOT / "fixtures").glob("DEV*/bad.py"))]
@@ -141,18 +154,23 @@ async def main() -> None:
     args = parser.parse_args()
     if args.corpus.is_dir():
         files = corpus_files(args.corpus)
-        large = min(files, key=lambda item: abs(item[1] - 2000))[0]
-        small = min(files, key=lambda item: abs(item[1] - 200))[0]
+        chosen = [("2,000-line", nearest(files, 2000)), ("200-line", nearest(files, 200)),
+                  ("2,000-line, analysed by LibCST", nearest(files, 2000, analysed=True)),
+                  ("200-line, analysed by LibCST", nearest(files, 200, analysed=True))]
         many = [path for path, _ in files[:args.files]]
     else:
         scratch = Path(os.environ.get("TMPDIR", "/tmp")) / "devlint-lsp-benchmark"
         scratch.mkdir(exist_ok=True)
-        large, small = synthetic(scratch, 2000, "large.py"), synthetic(scratch, 200, "small.py")
+        chosen = [("2,000-line", synthetic(scratch, 2000, "large.py")), ("200-line", synthetic(scratch, 200, "small.py"))]
         many = [synthetic(scratch, 200, f"file{i}.py") for i in range(args.files)]
     client = Client()
     await client.start()
     try:
-        for label, path in (("2,000-line", large), ("200-line", small)):
+        timed: set[Path] = set()
+        for label, path in chosen:
+            if path in timed:
+                continue  # the file with candidates is the nearest file itself
+            timed.add(path)
             timings = await latency(client, path, args.runs)
             quartiles = statistics.quantiles(timings, n=4)
             print(f"{label} file ({path.read_text().count(chr(10)) + 1} lines, {path}): median "

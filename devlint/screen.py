@@ -24,11 +24,12 @@ from __future__ import annotations
 import ast
 import bisect
 import warnings
-from typing import TYPE_CHECKING, Callable, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
 
 from devlint.analysis.vocabulary import (
-    CAST_METHODS, DTYPE_NAMES, ELEMENTWISE, FACTORIES, JOINING, LEGACY_CONSTRUCTORS, LIKE_FACTORIES,
-    SPARSE_FACTORIES, TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, device_backend, is_cuda_runtime_value,
+    CAST_METHODS, DTYPE_NAMES, ELEMENTWISE, FACTORIES, HOST_VALUE_METHODS, JOINING, LEGACY_CONSTRUCTORS,
+    LIKE_FACTORIES, NO_SCALARS, NON_TENSOR_METHODS, SPARSE_FACTORIES, TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS,
+    TO_HOST_METHODS, device_backend, is_cuda_runtime_value,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,6 +37,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _CPU_FACTORIES = frozenset(f"torch.{name}" for name in FACTORIES - LIKE_FACTORIES)
+# Factories whose tensor never carries an input's, whatever their arguments (sizes, ranges)
+_SIZED_FACTORIES = _CPU_FACTORIES - {"torch.tensor", "torch.as_tensor"}
 _LEGACY = frozenset(f"torch.{name}" for name in LEGACY_CONSTRUCTORS)
 _SPARSE = frozenset(f"torch.{name}" for name in SPARSE_FACTORIES)
 # The methods that move a tensor to a device; `.to(...)` also when it only casts (a superset).
@@ -44,6 +47,35 @@ MOVE_METHODS = ("to", "cuda")
 NUMPY_CONVERSIONS = ("numpy", "asarray", "array")
 # After these a tensor is placed (DEV005's `_moves`): on a device, or on the host on purpose.
 _PLACING_METHODS = ("cpu", "cuda", "type_as", "numpy", "tolist", "item")
+
+
+# Fields that never hold a node the screens look for: names and numbers, and the `ctx`/operator
+# leaves that `ast.walk` yields (a third of its nodes).
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "name", "asname", "module", "level", "kind",
+                          "conversion", "is_async", "type_comment", "type_ignores"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def walk(node: ast.AST) -> Iterator[ast.AST]:
+    """Every node under `node` (itself included) but the leaves above, depth first: `ast.walk`'s
+    nodes for every question the screens ask, at a quarter of its cost."""
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        yield node
+        kind = type(node)
+        fields = _CHILD_FIELDS.get(kind)
+        if fields is None:
+            fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
+        for name in fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        push(item)
+            elif isinstance(value, ast.AST):
+                push(value)
 
 
 class SyntaxFacts:
@@ -70,14 +102,19 @@ class SyntaxFacts:
         self.numpy_conversions: set[str] = set()  # local names of `from numpy import asarray, array`
         self.bare_cuda_string = False  # a `"cuda"` literal anywhere, without an index (DEV009)
         self.local_rank_string = False  # a `"LOCAL_RANK"` literal anywhere (DEV009)
-        self.nonblocking_methods: set[str] = set()  # `m` of every `R.m(..., non_blocking=...)` (DEV010)
+        # `m` of every `R.m(..., non_blocking=...)` (DEV010); `to` only where the target may be the host:
+        # a literal or a call (`"cpu"`, `torch.device("cpu")`), never a name (the rule needs to see "cpu")
+        self.nonblocking_methods: set[str] = set()
         self.placed: set[int] = set()  # ids of receivers of a surely placing call, down the chain
+        # ids of calls whose value only passes through methods that meet nothing (`.view()`, `.float()`)
+        # to one that places it or reads a Python value from it (`.to(device)`, `.item()`, `.size()`)
+        self.spent: set[int] = set()
         self._local_calls: list[tuple[int, str]] = []  # (line, name) of `f(...)` and `self.f(...)`
         self._gather(tree)
         self._local_calls.sort()
 
     def _gather(self, tree: ast.Module) -> None:
-        for node in ast.walk(tree):
+        for node in walk(tree):
             kind = type(node)
             if kind is ast.Call:
                 self._call(node)
@@ -137,7 +174,8 @@ class SyntaxFacts:
                 if keyword.arg == "device":
                     self.device_calls.append(node)
             elif keyword.arg == "non_blocking" and type(node.func) is ast.Attribute:
-                self.nonblocking_methods.add(node.func.attr)  # type: ignore[attr-defined]
+                if node.func.attr != "to" or _may_name_the_host(node):  # type: ignore[attr-defined]
+                    self.nonblocking_methods.add(node.func.attr)  # type: ignore[attr-defined]
         func = node.func
         if type(func) is ast.Name:
             self.calls.append(node)
@@ -158,6 +196,9 @@ class SyntaxFacts:
                     if not (type(chained) is ast.Call and type(chained.func) is ast.Attribute):  # type: ignore
                         break
                     chained = chained.func.value  # type: ignore[attr-defined]
+                self._spend(func.value)
+            elif func.attr in NON_TENSOR_METHODS:
+                self._spend(func.value)
             receiver = func.value
             if type(receiver) is ast.Name:
                 self.calls.append(node)
@@ -165,6 +206,16 @@ class SyntaxFacts:
                     self._local_calls.append((node.lineno, func.attr))
             elif type(receiver) is ast.Attribute:
                 self.calls.append(node)
+
+    def _spend(self, receiver: ast.expr) -> None:
+        while type(receiver) is ast.Call:
+            func = receiver.func  # type: ignore[attr-defined]
+            if type(func) is ast.Attribute and func.attr in _MEETING_CALLS:
+                return  # the value meets the arguments here, before it is placed
+            self.spent.add(id(receiver))
+            if type(func) is not ast.Attribute:
+                return
+            receiver = func.value
 
     def _assign(self, node: ast.Assign) -> None:
         if len(node.targets) != 1 or type(node.targets[0]) is not ast.Name or type(node.value) is not ast.Call:
@@ -312,12 +363,13 @@ _MEETING_CALLS = JOINING | ELEMENTWISE
 
 def host_meetings_possible(facts: SyntaxFacts) -> bool:
     """DEV005's screen: a factory that may make a host tensor (0-dim ones too: they meet in
-    `stack` and returns), in a function that holds a construct where devices may meet."""
-    candidates = [call for call in facts.calls if _may_make_host_tensor(facts, call)]
+    `stack` and returns), in a function that holds a construct where devices may meet, beside a
+    value that may come from the function's inputs."""
+    candidates = [call for call in facts.calls if id(call) not in facts.spent and _may_make_host_tensor(facts, call)]
     if not candidates:
         return False
     functions = sorted(((extent(f), f) for f in facts.functions), key=lambda pair: pair[0])
-    checked: dict[int, bool] = {}
+    screened: dict[int, Optional[_FunctionScreen]] = {}
     for call in candidates:
         inner = None
         for (first, last), function in functions:
@@ -325,67 +377,257 @@ def host_meetings_possible(facts: SyntaxFacts) -> bool:
                 inner = function  # sorted by first line: the last one holding it is the innermost
         if inner is None:
             continue
-        answer = checked.get(id(inner))
-        if answer is None:
-            answer = checked[id(inner)] = _has_meeting(inner) and _may_have_inputs(facts, inner)
-        if answer and _may_meet(inner, call):
+        if id(inner) not in screened:
+            screened[id(inner)] = (_FunctionScreen(facts, inner)
+                                   if _has_meeting(inner) and _may_have_inputs(facts, inner) else None)
+        function_screen = screened[id(inner)]
+        if function_screen is not None and function_screen.may_meet(call):
             return True
     return False
 
 
-def _may_meet(function: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> bool:
-    """Does the factory's value, or a name bound (transitively) to an expression that mentions it, sit
-    inside a construct where devices meet? (A superset of what DEV005's flow follows.)"""
-    names: set[str] = set()
-    returns = [n for n in ast.walk(function) if type(n) is ast.Return and n.value is not None]
-    several_returns = len(returns) > 1 or any(type(r.value) is ast.IfExp for r in returns)  # type: ignore
+class _Span:
+    """An expression's extent and the names in it: what "mentions" asks, without walking it again."""
 
-    def mentions(expr: Optional[ast.AST]) -> bool:
-        if expr is None:
-            return False
-        for node in ast.walk(expr):
-            if node is call or (type(node) is ast.Name and node.id in names):  # type: ignore[attr-defined]
-                return True
-        return False
+    __slots__ = ("node", "start", "end", "names")
 
-    changed = True
-    while changed:  # the names bound to what mentions the factory, until nothing changes
-        changed = False
-        for node in ast.walk(function):
+    def __init__(self, node: ast.AST) -> None:
+        self.node = node
+        self.start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        self.end = (node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+        self.names = {n.id for n in walk(node) if type(n) is ast.Name}  # type: ignore[attr-defined]
+
+    def holds(self, call: ast.Call) -> bool:
+        return self.start <= (call.lineno, call.col_offset) and (call.end_lineno, call.end_col_offset) <= self.end
+
+
+class _FunctionScreen:
+    """One function read once for DEV005's screen: its bindings, its meeting constructs, and (when
+    asked) which of its values may come from its inputs."""
+
+    def __init__(self, facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.facts = facts
+        self.function = function
+        nodes = list(walk(function))
+        # (the expressions a binding reads, the names it binds): assignments, loops, comprehensions,
+        # and `append`/`extend`/`insert` into a list
+        self.bindings: list[tuple[list[ast.AST], set[str]]] = []
+        for node in nodes:
             kind = type(node)
+            read: list[ast.AST] = []
+            bound: list[ast.AST] = []
             if kind is ast.Assign or kind is ast.AnnAssign or kind is ast.AugAssign or kind is ast.NamedExpr:
-                targets = node.targets if kind is ast.Assign else [node.target]  # type: ignore[attr-defined]
-                if mentions(node.value):  # type: ignore[attr-defined]
-                    for target in targets:
-                        for name in ast.walk(target):
-                            if type(name) is ast.Name and name.id not in names:  # type: ignore[attr-defined]
-                                names.add(name.id)  # type: ignore[attr-defined]
-                                changed = True
-            elif kind is ast.For or kind is ast.comprehension:
-                if mentions(node.iter):  # type: ignore[attr-defined]
-                    for name in ast.walk(node.target):  # type: ignore[attr-defined]
-                        if type(name) is ast.Name and name.id not in names:  # type: ignore[attr-defined]
-                            names.add(name.id)  # type: ignore[attr-defined]
-                            changed = True
+                if node.value is not None:  # type: ignore[attr-defined]
+                    read = [node.value]  # type: ignore[attr-defined]
+                    bound = node.targets if kind is ast.Assign else [node.target]  # type: ignore[attr-defined]
+            elif kind is ast.For or kind is ast.AsyncFor or kind is ast.comprehension:
+                read, bound = [node.iter], [node.target]  # type: ignore[attr-defined]
             elif kind is ast.Call and type(node.func) is ast.Attribute and (  # type: ignore[attr-defined]
                     node.func.attr in ("append", "extend", "insert")):  # type: ignore[attr-defined]
-                receiver = node.func.value  # type: ignore[attr-defined]
-                if type(receiver) is ast.Name and receiver.id not in names and any(
-                        mentions(a) for a in node.args):  # type: ignore[attr-defined]
-                    names.add(receiver.id)
+                read, bound = list(node.args), [node.func.value]  # type: ignore[attr-defined]
+            if read:
+                names = {n.id for target in bound for n in walk(target) if type(n) is ast.Name}  # type: ignore
+                if names:
+                    self.bindings.append((read, names))
+        self.returns = [n for n in nodes if type(n) is ast.Return and n.value is not None]  # type: ignore
+        self.several_returns = len(self.returns) > 1 or any(type(r.value) is ast.IfExp for r in self.returns)  # type: ignore
+        self.constructs = [node for node in nodes if type(node) in _CONSTRUCTS or (
+            type(node) is ast.Call and _call_name(node) in _MEETING_CALLS or _is_self_call(node))]  # type: ignore
+        self.spans: dict[int, _Span] = {}
+        self._inputs: Optional[_InputTrace] = None
+
+    def span(self, node: ast.AST) -> _Span:
+        found = self.spans.get(id(node))
+        if found is None:
+            found = self.spans[id(node)] = _Span(node)
+        return found
+
+    @property
+    def inputs(self) -> "_InputTrace":
+        if self._inputs is None:
+            self._inputs = _InputTrace(self.facts, self.function, self.bindings)
+        return self._inputs
+
+    def may_meet(self, call: ast.Call) -> bool:
+        """Does the factory's value, or a name bound (transitively) to an expression that mentions it,
+        sit inside a construct where devices meet, beside a value that may come from the inputs? (A
+        superset of what DEV005's flow follows: a meeting needs both.)"""
+        names: set[str] = set()
+
+        def mentions(node: ast.AST) -> bool:
+            span = self.span(node)
+            return span.holds(call) or not names.isdisjoint(span.names)
+
+        changed = True
+        while changed:  # the names bound to what mentions the factory, until nothing changes
+            changed = False
+            for read, bound in self.bindings:
+                if not bound <= names and any(mentions(expr) for expr in read):
+                    names |= bound
                     changed = True
-    for node in ast.walk(function):
-        kind = type(node)
-        if kind in _MEETING_NODES or (kind is ast.Return and several_returns):
-            if mentions(node):
-                return True
-        elif kind is ast.Call:
-            func = node.func  # type: ignore[attr-defined]
-            name = func.attr if type(func) is ast.Attribute else (func.id if type(func) is ast.Name else "")
-            self_call = type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id == "self"
-            if (name in _MEETING_CALLS or self_call) and mentions(node):
-                return True
-    return False
+        inputs = self.inputs
+        scalar = _surely_scalar(self.facts, call)  # a 0-dim tensor mixes with any device in arithmetic
+        for node in self.constructs:
+            kind = type(node)
+            if scalar and kind is not ast.Return and kind is not ast.Call:
+                continue
+            if kind is ast.BinOp:
+                if mentions(node) and (inputs.carries(node.left) or inputs.carries(node.right)):  # type: ignore
+                    return True
+            elif kind is ast.Compare:
+                if mentions(node) and any(inputs.carries(e) for e in (node.left, *node.comparators)):  # type: ignore
+                    return True
+            elif kind is ast.AugAssign:
+                if mentions(node) and (inputs.carries(node.target) or inputs.carries(node.value)):  # type: ignore
+                    return True
+            elif kind is ast.Return:
+                if self.several_returns and mentions(node) and any(
+                        inputs.carries(r.value) for r in self.returns):  # type: ignore[attr-defined]
+                    return True
+            else:
+                func = node.func  # type: ignore[attr-defined]
+                if _is_self_call(node) and func.attr in inputs.module_attributes and mentions(node):
+                    return True  # a submodule's call: it meets the submodule's parameters
+                if _call_name(node) in (NO_SCALARS if scalar else _MEETING_CALLS) and mentions(node) and (  # type: ignore
+                        (type(func) is ast.Attribute and inputs.carries(func.value))
+                        or any(inputs.carries(a) for a in _arguments(node))):  # type: ignore[arg-type]
+                    return True
+        return False
+
+
+_CONSTRUCTS = (ast.BinOp, ast.Compare, ast.AugAssign, ast.Return)
+
+
+def _call_name(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if type(func) is ast.Attribute else (func.id if type(func) is ast.Name else "")  # type: ignore
+
+
+def _is_self_call(node: ast.AST) -> bool:
+    func = getattr(node, "func", None)
+    return type(node) is ast.Call and type(func) is ast.Attribute and type(func.value) is ast.Name and (  # type: ignore
+        func.value.id == "self")  # type: ignore[union-attr]
+
+
+def _arguments(call: ast.Call) -> list[ast.expr]:
+    return [*call.args, *(k.value for k in call.keywords)]
+
+
+_NUMBER_CALLS = ("size", "dim", "numel", "item", "len", "int", "float", "round", "abs", "min", "max", "sum")
+_NOT_SCALAR_DATA = (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.Call, ast.Compare, ast.Subscript)
+
+
+def _surely_scalar(facts: SyntaxFacts, call: ast.Call) -> bool:
+    """A 0-dim tensor under every name the callee may be (mirrors `analysis.flow._is_scalar`; data
+    that is a name may be a sequence: not surely)."""
+    names = facts.torch_names(call)
+    data = call.args
+    if not names or not data or any(type(a) is ast.Starred for a in data):
+        return False
+    first = data[0]
+    for name in names:
+        if name in ("torch.tensor", "torch.as_tensor", "torch.scalar_tensor"):
+            if type(first) is ast.Name:
+                return False
+            if isinstance(first, _NOT_SCALAR_DATA) and not (
+                    type(first) is ast.Call and (_dotted(first.func) or [""])[-1] in _NUMBER_CALLS):  # type: ignore
+                return False
+        elif name not in _CPU_FACTORIES or not (  # legacy constructors always make a sized tensor
+                len(data) == 1 and type(first) in (ast.List, ast.Tuple) and not first.elts):  # type: ignore
+            return False
+    return True
+
+
+class _InputTrace:
+    """Which expressions of a function may carry a tensor from its inputs, as DEV005's flow sees them
+    (a superset): the parameters and the names bound to what may carry them; `self.<attr>` and calls
+    of `self.<m>(...)` and `super().<m>(...)` (parameters, buffers, submodules' outputs); through
+    operators, subscripts, `.T`/`.data`, tensor methods of such a value, and torch functions given one.
+    Not through plain functions, sizes (`.shape`, `.size()`) or Python values (`.item()`, `len()`)."""
+
+    _VIEWS = frozenset({"T", "mT", "data", "real", "imag", "H", "mH"})
+    _DROPPED = TO_HOST_METHODS | HOST_VALUE_METHODS | NON_TENSOR_METHODS
+
+    def __init__(self, facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFunctionDef,
+                 bindings: list[tuple[list[ast.AST], set[str]]]) -> None:
+        self.facts = facts
+        args = function.args
+        every = [*args.posonlyargs, *args.args, *args.kwonlyargs, *(a for a in (args.vararg, args.kwarg) if a)]
+        parameters = {a.arg for a in every} - {"self", "cls"}
+        # the parameters shown to be tensors: a `Tensor` annotation, or a tensor attribute or method
+        self.names = {a.arg for a in every if a.annotation is not None and "Tensor" in ast.unparse(a.annotation)}
+        for node in walk(function):
+            if type(node) is ast.Attribute and type(node.value) is ast.Name:  # type: ignore[attr-defined]
+                if node.value.id in parameters and node.attr in _TENSOR_EVIDENCE:  # type: ignore[attr-defined]
+                    self.names.add(node.value.id)  # type: ignore[attr-defined]
+            elif type(node) is ast.For or type(node) is ast.AsyncFor:
+                if any(type(n) is ast.Name and n.id in parameters for n in walk(node.iter)):  # type: ignore
+                    # the elements of the caller's sequences: tensors where the loop uses them so
+                    self.names.update(n.id for n in walk(node.target) if type(n) is ast.Name)  # type: ignore
+        # `self.<attr>` and `self.<m>(...)` are the module's tensors and submodules only in its methods,
+        # and not while `__init__` builds them (the flow reads those with no module)
+        owner = None if function.name == "__init__" else next(
+            (cls for cls in facts.classes if function in cls.body), None)
+        self.module_attributes = _module_attributes(facts, owner) if owner is not None else set()
+        changed = True
+        while changed:  # the names bound to what may carry an input's tensor, until nothing changes
+            changed = False
+            for read, bound in bindings:
+                if not bound <= self.names and any(self.carries(expr) for expr in read):
+                    self.names |= bound
+                    changed = True
+
+    def carries(self, expr: Optional[ast.AST]) -> bool:
+        kind = type(expr)
+        if kind is ast.Name:
+            return expr.id in self.names  # type: ignore[union-attr]
+        if kind is ast.Attribute:
+            value = expr.value  # type: ignore[union-attr]
+            if type(value) is ast.Name and value.id == "self":  # type: ignore[attr-defined]
+                return expr.attr in self.module_attributes  # type: ignore[union-attr]
+            return expr.attr in self._VIEWS and self.carries(value)  # type: ignore[union-attr]
+        if kind is ast.Subscript or kind is ast.Starred:
+            return self.carries(expr.value)  # type: ignore[union-attr]
+        if kind is ast.BinOp:
+            return self.carries(expr.left) or self.carries(expr.right)  # type: ignore[union-attr]
+        if kind is ast.Compare:
+            return any(self.carries(e) for e in (expr.left, *expr.comparators))  # type: ignore[union-attr]
+        if kind is ast.UnaryOp:
+            return type(expr.op) is not ast.Not and self.carries(expr.operand)  # type: ignore[union-attr]
+        if kind is ast.IfExp:
+            return self.carries(expr.body) or self.carries(expr.orelse)  # type: ignore[union-attr]
+        if kind is ast.List or kind is ast.Tuple:
+            return any(self.carries(e) for e in expr.elts)  # type: ignore[union-attr]
+        if kind is ast.ListComp or kind is ast.GeneratorExp:
+            return any((type(n) is ast.Name and (n.id in self.names or n.id in ("self", "super")))  # type: ignore
+                       for n in walk(expr))  # type: ignore[arg-type]
+        if kind is ast.NamedExpr:
+            return self.carries(expr.value)  # type: ignore[union-attr]
+        if kind is ast.Call:
+            return self._call_carries(expr)  # type: ignore[arg-type]
+        return False
+
+    def _call_carries(self, call: ast.Call) -> bool:
+        names = self.facts.torch_names(call)
+        if names and any(name not in _SIZED_FACTORIES for name in names) and any(
+                self.carries(a) for a in _arguments(call)):
+            return True  # a torch function given an input's tensor (`torch.cat`, `torch.tensor(x)`, ...)
+        func = call.func
+        if type(func) is ast.Name and func.id in ("zip", "enumerate", "reversed"):  # type: ignore[attr-defined]
+            return any(self.carries(a) for a in call.args)  # a loop over the caller's sequences
+        if type(func) is not ast.Attribute:
+            return False  # a plain function: the flow does not follow its result
+        receiver = func.value  # type: ignore[attr-defined]
+        if type(receiver) is ast.Name and receiver.id == "self":  # type: ignore[attr-defined]
+            return func.attr in self.module_attributes  # type: ignore[attr-defined]  # a submodule's output
+        if type(receiver) is ast.Call and type(receiver.func) is ast.Name and receiver.func.id == "super":  # type: ignore
+            return True  # `super().forward(x)`
+        method = func.attr  # type: ignore[attr-defined]
+        if method in self._DROPPED or method in ("append", "extend", "insert"):
+            return False
+        if method in _MEETING_CALLS and any(self.carries(a) for a in _arguments(call)):
+            return True
+        return self.carries(receiver)
 
 
 def _may_make_host_tensor(facts: SyntaxFacts, call: ast.Call) -> bool:
@@ -410,15 +652,15 @@ def _may_have_inputs(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFu
     for a in (*args.posonlyargs, *args.args, *args.kwonlyargs):
         if a.annotation is not None and "Tensor" in ast.unparse(a.annotation):
             return True
-    for node in ast.walk(function):
+    for node in walk(function):
         if type(node) is ast.Attribute and type(node.value) is ast.Name:  # type: ignore[attr-defined]
             if node.value.id in params and node.attr in _TENSOR_EVIDENCE:  # type: ignore[attr-defined]
                 return True
         elif type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "super":  # type: ignore
             return True  # `super().forward(x)`: the output of the module's own layer
         elif type(node) is ast.For and _iterates_parameters(node.iter, params):  # type: ignore[attr-defined]
-            targets = {n.id for n in ast.walk(node.target) if type(n) is ast.Name}  # type: ignore[attr-defined]
-            for inner in ast.walk(node):
+            targets = {n.id for n in walk(node.target) if type(n) is ast.Name}  # type: ignore[attr-defined]
+            for inner in walk(node):
                 if type(inner) is ast.Attribute and type(inner.value) is ast.Name:  # type: ignore[attr-defined]
                     if inner.value.id in targets and inner.attr in _TENSOR_EVIDENCE:  # type: ignore[attr-defined]
                         return True  # `for p in preds: p.numel()`: elements of the caller's tensors
@@ -431,9 +673,29 @@ def _may_have_inputs(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFu
     return False
 
 
+def _module_attributes(facts: SyntaxFacts, cls: ast.ClassDef) -> set[str]:
+    """A superset of the attributes of `self` that DEV005's flow reads as the module's tensors or
+    submodules (`ModuleFacts`): those bound to a call, the registered ones, and `weight`/`bias` of a
+    class that subclasses a `torch.nn` layer."""
+    found: set[str] = set()
+    for node in walk(cls):
+        if type(node) is ast.Assign and type(node.value) is ast.Call:  # type: ignore[attr-defined]
+            for target in node.targets:  # type: ignore[attr-defined]
+                if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self":
+                    found.add(target.attr)
+        elif type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr in (  # type: ignore
+                "register_buffer", "register_parameter"):
+            first = node.args[0] if node.args else None  # type: ignore[attr-defined]
+            if type(first) is ast.Constant and type(first.value) is str:  # type: ignore[union-attr]
+                found.add(first.value)  # type: ignore[union-attr]
+    if any(name.startswith("torch.nn.") for base in cls.bases for name in facts.names_of(base)):
+        found.update(("weight", "bias"))
+    return found
+
+
 def _iterates_parameters(iterated: ast.expr, params: set[str]) -> bool:
     """`preds`, `zip(preds, targets)`, `enumerate(preds)`: a loop over the caller's sequences."""
-    return any(type(n) is ast.Name and n.id in params for n in ast.walk(iterated))  # type: ignore[attr-defined]
+    return any(type(n) is ast.Name and n.id in params for n in walk(iterated))  # type: ignore[attr-defined]
 
 
 def _holds_module_state(facts: SyntaxFacts, cls: ast.ClassDef) -> bool:
@@ -442,7 +704,7 @@ def _holds_module_state(facts: SyntaxFacts, cls: ast.ClassDef) -> bool:
             if any(name.startswith("torch.nn.") and not name.endswith(".Module") for name in facts._qualify(
                     _dotted(base) or ["?"])):
                 return True
-    for node in ast.walk(cls):
+    for node in walk(cls):
         if type(node) is ast.Call:
             func = node.func  # type: ignore[attr-defined]
             name = func.attr if type(func) is ast.Attribute else (func.id if type(func) is ast.Name else "")
@@ -457,7 +719,7 @@ def _holds_module_state(facts: SyntaxFacts, cls: ast.ClassDef) -> bool:
 
 def _has_meeting(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     returns = 0
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, _MEETING_NODES):
             return True
         if type(node) is ast.Return and node.value is not None:
@@ -474,6 +736,15 @@ def _has_meeting(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
             elif type(func) is ast.Name and func.id in _MEETING_CALLS:  # type: ignore[attr-defined]
                 return True
     return False
+
+
+def _may_name_the_host(call: ast.Call) -> bool:
+    """Could `analysis.factories.is_host` hold of the call's target (`device=`, else the first
+    positional argument)? Only a string or a call can spell the host; a name or attribute cannot."""
+    target = next((k.value for k in call.keywords if k.arg == "device"), None)
+    if target is None and call.args and type(call.args[0]) is not ast.Starred:
+        target = call.args[0]
+    return target is not None and not isinstance(target, (ast.Name, ast.Attribute, ast.Subscript))
 
 
 def _dotted(expr: ast.expr) -> Optional[list[str]]:

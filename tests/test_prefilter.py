@@ -159,10 +159,30 @@ SNIPPETS = [
     "from torch.nn.parallel import DistributedDataParallel as DDP\nd = torch.device('cu' 'da')",
     "r = int(os.environ['LOCAL_' 'RANK'])\nx = y.to('cuda' if ok else 'cpu')",
     "r = int(os.getenv('\\x4cOCAL_RANK'))\ndef get_device():\n    return 'cuda'",
+    # DEV005: what its screen must still see a meeting in, and the near misses it drops
+    "class P(nn.Module):\n    def __init__(self, dim):\n        super().__init__()\n"
+    "        self.w = nn.Parameter(torch.randn(6, dim) / dim ** 0.5)",
+    "class Q(nn.Module):\n    def forward(self, x):\n        n = x.size(1)\n        pos = torch.arange(n) * n\n"
+    "        return x + pos.to(x.device)",
+    "class R(nn.Module):\n    def forward(self, x):\n        m = torch.tensor(cfg.mean).view(1, -1).to(x.device, x.dtype)\n"
+    "        return x - m",
+    "class W(nn.Module):\n    def forward(self, x):\n        p = torch.rand([])\n        if p < self.layerdrop:\n"
+    "            return x\n        return x * 2",
+    "def total(preds, targets):\n    out = torch.zeros(3)\n    for p, t in zip(preds, targets):\n"
+    "        out = out + p.float()\n    return out",
+    "class S(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.register_buffer('scale', torch.ones(3))\n    def forward(self, x):\n"
+    "        return self.scale * torch.arange(3)",
+    "class U(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.proj = nn.Linear(3, 3)\n"
+    "    def forward(self, x):\n        return self.proj(torch.zeros(2, 3))",
+    "class V(nn.Module):\n    def forward(self, x: Tensor):\n        return torch.stack([x.sum(), torch.tensor(0.5)])",
+    "class X(nn.Linear):\n    def forward(self, x):\n        h = torch.ones(3).float()\n        return self.weight @ h",
     # DEV010: host reads of non-blocking copies
     "def h(x):\n    y = x.to('cpu', non_blocking=True)\n    return y.tolist()",
     "def h(x):\n    return x.to(th.device('cpu'), non_blocking=True).numpy()",
     "def h(x):\n    b = torch.empty(2, pin_memory=True)\n    b.copy_(x, non_blocking=True)\n    print(b)",
+    "def h(x, d):\n    y = x.to(d, non_blocking=True)\n    z = x.to(device='cpu', non_blocking=True)\n"
+    "    return y.tolist(), z.numpy()",
 ]
 
 
@@ -272,6 +292,61 @@ def test_a_file_whose_ast_holds_no_candidate_is_not_parsed(monkeypatch):
     monkeypatch.setattr(cst_stage.cst, "parse_module", no_parse)
     result = analyze(source, "a.py", ALL)
     assert result.diagnostics == [] and result.skipped
+
+
+# DEV005's screen: a meeting needs the factory's tensor beside one that may come from the inputs.
+_MODULE = "import torch\nfrom torch import nn, Tensor\n"
+
+
+@pytest.mark.parametrize("body", [
+    # built in `__init__` from sizes: the module's tensors do not exist yet, `dim` is a number
+    "class P(nn.Module):\n    def __init__(self, dim):\n        super().__init__()\n"
+    "        self.w = nn.Parameter(torch.randn(6, dim) / dim ** 0.5)\n",
+    # sizes read from an input are numbers
+    "class Q(nn.Module):\n    def forward(self, x):\n        n = x.size(1)\n        pos = torch.arange(n) * n\n"
+    "        return x[:, :n], pos\n",
+    # placed in the same chain it was made in
+    "class R(nn.Module):\n    def forward(self, x):\n        m = torch.tensor(cfg.mean).view(1, -1).to(x.device)\n"
+    "        return x - m\n",
+    # a 0-dim draw compared with a number the module holds
+    "class W(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.layerdrop = 0.1\n"
+    "    def forward(self, x):\n        p = torch.rand([])\n        if p < self.layerdrop:\n"
+    "            return x\n        return x * 2\n",
+])
+def test_the_host_tensor_screen_drops_tensors_that_meet_no_input(body):
+    source = _MODULE + body
+    assert "DEV005" in _kept(source)
+    assert "DEV005" not in _screened(source)
+
+
+@pytest.mark.parametrize("body", [
+    "def total(preds, targets):\n    out = torch.zeros(3)\n    for p, t in zip(preds, targets):\n"
+    "        out = out + p.float()\n    return out\n",
+    "class S(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.register_buffer('scale', torch.ones(3))\n    def forward(self, x):\n"
+    "        return self.scale * torch.arange(3)\n",
+    "class U(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.proj = nn.Linear(3, 3)\n"
+    "    def forward(self, x):\n        return self.proj(torch.zeros(2, 3))\n",
+    "class V(nn.Module):\n    def forward(self, x: Tensor):\n        return torch.stack([x.sum(), torch.tensor(0.5)])\n",
+    "class Y(nn.Module):\n    def forward(self, x: Tensor):\n        return x + torch.FloatTensor([])\n",
+    "class X(nn.Linear):\n    def forward(self, x):\n        h = torch.ones(3).float()\n        return self.weight @ h\n",
+])
+def test_the_host_tensor_screen_keeps_each_kind_of_input(body):
+    source = _MODULE + body
+    assert "DEV005" in _screened(source)
+    assert "DEV005" in [code for _, _, code, _ in _reports(source)]
+
+
+@pytest.mark.parametrize("source, kept", [
+    ("import torch\ny = x.to('cpu', non_blocking=True)\nprint(y.tolist())\n", True),
+    ("import torch\ny = x.to(torch.device('cpu'), non_blocking=True)\nprint(y.tolist())\n", True),
+    ("import torch\ny = x.to(dtype=torch.half, device='cpu', non_blocking=True)\nprint(y.tolist())\n", True),
+    # to a device held in a name: the rule never sees the host there
+    ("import torch\ny = x.to(self.device, non_blocking=True)\nprint(y.tolist())\n", False),
+    ("import torch\ny = x.to(device=dev, non_blocking=True)\nprint(y.tolist())\n", False),
+])
+def test_the_nonblocking_screen_keeps_only_copies_that_may_go_to_the_host(source, kept):
+    assert ("DEV010" in _screened(source)) is kept
 
 
 @pytest.mark.parametrize("source", [

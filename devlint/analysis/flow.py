@@ -26,23 +26,14 @@ from devlint.analysis.factories import (
 )
 from devlint.analysis.names import dotted_name, keyword, named_parameters, positional
 from devlint.analysis.torch_names import TorchNames
-from devlint.analysis.vocabulary import ELEMENTWISE, JOINING, TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS
+from devlint.analysis.vocabulary import (
+    ELEMENTWISE, HOST_VALUE_METHODS, JOINING, NO_SCALARS, NON_TENSOR_METHODS, TENSOR_ATTRIBUTES,
+    TENSOR_ONLY_METHODS, TO_HOST_METHODS,
+)
 from devlint.walk import children
 
-# Of the joining functions, those where a 0-dim tensor is still refused (it is joined, not broadcast).
-_NO_SCALARS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
-                         "index_select", "gather", "scatter", "scatter_add", "take_along_dim", "bmm", "mm",
-                         "matmul", "einsum", "index_add", "index_copy", "block_diag"})
 # Methods after which a value is placed: on a device, or (`cpu`, `numpy`) on the host on purpose.
 _MOVES = frozenset({"cuda", "type_as", "to"})
-_TO_HOST = frozenset({"cpu", "numpy"})
-# Methods whose result is a Python value, not a tensor.
-_HOST_VALUES = frozenset({"item", "tolist"})
-_NON_TENSOR_METHODS = frozenset({
-    "size", "dim", "numel", "nelement", "stride", "element_size", "is_contiguous", "data_ptr", "get_device",
-    "is_floating_point", "is_complex", "storage", "untyped_storage", "backward", "register_hook", "nbytes",
-    "keys", "items", "values", "append", "extend", "index", "count",
-})
 # Builtins that turn a tensor into a Python value.
 _HOST_BUILTINS = frozenset({"int", "float", "bool", "range", "len", "round", "list", "tuple", "str", "complex"})
 # torch.<name> that are not tensor operations.
@@ -246,7 +237,8 @@ def _walk_own(root: cst.CSTNode) -> Iterable[cst.CSTNode]:
     while stack:
         node = stack.pop()
         yield node
-        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        kind = type(node)
+        if kind is not cst.FunctionDef and kind is not cst.ClassDef and kind is not cst.Lambda:
             stack.extend(children(node))
 
 
@@ -266,37 +258,40 @@ def tensor_parameters(function: cst.FunctionDef) -> tuple[set[str], set[str]]:
                     sequences.add(name)
             if "Tensor" in text and not any(f"{word}[" in text for word in _NOT_TENSOR_ANNOTATION):
                 shown.add(name)
+    listed: set[str] = set()  # bound to a list or tuple: sequences even where also shown as tensors
     for node in _walk_own(function.body):
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value in names:
-            attr = node.attr.value
-            if attr in TENSOR_ATTRIBUTES or attr in TENSOR_ONLY_METHODS:
-                shown.add(node.value.value)
-            elif attr in ("items", "keys", "values", "append", "extend", "get", "split", "format", "astype"):
-                refused.add(node.value.value)
-        elif isinstance(node, (cst.For, cst.CompFor)) and isinstance(node.iter, cst.Name):
-            refused.add(node.iter.value)
-            sequences.add(node.iter.value)
-        elif isinstance(node, cst.Call) and ((dotted_name(node.func) or "").startswith(("np.", "numpy."))
-                                             or (dotted_name(node.func) or "").endswith("from_numpy")):
-            for arg in node.args:
-                if isinstance(arg.value, cst.Name):
-                    refused.add(arg.value.value)  # NumPy data
-        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in (
-                "len", "list", "tuple", "zip", "enumerate", "dict", "sorted", "isinstance"):
-            for arg in node.args:
-                if isinstance(arg.value, cst.Name):
-                    if node.func.value == "isinstance":
-                        continue
-                    refused.add(arg.value.value)
-                    sequences.add(arg.value.value)
-        elif isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value in names:
-            element = node.slice[0].slice if len(node.slice) == 1 else None
-            if isinstance(element, cst.Index) and isinstance(element.value, cst.SimpleString):
-                refused.add(node.value.value)  # `batch["x"]`
-    sequences -= shown
-    for node in _walk_own(function.body):
-        if isinstance(node, cst.Assign) and isinstance(node.value, (cst.List, cst.ListComp, cst.Tuple)):
-            sequences.update(n for t in node.targets for n in _target_names(t.target))
+        kind = type(node)  # exact types: LibCST's node classes are never subclassed, and isinstance is slow
+        if kind is cst.Attribute:
+            if type(node.value) is cst.Name and node.value.value in names:
+                attr = node.attr.value
+                if attr in TENSOR_ATTRIBUTES or attr in TENSOR_ONLY_METHODS:
+                    shown.add(node.value.value)
+                elif attr in ("items", "keys", "values", "append", "extend", "get", "split", "format", "astype"):
+                    refused.add(node.value.value)
+        elif kind is cst.For or kind is cst.CompFor:
+            if type(node.iter) is cst.Name:
+                refused.add(node.iter.value)
+                sequences.add(node.iter.value)
+        elif kind is cst.Call:
+            callee = dotted_name(node.func) or ""
+            if callee.startswith(("np.", "numpy.")) or callee.endswith("from_numpy"):
+                for arg in node.args:
+                    if type(arg.value) is cst.Name:
+                        refused.add(arg.value.value)  # NumPy data
+            elif type(node.func) is cst.Name and callee in (
+                    "len", "list", "tuple", "zip", "enumerate", "dict", "sorted", "isinstance"):
+                for arg in node.args:
+                    if type(arg.value) is cst.Name and callee != "isinstance":
+                        refused.add(arg.value.value)
+                        sequences.add(arg.value.value)
+        elif kind is cst.Subscript:
+            if type(node.value) is cst.Name and node.value.value in names:
+                element = node.slice[0].slice if len(node.slice) == 1 else None
+                if type(element) is cst.Index and type(element.value) is cst.SimpleString:
+                    refused.add(node.value.value)  # `batch["x"]`
+        elif kind is cst.Assign and type(node.value) in (cst.List, cst.ListComp, cst.Tuple):
+            listed.update(n for t in node.targets for n in _target_names(t.target))
+    sequences = (sequences - shown) | listed
     return shown - refused, sequences
 
 
@@ -609,18 +604,18 @@ class FlowReader:
                 if method == "to" and value.host and _to_host(node):
                     return Value(on_cpu=True)
                 return NOTHING
-            if method in _TO_HOST:
+            if method in TO_HOST_METHODS:
                 self.flow.moved |= set(value.host)
                 return Value(on_cpu=True)
-            if method in _HOST_VALUES:
+            if method in HOST_VALUE_METHODS:
                 self.flow.host_used |= set(value.host)
                 return NOTHING
-            if method in _NON_TENSOR_METHODS or value.is_list:
+            if method in NON_TENSOR_METHODS or value.is_list:
                 return NOTHING
             if not value.host and not value.inputs and not value.on_cpu:
                 return NOTHING
             if method in JOINING or method in ELEMENTWISE:
-                self._join([value, *tensors], f"`.{method}`", method not in _NO_SCALARS)
+                self._join([value, *tensors], f"`.{method}`", method not in NO_SCALARS)
                 return _combine([value, *tensors])
             return _combine([value])
         if isinstance(func, cst.Name) and func.value in _HOST_BUILTINS:
@@ -660,7 +655,7 @@ class FlowReader:
             return NOTHING
         short = name.rsplit(".", 1)[-1]
         if short in JOINING or short in ELEMENTWISE:
-            self._join(tensors, f"torch.{short}", short not in _NO_SCALARS)
+            self._join(tensors, f"torch.{short}", short not in NO_SCALARS)
         return _combine(tensors)
 
     def _meet_returns(self) -> None:
@@ -816,7 +811,7 @@ def _made_on_host(expr: cst.BaseExpression, caller: Optional[cst.FunctionDef], t
         if isinstance(expr, cst.Call) and (cpu_factory_name(expr, torch) or legacy_constructor_name(expr, torch)):
             return True
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
-            if expr.func.attr.value in _TO_HOST:
+            if expr.func.attr.value in TO_HOST_METHODS:
                 return True
             if expr.func.attr.value in _MOVES:
                 return False

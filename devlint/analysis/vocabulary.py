@@ -52,6 +52,21 @@ ELEMENTWISE = frozenset({
 })
 
 # Evidence that a parameter is a tensor: methods no list, dict, str or NumPy array has.
+# DEV005's flow (devlint/analysis/flow.py) and its screen.
+# Of the joining functions, those where a 0-dim tensor is still refused (it is joined, not broadcast).
+NO_SCALARS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
+                         "index_select", "gather", "scatter", "scatter_add", "take_along_dim", "bmm", "mm",
+                         "matmul", "einsum", "index_add", "index_copy", "block_diag"})
+# Methods after which a value is on the host on purpose.
+TO_HOST_METHODS = frozenset({"cpu", "numpy"})
+# Methods whose result is a Python value, not a tensor.
+HOST_VALUE_METHODS = frozenset({"item", "tolist"})
+NON_TENSOR_METHODS = frozenset({
+    "size", "dim", "numel", "nelement", "stride", "element_size", "is_contiguous", "data_ptr", "get_device",
+    "is_floating_point", "is_complex", "storage", "untyped_storage", "backward", "register_hook", "nbytes",
+    "keys", "items", "values", "append", "extend", "index", "count",
+})
+
 TENSOR_ONLY_METHODS = frozenset({
     "size", "dim", "view", "view_as", "unsqueeze", "permute", "contiguous", "detach", "expand", "expand_as",
     "masked_fill", "masked_fill_", "index_select", "gather", "scatter", "scatter_", "narrow", "float", "long",
