@@ -34,13 +34,13 @@ def _reports(source: str, path: str) -> tuple[list[tuple[int, int, str, str]], b
 def check(path: str) -> tuple[str, bool, bool, list, list]:
     source = Path(path).read_text(encoding="utf-8", errors="replace")
     filtered, parsed = _reports(source, path)
-    prefilter, screen = engine.prefilter, engine.screen
+    prefilter, screen = engine.prefilter, engine.screen_with_facts
     engine.prefilter = lambda text, rules: list(rules)  # type: ignore[assignment]
-    engine.screen = lambda text, rules, tree=None: list(rules)  # type: ignore[assignment]
+    engine.screen_with_facts = lambda text, rules, tree=None: (list(rules), None)  # type: ignore[assignment]
     try:
         unfiltered, parsed_unfiltered = _reports(source, path)
     finally:
-        engine.prefilter, engine.screen = prefilter, screen  # type: ignore[assignment]
+        engine.prefilter, engine.screen_with_facts = prefilter, screen  # type: ignore[assignment]
     return path, parsed, parsed_unfiltered, filtered, unfiltered
 
 

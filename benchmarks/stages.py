@@ -41,7 +41,7 @@ def main() -> int:
     args = parser.parse_args()
     engine.prefilter = timer("text prefilter", engine.prefilter)  # type: ignore[assignment]
     screen.parse = timer("ast.parse (screen)", screen.parse)  # type: ignore[assignment]
-    engine.screen = timer("screen (ast.parse + facts)", engine.screen)  # type: ignore[assignment]
+    engine.screen_with_facts = timer("screen (ast.parse + facts)", engine.screen_with_facts)  # type: ignore[assignment]
     cst_stage.cst.parse_module = timer("LibCST parse", cst_stage.cst.parse_module)  # type: ignore[assignment]
     cst_stage.visit_batched = timer("traversal (context + rule visitors)", cst_stage.visit_batched)  # type: ignore
     cst_stage._positions = timer("positions (files with reports)", cst_stage._positions)  # type: ignore[assignment]

@@ -28,6 +28,7 @@ from devlint.walk import visit_batched
 
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.engine import Analysis
+    from devlint.screen import SyntaxFacts
 
 # CPython refuses more than 200 nested brackets ("too many nested parentheses"); LibCST accepts
 # them but takes minutes on a few thousand, so such files get CPython's own syntax error.
@@ -36,8 +37,9 @@ _BRACKETS = re.compile(r"[][(){}]")
 
 
 def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleEntry], with_fixes: bool,
-          ignore_noqa: bool, suppressions: Suppressions) -> None:
-    """Parse `result.source`, run `rules` in one traversal and add their reports (and fixes) to `result`."""
+          ignore_noqa: bool, suppressions: Suppressions, syntax: Optional[SyntaxFacts] = None) -> None:
+    """Parse `result.source`, run `rules` in one traversal and add their reports (and fixes) to `result`.
+    `syntax`: what the screen read from the text's `ast`, for rules that narrow their work by it."""
     source = result.source
     nesting = _nesting_error(source)
     try:
@@ -49,7 +51,7 @@ def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleE
             result.diagnostics.append(syntax_error(path, source, error))
         return
     result.module = module
-    ctx = FileContext(module, path, target_torch(settings.target_torch, path))
+    ctx = FileContext(module, path, target_torch(settings.target_torch, path), syntax=syntax)
     rule_visitors = [entry.visitor(ctx) for entry in rules]
     # LibCST's callbacks in LibCST's order, without rebuilding every node (devlint/walk.py).
     # A RecursionError propagates to _with_deep_stack, which retries on a large stack.

@@ -29,7 +29,7 @@ from devlint.lines import Lines
 from devlint.noqa import Suppressions
 from devlint.prefilter import prefilter
 from devlint.rules import RuleEntry, all_rules
-from devlint.screen import screen
+from devlint.screen import screen_with_facts
 from devlint.settings import DEFAULT_SETTINGS, SYNTAX_ERROR_CODE, Settings
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -124,13 +124,14 @@ def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignor
     if suppressions.devlint_whole_file or (suppressions.whole_file and not ignore_noqa):
         return Analysis(source, skipped=True)  # `# flake8: noqa` / `# devlint: noqa`: as flake8, not even parsed
     rules = prefilter(source, enabled_rules(settings, path))
+    facts = None
     if rules:
-        rules = screen(source, rules, tree)
+        rules, facts = screen_with_facts(source, rules, tree)
     result = Analysis(source)
     if not rules:
         result.skipped = True
         return result
-    _cst_stage().check(result, path, settings, rules, with_fixes, ignore_noqa, suppressions)
+    _cst_stage().check(result, path, settings, rules, with_fixes, ignore_noqa, suppressions, facts)
     return result
 
 

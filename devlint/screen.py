@@ -109,6 +109,9 @@ class SyntaxFacts:
         # ids of calls whose value only passes through methods that meet nothing (`.view()`, `.float()`)
         # to one that places it or reads a Python value from it (`.to(device)`, `.item()`, `.size()`)
         self.spent: set[int] = set()
+        # DEV005's screen, for each function in the order of the source (as LibCST visits them): may a
+        # factory's tensor meet an input there? None until asked (devlint/rules/dev005_*/visitor.py).
+        self.host_meeting_functions: Optional[list[bool]] = None
         self._local_calls: list[tuple[int, str]] = []  # (line, name) of `f(...)` and `self.f(...)`
         self._gather(tree)
         self._local_calls.sort()
@@ -364,26 +367,28 @@ _MEETING_CALLS = JOINING | ELEMENTWISE
 def host_meetings_possible(facts: SyntaxFacts) -> bool:
     """DEV005's screen: a factory that may make a host tensor (0-dim ones too: they meet in
     `stack` and returns), in a function that holds a construct where devices may meet, beside a
-    value that may come from the function's inputs."""
-    candidates = [call for call in facts.calls if id(call) not in facts.spent and _may_make_host_tensor(facts, call)]
-    if not candidates:
-        return False
-    functions = sorted(((extent(f), f) for f in facts.functions), key=lambda pair: pair[0])
-    screened: dict[int, Optional[_FunctionScreen]] = {}
-    for call in candidates:
+    value that may come from the function's inputs. Records the answer for each function too."""
+    functions = sorted(facts.functions, key=lambda f: (f.lineno, f.col_offset))
+    by_extent = sorted(((extent(f), f) for f in functions), key=lambda pair: pair[0])
+    verdicts: dict[int, bool] = {}
+    screens: dict[int, Optional[_FunctionScreen]] = {}
+    for call in facts.calls:
+        if id(call) in facts.spent or not _may_make_host_tensor(facts, call):
+            continue
         inner = None
-        for (first, last), function in functions:
+        for (first, last), function in by_extent:
             if first <= call.lineno and (call.end_lineno or call.lineno) <= last:
                 inner = function  # sorted by first line: the last one holding it is the innermost
-        if inner is None:
+        if inner is None or verdicts.get(id(inner)):
             continue
-        if id(inner) not in screened:
-            screened[id(inner)] = (_FunctionScreen(facts, inner)
-                                   if _has_meeting(inner) and _may_have_inputs(facts, inner) else None)
-        function_screen = screened[id(inner)]
+        if id(inner) not in screens:
+            screens[id(inner)] = (_FunctionScreen(facts, inner)
+                                  if _has_meeting(inner) and _may_have_inputs(facts, inner) else None)
+        function_screen = screens[id(inner)]
         if function_screen is not None and function_screen.may_meet(call):
-            return True
-    return False
+            verdicts[id(inner)] = True
+    facts.host_meeting_functions = [verdicts.get(id(f), False) for f in functions]
+    return bool(verdicts)
 
 
 class _Span:
@@ -802,11 +807,17 @@ def parse(source: str) -> Optional[ast.Module]:
 
 def screen(source: str, rules: Sequence["RuleEntry"], tree: Optional[ast.AST] = None) -> list["RuleEntry"]:
     """The rules of `rules` that have a candidate in `source` (`tree`: its `ast`, if parsed already)."""
+    return screen_with_facts(source, rules, tree)[0]
+
+
+def screen_with_facts(source: str, rules: Sequence["RuleEntry"], tree: Optional[ast.AST] = None,
+                      ) -> tuple[list["RuleEntry"], Optional[SyntaxFacts]]:
+    """`screen`, and the facts it read (None when `ast` could not parse the text, or no rule asked)."""
     if not any(entry.rule.screen is not None for entry in rules):
-        return list(rules)
+        return list(rules), None
     if not isinstance(tree, ast.Module):
         tree = parse(source)
         if tree is None:
-            return list(rules)
+            return list(rules), None
     facts = SyntaxFacts(tree)
-    return [entry for entry in rules if entry.rule.screen is None or entry.rule.screen(facts)]
+    return [entry for entry in rules if entry.rule.screen is None or entry.rule.screen(facts)], facts

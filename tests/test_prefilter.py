@@ -37,7 +37,7 @@ def _both_ways(source: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list, list
     filtered = _reports(source)
     with monkeypatch.context() as patch:
         patch.setattr(engine, "prefilter", lambda text, rules: list(rules))
-        patch.setattr(engine, "screen", lambda text, rules, tree=None: list(rules))
+        patch.setattr(engine, "screen_with_facts", lambda text, rules, tree=None: (list(rules), None))
         unfiltered = _reports(source)
     return filtered, unfiltered
 
@@ -335,6 +335,36 @@ def test_the_host_tensor_screen_keeps_each_kind_of_input(body):
     source = _MODULE + body
     assert "DEV005" in _screened(source)
     assert "DEV005" in [code for _, _, code, _ in _reports(source)]
+
+
+def test_the_host_tensor_flow_is_read_only_in_the_functions_the_screen_kept(monkeypatch):
+    from devlint.rules.dev005_host_tensor_meets_input import visitor
+
+    source = _MODULE + textwrap.dedent("""
+        class Net(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.w = nn.Parameter(torch.zeros(n))
+
+            def forward(self, x: Tensor):
+                def helper(k):
+                    return torch.arange(k) * 2
+                return x + torch.ones(3)
+
+        def sizes(n):
+            return torch.arange(n) + n
+    """)
+    read = []
+
+    class CountingReader(visitor.FlowReader):
+        def __init__(self, function, *args, **kwargs):
+            read.append(function.name.value)
+            super().__init__(function, *args, **kwargs)
+
+    monkeypatch.setattr(visitor, "FlowReader", CountingReader)
+    reports = _reports(source)
+    assert read == ["forward"]
+    assert [(line, code) for line, _, code, _ in reports] == [(12, "DEV005")]
 
 
 @pytest.mark.parametrize("source, kept", [

@@ -18,6 +18,7 @@ from devlint.analysis.torch_names import TorchNames
 
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.analysis.types import TypeOracle
+    from devlint.screen import SyntaxFacts
     from devlint.rules.base import Fix
     from devlint.rules.rule import Rule
 
@@ -65,6 +66,10 @@ class FileContext:
     reports: list[RawReport] = field(default_factory=list)
     cuda_tests: dict[int, tuple[bool, bool]] = field(default_factory=dict)  # id(test) -> guarded branches
     availability_flags: set[str] = field(default_factory=set)  # `ok = torch.cuda.is_available()`
+    # What the syntax screen read from the text's `ast` (devlint/screen.py); None when it could not.
+    syntax: Optional["SyntaxFacts"] = None
+    # Each function's place among the file's functions in the order of the source (the screen's order).
+    function_order: dict[cst.FunctionDef, int] = field(default_factory=dict)
     # Filled lazily by analysis.types; kept here so every rule shares one copy per file.
     cache: dict[object, object] = field(default_factory=dict)
 
@@ -198,6 +203,7 @@ class ContextEnter(cst.BatchableCSTVisitor):
             guards.decorator_requires_cuda(d) for d in node.decorators
         )
         self.ctx.frames.append(Frame(node, cuda_only))
+        self.ctx.function_order[node] = len(self.ctx.function_order)
 
     def visit_If_body(self, node: cst.If) -> None:
         if self.ctx.guarded_branches(node.test)[0]:

@@ -45,7 +45,10 @@ class HostTensorMeetsInput(RuleVisitor):
         if classes is None:
             classes = self.ctx.cache["class_table"] = ClassTable(self.ctx.module, self.torch)
         facts: dict[Optional[cst.ClassDef], ModuleFacts] = {}
+        may_meet = self._screened_functions()
         for function, cls in self.functions.items():
+            if may_meet is not None and not may_meet[self.ctx.function_order[function]]:
+                continue  # the screen saw no factory there that can meet an input
             if function.name.value == "__init__":
                 cls = None  # the module is being built: its parameters are still on the CPU
             if cls not in facts:
@@ -63,6 +66,15 @@ class HostTensorMeetsInput(RuleVisitor):
             _drop_fixes_that_split_host_tensors(found, flow)
             for call, message, fix in found:
                 self.report(call, message, fix)
+
+    def _screened_functions(self) -> Optional[list[bool]]:
+        """The screen's answer for each function, in the order of the source (devlint/screen.py); None
+        when it has none, or when its functions are not the ones LibCST visited."""
+        syntax = self.ctx.syntax
+        answers = syntax.host_meeting_functions if syntax is not None else None
+        if answers is None or len(answers) != len(self.ctx.function_order):
+            return None
+        return answers
 
     def _callers_keep_it_on_the_host(self, function: cst.FunctionDef, meeting: Meeting, flow: FunctionFlow) -> bool:
         """The input it meets is a parameter that every call in the file leaves to its default or
