@@ -7,6 +7,7 @@ one-file run, and most files never need it (tests/test_startup.py).
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import TYPE_CHECKING, Callable, Mapping, Optional, Sequence
 
@@ -24,7 +25,7 @@ from devlint.rules import RuleEntry
 from devlint.rules.base import Fix
 from devlint.settings import SYNTAX_ERROR_CODE, Settings
 from devlint.target_torch import target_torch
-from devlint.walk import visit_batched
+from devlint.walk import nodes, visit_batched
 
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.engine import Analysis
@@ -63,7 +64,8 @@ def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleE
         return
     wanted = [node for report in raw for node in (report.node, *(report.fix.replacements if report.fix else ()))]
     limit = line_limit(settings.line_length, path) if with_fixes else 0
-    _resolve(result, _positions(module, wanted), raw, path, with_fixes, ignore_noqa, limit, suppressions)
+    positions = _positions(module, wanted, source, syntax.tree if syntax is not None else None)
+    _resolve(result, positions, raw, path, with_fixes, ignore_noqa, limit, suppressions)
 
 
 def syntax_error(path: str, source: str, error: Exception) -> Diagnostic:
@@ -127,12 +129,24 @@ class _Placed(Exception):
     pass
 
 
-def _positions(module: cst.Module, wanted: Sequence[cst.CSTNode]) -> Mapping[cst.CSTNode, CodeRange]:
-    """The positions of `wanted` (and of what comes before them): LibCST's PositionProvider, run
-    on its own and only as far into the file as the last wanted node. Through a MetadataWrapper
-    it would cost more than twice as much: the codegen runs to the end of the file, and
-    `resolve` also walks (and rebuilds) the whole tree for an empty batch of batchable
-    providers. `_computed` and the codegen state are the interface LibCST gives providers."""
+def _positions(module: cst.Module, wanted: Sequence[cst.CSTNode], source: Optional[str] = None,
+               tree: Optional[ast.Module] = None) -> Mapping[cst.CSTNode, CodeRange]:
+    """The positions of `wanted` (and of other nodes near them). With the text and its `ast`, only
+    the top-level statements that hold a wanted node are generated again, each from the line `ast`
+    gives it (checked against the text); otherwise, or where that does not hold, the whole file up
+    to the last wanted node."""
+    if source is not None and tree is not None:
+        found = _positions_by_statement(module, set(wanted), source, tree)
+        if found is not None:
+            return found
+    return _positions_up_to(module, wanted)
+
+
+def _positions_up_to(module: cst.Module, wanted: Sequence[cst.CSTNode]) -> Mapping[cst.CSTNode, CodeRange]:
+    """LibCST's PositionProvider, run on its own and only as far into the file as the last wanted
+    node. Through a MetadataWrapper it would cost more than twice as much: the codegen runs to the
+    end of the file, and `resolve` also walks (and rebuilds) the whole tree for an empty batch of
+    batchable providers. `_computed` and the codegen state are the interface LibCST gives providers."""
     provider = PositionProvider()
     state = _PositionsUpTo(default_indent=module.default_indent, default_newline=module.default_newline,
                            provider=provider)
@@ -145,6 +159,55 @@ def _positions(module: cst.Module, wanted: Sequence[cst.CSTNode]) -> Mapping[cst
         if not state.done:
             raise
     return provider._computed  # type: ignore[return-value]
+
+
+def _positions_by_statement(module: cst.Module, wanted: set[cst.CSTNode], source: str,
+                            tree: ast.Module) -> Optional[Mapping[cst.CSTNode, CodeRange]]:
+    """Positions from the codegen of each top-level statement that holds a wanted node, started at
+    the statement's first line; None when a statement's line cannot be told, or its generated text
+    is not the text at that line (the caller then generates the file from its start)."""
+    first_lines = _first_lines(module, tree)
+    if first_lines is None:
+        return None
+    lines = Lines(source)
+    provider = PositionProvider()
+    for statement, first in zip(module.body, first_lines):
+        if not wanted:
+            break
+        held = {node for node in nodes(statement) if node in wanted}
+        if not held:
+            continue
+        before = len(statement.leading_lines)  # lines LibCST writes before the statement's first token
+        decorators = getattr(statement, "decorators", ())
+        if decorators:
+            before += len(decorators[0].leading_lines)
+        start = first - before
+        if start < 1:
+            return None
+        state = PositionProvidingCodegenState(default_indent=module.default_indent,
+                                              default_newline=module.default_newline, provider=provider)
+        state.line = start
+        statement._codegen(state)
+        code = "".join(state.tokens).rstrip("\r\n")  # the file's last line may have no line break
+        if not source.startswith(code, lines.offset(start, 0)):
+            return None
+        wanted -= held
+    return provider._computed if not wanted else None  # type: ignore[return-value]
+
+
+def _first_lines(module: cst.Module, tree: ast.Module) -> Optional[list[int]]:
+    """The line of each top-level statement's first token (a decorator's `@`), from `ast`: LibCST's
+    line of small statements joined by `;` is one `ast` statement each. None when they do not pair up."""
+    statements = tree.body
+    found: list[int] = []
+    index = 0
+    for statement in module.body:
+        if index >= len(statements):
+            return None
+        node = statements[index]
+        found.append(min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))]))
+        index += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+    return found if index == len(statements) else None
 
 
 def _resolve(result: Analysis, positions: Mapping[cst.CSTNode, CodeRange], raw: list[RawReport], path: str,

@@ -135,6 +135,15 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     return result
 
 
+def nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`root` and every node below it."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(children(node))
+
+
 def own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """`root` and the nodes below it, without those of nested functions, classes and lambdas (they
     run later, if at all); `root` itself is entered whatever it is."""

@@ -8,11 +8,13 @@ the end of the fixtures and of the prefilter's snippet programs.
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from devlint.cst_stage import _positions
+from devlint.cst_stage import _positions, _positions_by_statement
 from devlint.walk import children
 
 from conftest import RULE_DIRS
@@ -31,14 +33,37 @@ def _nodes(module: cst.Module) -> list[cst.CSTNode]:
     return found
 
 
+@pytest.mark.parametrize("by_statement", [False, True], ids=["up-to-the-last", "by-statement"])
 @pytest.mark.parametrize("source", SOURCES, ids=range(len(SOURCES)))
-def test_positions_of_wanted_nodes_equal_the_full_providers(source):
+def test_positions_of_wanted_nodes_equal_the_full_providers(source, by_statement):
     module = cst.parse_module(source)
+    tree = ast.parse(source) if by_statement else None
     full = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     nodes = _nodes(module)
     calls = [node for node in nodes if isinstance(node, cst.Call)]
     for wanted in ([nodes[1]], [nodes[-1]], calls[: len(calls) // 2], calls, nodes[::5], nodes):
-        got = _positions(module, wanted)
+        got = _positions(module, wanted, source, tree)
+        assert {id(n): got[n] for n in wanted} == {id(n): full[n] for n in wanted}
+
+
+# Top-level statements whose first line `ast` and LibCST see differently, or that share a line.
+AWKWARD = [
+    "# header\n\n@decorate\n# between\n@again(1)\ndef f(x):\n    return x.cuda()\n",
+    "import torch; x = torch.zeros(3); x.to(d)\ny = 1\n",
+    "(\n    x\n).to(d)\nz = x.cuda()\n",
+    "x = 1\n@\\\nd\nclass C:\n    y = torch.zeros(2).cuda()\n",
+    "if x:\n    pass\n# trailing comment\n    # indented comment\nx.cuda()",
+    "async def f():\n    async with a:\n        x.cuda()\n",
+]
+
+
+@pytest.mark.parametrize("source", AWKWARD, ids=range(len(AWKWARD)))
+def test_statement_positions_hold_where_lines_are_awkward(source):
+    module = cst.parse_module(source)
+    full = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    nodes = _nodes(module)
+    for wanted in ([nodes[-1]], nodes[::3], nodes):
+        got = _positions(module, wanted, source, ast.parse(source))
         assert {id(n): got[n] for n in wanted} == {id(n): full[n] for n in wanted}
 
 
@@ -47,3 +72,10 @@ def test_a_module_without_a_trailing_newline():
     last = _nodes(module)[-1]
     full = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     assert _positions(module, [last])[last] == full[last]
+
+
+@pytest.mark.parametrize("source", SOURCES[:8], ids=range(8))
+def test_ordinary_files_are_placed_statement_by_statement(source):
+    module = cst.parse_module(source)
+    inside = {node for statement in module.body for node in _nodes(statement)}
+    assert _positions_by_statement(module, inside, source, ast.parse(source)) is not None

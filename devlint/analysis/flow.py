@@ -30,7 +30,7 @@ from devlint.analysis.vocabulary import (
     ELEMENTWISE, HOST_VALUE_METHODS, JOINING, NO_SCALARS, NON_TENSOR_METHODS, TENSOR_ATTRIBUTES,
     TENSOR_ONLY_METHODS, TO_HOST_METHODS,
 )
-from devlint.walk import children
+from devlint.walk import children, nodes
 
 # Methods after which a value is placed: on a device, or (`cpu`, `numpy`) on the host on purpose.
 _MOVES = frozenset({"cuda", "type_as", "to"})
@@ -147,7 +147,7 @@ class ModuleFacts:
             full = torch.qualify(base.value) or ""
             if full.startswith("torch.nn.") and full.rsplit(".", 1)[-1] not in ("Module", *_PARAMETERLESS):
                 self.tensors.update(("weight", "bias"))  # `class NoisyLinear(nn.Linear)`
-        for node in _walk(cls):
+        for node in nodes(cls):
             if isinstance(node, cst.Assign) and len(node.targets) == 1:
                 target = node.targets[0].target
                 if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and (
@@ -200,7 +200,7 @@ def _holds_parameters(cls: Optional[cst.ClassDef], classes: ClassTable, torch: T
     """Does a Module class of the file show parameters or buffers of its own (or a layer with some)?"""
     if cls is None or depth > 3:
         return False
-    for node in _walk(cls):
+    for node in nodes(cls):
         if isinstance(node, cst.Call):
             full = torch.qualify(node.func) or ""
             if full in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
@@ -221,14 +221,6 @@ def _holds_parameters(cls: Optional[cst.ClassDef], classes: ClassTable, torch: T
         if full.startswith("torch.nn.") and full.rsplit(".", 1)[-1] not in ("Module", *_PARAMETERLESS):
             return True
     return False
-
-
-def _walk(root: cst.CSTNode) -> Iterable[cst.CSTNode]:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(children(node))
 
 
 def _walk_own(root: cst.CSTNode) -> Iterable[cst.CSTNode]:
@@ -684,7 +676,7 @@ def _combine(values: list[Value]) -> Value:
 
 def _may_hold_a_tensor(data: cst.BaseExpression, env: dict[str, Value]) -> bool:
     """Data that may already be a tensor: it names an input, or calls something with one, or `self`."""
-    for node in _walk(data):
+    for node in nodes(data):
         if isinstance(node, cst.Name) and (node.value == "self" or env.get(node.value, NOTHING).inputs):
             return True
     return False
