@@ -476,19 +476,23 @@ class _FunctionScreen:
             kind = type(node)
             if scalar and kind is not ast.Return and kind is not ast.Call:
                 continue
+            # operators meet their operands two by two: the factory's tensor in one, an input's in the other
             if kind is ast.BinOp:
-                if mentions(node) and (inputs.carries(node.left) or inputs.carries(node.right)):  # type: ignore
+                if _meet_in_pairs([(node.left, node.right)], mentions, inputs):  # type: ignore[attr-defined]
                     return True
             elif kind is ast.Compare:
-                if mentions(node) and any(inputs.carries(e) for e in (node.left, *node.comparators)):  # type: ignore
+                operands = [node.left, *node.comparators]  # type: ignore[attr-defined]
+                if _meet_in_pairs(list(zip(operands, operands[1:])), mentions, inputs):
                     return True
             elif kind is ast.AugAssign:
-                if mentions(node) and (inputs.carries(node.target) or inputs.carries(node.value)):  # type: ignore
+                if _meet_in_pairs([(node.target, node.value)], mentions, inputs):  # type: ignore[attr-defined]
                     return True
             elif kind is ast.Return:
-                if self.several_returns and mentions(node) and any(
-                        inputs.carries(r.value) for r in self.returns):  # type: ignore[attr-defined]
-                    return True
+                # a return meets the values the function's other returns give
+                if self.several_returns and mentions(node):
+                    paths = [path for r in self.returns for path in _return_paths(r.value)]  # type: ignore
+                    if any(mentions(a) and inputs.carries(b) for a in paths for b in paths if a is not b):
+                        return True
             else:
                 func = node.func  # type: ignore[attr-defined]
                 if _is_self_call(node) and func.attr in inputs.module_attributes and mentions(node):
@@ -501,6 +505,18 @@ class _FunctionScreen:
 
 
 _CONSTRUCTS = (ast.BinOp, ast.Compare, ast.AugAssign, ast.Return)
+
+
+def _meet_in_pairs(pairs: list[tuple[ast.AST, ast.AST]], mentions: Callable[[ast.AST], bool],
+                   inputs: "_InputTrace") -> bool:
+    return any((mentions(a) and inputs.carries(b)) or (mentions(b) and inputs.carries(a)) for a, b in pairs)
+
+
+def _return_paths(value: ast.AST) -> list[ast.AST]:
+    """`a if c else b` returns `a` or `b` (DEV005's flow reads each as a return of its own)."""
+    if type(value) is ast.IfExp:
+        return [*_return_paths(value.body), *_return_paths(value.orelse)]  # type: ignore[attr-defined]
+    return [value]
 
 
 def _call_name(call: ast.Call) -> str:

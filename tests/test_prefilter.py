@@ -308,6 +308,9 @@ _MODULE = "import torch\nfrom torch import nn, Tensor\n"
     # placed in the same chain it was made in
     "class R(nn.Module):\n    def forward(self, x):\n        m = torch.tensor(cfg.mean).view(1, -1).to(x.device)\n"
     "        return x - m\n",
+    # the parameter or the factory's tensor: one name, either of the two, never both in one operation
+    "def gaussian(sigma: Tensor, n: int):\n    if isinstance(sigma, float):\n        sigma = torch.tensor([[sigma]])\n"
+    "    return 2 * sigma.pow(2.0)\n",
     # a 0-dim draw compared with a number the module holds
     "class W(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.layerdrop = 0.1\n"
     "    def forward(self, x):\n        p = torch.rand([])\n        if p < self.layerdrop:\n"
