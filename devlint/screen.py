@@ -434,6 +434,18 @@ class _FunctionScreen:
                 names = {n.id for target in bound for n in walk(target) if type(n) is ast.Name}  # type: ignore
                 if names:
                     self.bindings.append((read, names))
+        # names that may hold a list, and so both kinds of tensor at once (a superset of the flow's `is_list`)
+        self.list_names: set[str] = set()
+        for node in nodes:
+            kind = type(node)
+            if kind is ast.Assign or kind is ast.AnnAssign or kind is ast.AugAssign or kind is ast.NamedExpr:
+                if type(node.value) in _MAY_BE_LISTS:  # type: ignore[attr-defined]
+                    targets = node.targets if kind is ast.Assign else [node.target]  # type: ignore[attr-defined]
+                    self.list_names.update(n.id for t in targets for n in walk(t) if type(n) is ast.Name)  # type: ignore
+            elif kind is ast.Call and type(node.func) is ast.Attribute and (  # type: ignore[attr-defined]
+                    node.func.attr in ("append", "extend", "insert")):  # type: ignore[attr-defined]
+                if type(node.func.value) is ast.Name:  # type: ignore[attr-defined]
+                    self.list_names.add(node.func.value.id)  # type: ignore[attr-defined]
         self.returns = [n for n in nodes if type(n) is ast.Return and n.value is not None]  # type: ignore
         self.several_returns = len(self.returns) > 1 or any(type(r.value) is ast.IfExp for r in self.returns)  # type: ignore
         self.constructs = [node for node in nodes if type(node) in _CONSTRUCTS or (
@@ -498,18 +510,40 @@ class _FunctionScreen:
                 if _is_self_call(node) and func.attr in inputs.module_attributes and mentions(node):
                     return True  # a submodule's call: it meets the submodule's parameters
                 if _call_name(node) in (NO_SCALARS if scalar else _MEETING_CALLS) and mentions(node) and (  # type: ignore
-                        (type(func) is ast.Attribute and inputs.carries(func.value))
-                        or any(inputs.carries(a) for a in _arguments(node))):  # type: ignore[arg-type]
+                        _joined_meet(self.facts, node, mentions, inputs, self.list_names)):  # type: ignore[arg-type]
                     return True
         return False
 
 
 _CONSTRUCTS = (ast.BinOp, ast.Compare, ast.AugAssign, ast.Return)
+# Values a name bound to may be a list (a literal, a comprehension, either of two, another name's)
+_MAY_BE_LISTS = (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.IfExp, ast.Name, ast.BinOp)
 
 
 def _meet_in_pairs(pairs: list[tuple[ast.AST, ast.AST]], mentions: Callable[[ast.AST], bool],
                    inputs: "_InputTrace") -> bool:
     return any((mentions(a) and inputs.carries(b)) or (mentions(b) and inputs.carries(a)) for a, b in pairs)
+
+
+def _joined_meet(facts: SyntaxFacts, call: ast.Call, mentions: Callable[[ast.AST], bool],
+                 inputs: "_InputTrace", list_names: set[str]) -> bool:
+    """A joining call (`torch.cat([h, x])`, `x.masked_fill(h, 0)`) meets the factory's tensor in one
+    of the values it joins with an input's in another (a list literal's elements count one by one);
+    or in one name that may be a list holding both (`parts.append(h)`, `parts.append(x)`)."""
+    joined: list[ast.AST] = []
+    if type(call.func) is ast.Attribute and not facts.torch_names(call):
+        joined.append(call.func.value)  # type: ignore[attr-defined]
+    for argument in _arguments(call):
+        if type(argument) in (ast.List, ast.Tuple):
+            joined.extend(argument.elts)  # type: ignore[attr-defined]
+        else:
+            joined.append(argument)
+    for a in joined:
+        if mentions(a) and any(inputs.carries(b) for b in joined if b is not a):
+            return True
+        if type(a) is ast.Name and a.id in list_names and mentions(a) and inputs.carries(a):  # type: ignore
+            return True
+    return False
 
 
 def _return_paths(value: ast.AST) -> list[ast.AST]:
