@@ -55,13 +55,14 @@ for directory in sys.argv[1:]:
 """
 
 
-def timed(command: list[str], limit: Optional[float] = None) -> Optional[tuple[float, float, int]]:
-    """(wall s, cpu s, peak RSS MB) of one run of `command`; None when it ran past `limit` s
-    (it is then stopped, with every process it started)."""
+def timed(command: list[str], limit: Optional[float] = None, env: Optional[dict[str, str]] = None,
+          cwd: str = ROOT) -> Optional[tuple[float, float, int]]:
+    """(wall s, cpu s, peak RSS MB) of one run of `command` (in `cwd`, with `env`, by default this
+    checkout's); None when it ran past `limit` s (it is then stopped, with every process it started)."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
         start = time.perf_counter()
-        process = subprocess.Popen(["/usr/bin/time", "-o", report.name, "-f", "%U %S %M", *command], env=ENV,
-                                   cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        process = subprocess.Popen(["/usr/bin/time", "-o", report.name, "-f", "%U %S %M", *command], env=env or ENV,
+                                   cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                    start_new_session=True)
         try:
             process.wait(timeout=limit)
