@@ -64,8 +64,9 @@ def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleE
         return
     wanted = [node for report in raw for node in (report.node, *(report.fix.replacements if report.fix else ()))]
     limit = line_limit(settings.line_length, path) if with_fixes else 0
-    positions = _positions(module, wanted, source, syntax.tree if syntax is not None else None)
-    _resolve(result, positions, raw, path, with_fixes, ignore_noqa, limit, suppressions)
+    lines = Lines(source)
+    positions = _positions(module, wanted, lines, syntax.tree if syntax is not None else None)
+    _resolve(result, lines, positions, raw, path, with_fixes, ignore_noqa, limit, suppressions)
 
 
 def syntax_error(path: str, source: str, error: Exception) -> Diagnostic:
@@ -129,14 +130,14 @@ class _Placed(Exception):
     pass
 
 
-def _positions(module: cst.Module, wanted: Sequence[cst.CSTNode], source: Optional[str] = None,
+def _positions(module: cst.Module, wanted: Sequence[cst.CSTNode], lines: Optional[Lines] = None,
                tree: Optional[ast.Module] = None) -> Mapping[cst.CSTNode, CodeRange]:
     """The positions of `wanted` (and of other nodes near them). With the text and its `ast`, only
     the top-level statements that hold a wanted node are generated again, each from the line `ast`
     gives it (checked against the text); otherwise, or where that does not hold, the whole file up
     to the last wanted node."""
-    if source is not None and tree is not None:
-        found = _positions_by_statement(module, set(wanted), source, tree)
+    if lines is not None and tree is not None:
+        found = _positions_by_statement(module, set(wanted), lines, tree)
         if found is not None:
             return found
     return _positions_up_to(module, wanted)
@@ -161,7 +162,7 @@ def _positions_up_to(module: cst.Module, wanted: Sequence[cst.CSTNode]) -> Mappi
     return provider._computed  # type: ignore[return-value]
 
 
-def _positions_by_statement(module: cst.Module, wanted: set[cst.CSTNode], source: str,
+def _positions_by_statement(module: cst.Module, wanted: set[cst.CSTNode], lines: Lines,
                             tree: ast.Module) -> Optional[Mapping[cst.CSTNode, CodeRange]]:
     """Positions from the codegen of each top-level statement that holds a wanted node, started at
     the statement's first line; None when a statement's line cannot be told, or its generated text
@@ -169,7 +170,6 @@ def _positions_by_statement(module: cst.Module, wanted: set[cst.CSTNode], source
     first_lines = _first_lines(module, tree)
     if first_lines is None:
         return None
-    lines = Lines(source)
     provider = PositionProvider()
     for statement, first in zip(module.body, first_lines):
         if not wanted:
@@ -189,7 +189,7 @@ def _positions_by_statement(module: cst.Module, wanted: set[cst.CSTNode], source
         state.line = start
         statement._codegen(state)
         code = "".join(state.tokens).rstrip("\r\n")  # the file's last line may have no line break
-        if not source.startswith(code, lines.offset(start, 0)):
+        if not lines.source.startswith(code, lines.offset(start, 0)):
             return None
         wanted -= held
     return provider._computed if not wanted else None  # type: ignore[return-value]
@@ -210,9 +210,8 @@ def _first_lines(module: cst.Module, tree: ast.Module) -> Optional[list[int]]:
     return found if index == len(statements) else None
 
 
-def _resolve(result: Analysis, positions: Mapping[cst.CSTNode, CodeRange], raw: list[RawReport], path: str,
-             with_fixes: bool, ignore_noqa: bool, limit: int, suppressions: Suppressions) -> None:
-    lines = Lines(result.source)
+def _resolve(result: Analysis, lines: Lines, positions: Mapping[cst.CSTNode, CodeRange], raw: list[RawReport],
+             path: str, with_fixes: bool, ignore_noqa: bool, limit: int, suppressions: Suppressions) -> None:
     seen: set[tuple[int, int, str]] = set()
     for report in raw:
         where = positions[report.node]

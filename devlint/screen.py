@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequen
 
 from devlint.analysis.vocabulary import (
     CAST_METHODS, DTYPE_NAMES, ELEMENTWISE, FACTORIES, HOST_VALUE_METHODS, JOINING, LEGACY_CONSTRUCTORS,
-    LIKE_FACTORIES, NO_SCALARS, NON_TENSOR_METHODS, SPARSE_FACTORIES, TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS,
-    TO_HOST_METHODS, device_backend, is_cuda_runtime_value,
+    LIKE_FACTORIES, LOOP_WRAPPERS, NO_SCALARS, NON_TENSOR_METHODS, NUMBER_CALLS, SPARSE_FACTORIES,
+    TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, TENSOR_VIEWS, TO_HOST_METHODS, device_backend, is_cuda_runtime_value,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -413,7 +413,7 @@ class _FunctionScreen:
     def __init__(self, facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.facts = facts
         self.function = function
-        nodes = list(walk(function))
+        self.nodes = nodes = list(walk(function))
         # (the expressions a binding reads, the names it binds): assignments, loops, comprehensions,
         # and `append`/`extend`/`insert` into a list
         self.bindings: list[tuple[list[ast.AST], set[str]]] = []
@@ -462,7 +462,7 @@ class _FunctionScreen:
     @property
     def inputs(self) -> "_InputTrace":
         if self._inputs is None:
-            self._inputs = _InputTrace(self.facts, self.function, self.bindings)
+            self._inputs = _InputTrace(self.facts, self.function, self.nodes, self.bindings)
         return self._inputs
 
     def may_meet(self, call: ast.Call) -> bool:
@@ -568,7 +568,6 @@ def _arguments(call: ast.Call) -> list[ast.expr]:
     return [*call.args, *(k.value for k in call.keywords)]
 
 
-_NUMBER_CALLS = ("size", "dim", "numel", "item", "len", "int", "float", "round", "abs", "min", "max", "sum")
 _NOT_SCALAR_DATA = (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.Call, ast.Compare, ast.Subscript)
 
 
@@ -585,7 +584,7 @@ def _surely_scalar(facts: SyntaxFacts, call: ast.Call) -> bool:
             if type(first) is ast.Name:
                 return False
             if isinstance(first, _NOT_SCALAR_DATA) and not (
-                    type(first) is ast.Call and (_dotted(first.func) or [""])[-1] in _NUMBER_CALLS):  # type: ignore
+                    type(first) is ast.Call and (_dotted(first.func) or [""])[-1] in NUMBER_CALLS):  # type: ignore
                 return False
         elif name not in _CPU_FACTORIES or not (  # legacy constructors always make a sized tensor
                 len(data) == 1 and type(first) in (ast.List, ast.Tuple) and not first.elts):  # type: ignore
@@ -600,18 +599,18 @@ class _InputTrace:
     operators, subscripts, `.T`/`.data`, tensor methods of such a value, and torch functions given one.
     Not through plain functions, sizes (`.shape`, `.size()`) or Python values (`.item()`, `len()`)."""
 
-    _VIEWS = frozenset({"T", "mT", "data", "real", "imag", "H", "mH"})
     _DROPPED = TO_HOST_METHODS | HOST_VALUE_METHODS | NON_TENSOR_METHODS
 
-    def __init__(self, facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFunctionDef,
+    def __init__(self, facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFunctionDef, nodes: list[ast.AST],
                  bindings: list[tuple[list[ast.AST], set[str]]]) -> None:
+        """`nodes`: the function's nodes (`walk(function)`); `bindings`: `_FunctionScreen.bindings`."""
         self.facts = facts
         args = function.args
         every = [*args.posonlyargs, *args.args, *args.kwonlyargs, *(a for a in (args.vararg, args.kwarg) if a)]
         parameters = {a.arg for a in every} - {"self", "cls"}
         # the parameters shown to be tensors: a `Tensor` annotation, or a tensor attribute or method
         self.names = {a.arg for a in every if a.annotation is not None and "Tensor" in ast.unparse(a.annotation)}
-        for node in walk(function):
+        for node in nodes:
             if type(node) is ast.Attribute and type(node.value) is ast.Name:  # type: ignore[attr-defined]
                 if node.value.id in parameters and node.attr in _TENSOR_EVIDENCE:  # type: ignore[attr-defined]
                     self.names.add(node.value.id)  # type: ignore[attr-defined]
@@ -640,7 +639,7 @@ class _InputTrace:
             value = expr.value  # type: ignore[union-attr]
             if type(value) is ast.Name and value.id == "self":  # type: ignore[attr-defined]
                 return expr.attr in self.module_attributes  # type: ignore[union-attr]
-            return expr.attr in self._VIEWS and self.carries(value)  # type: ignore[union-attr]
+            return expr.attr in TENSOR_VIEWS and self.carries(value)  # type: ignore[union-attr]
         if kind is ast.Subscript or kind is ast.Starred:
             return self.carries(expr.value)  # type: ignore[union-attr]
         if kind is ast.BinOp:
@@ -668,7 +667,7 @@ class _InputTrace:
                 self.carries(a) for a in _arguments(call)):
             return True  # a torch function given an input's tensor (`torch.cat`, `torch.tensor(x)`, ...)
         func = call.func
-        if type(func) is ast.Name and func.id in ("zip", "enumerate", "reversed"):  # type: ignore[attr-defined]
+        if type(func) is ast.Name and func.id in LOOP_WRAPPERS:  # type: ignore[attr-defined]
             return any(self.carries(a) for a in call.args)  # a loop over the caller's sequences
         if type(func) is not ast.Attribute:
             return False  # a plain function: the flow does not follow its result

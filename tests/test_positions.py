@@ -15,6 +15,7 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from devlint.cst_stage import _positions, _positions_by_statement
+from devlint.lines import Lines
 from devlint.walk import children
 
 from conftest import RULE_DIRS
@@ -42,7 +43,7 @@ def test_positions_of_wanted_nodes_equal_the_full_providers(source, by_statement
     nodes = _nodes(module)
     calls = [node for node in nodes if isinstance(node, cst.Call)]
     for wanted in ([nodes[1]], [nodes[-1]], calls[: len(calls) // 2], calls, nodes[::5], nodes):
-        got = _positions(module, wanted, source, tree)
+        got = _positions(module, wanted, Lines(source), tree)
         assert {id(n): got[n] for n in wanted} == {id(n): full[n] for n in wanted}
 
 
@@ -63,7 +64,7 @@ def test_statement_positions_hold_where_lines_are_awkward(source):
     full = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     nodes = _nodes(module)
     for wanted in ([nodes[-1]], nodes[::3], nodes):
-        got = _positions(module, wanted, source, ast.parse(source))
+        got = _positions(module, wanted, Lines(source), ast.parse(source))
         assert {id(n): got[n] for n in wanted} == {id(n): full[n] for n in wanted}
 
 
@@ -78,4 +79,4 @@ def test_a_module_without_a_trailing_newline():
 def test_ordinary_files_are_placed_statement_by_statement(source):
     module = cst.parse_module(source)
     inside = {node for statement in module.body for node in _nodes(statement)}
-    assert _positions_by_statement(module, inside, source, ast.parse(source)) is not None
+    assert _positions_by_statement(module, inside, Lines(source), ast.parse(source)) is not None

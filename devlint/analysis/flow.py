@@ -27,8 +27,8 @@ from devlint.analysis.factories import (
 from devlint.analysis.names import dotted_name, keyword, named_parameters, positional
 from devlint.analysis.torch_names import TorchNames
 from devlint.analysis.vocabulary import (
-    ELEMENTWISE, HOST_VALUE_METHODS, JOINING, NO_SCALARS, NON_TENSOR_METHODS, TENSOR_ATTRIBUTES,
-    TENSOR_ONLY_METHODS, TO_HOST_METHODS,
+    ELEMENTWISE, HOST_VALUE_METHODS, JOINING, LOOP_WRAPPERS, NO_SCALARS, NON_TENSOR_METHODS, NUMBER_CALLS,
+    TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, TENSOR_VIEWS, TO_HOST_METHODS,
 )
 from devlint.walk import children, nodes
 
@@ -365,7 +365,7 @@ class FlowReader:
         that the loop uses as tensors are inputs too (on the caller's device). Not fix sources: they
         are not parameters."""
         iterated = loop.iter
-        while isinstance(iterated, cst.Call) and dotted_name(iterated.func) in ("zip", "enumerate", "reversed"):
+        while isinstance(iterated, cst.Call) and dotted_name(iterated.func) in LOOP_WRAPPERS:
             names = [arg.value for arg in iterated.args]
             if dotted_name(iterated.func) == "zip":
                 if not all(isinstance(name, cst.Name) and name.value in self.parameters for name in names):
@@ -431,7 +431,7 @@ class FlowReader:
                     return Value(inputs=frozenset({f"self.{node.attr.value}"}))
                 return NOTHING
             inner = self._expr(node.value, env)
-            return inner if node.attr.value in ("T", "mT", "data", "real", "imag", "H", "mH") else NOTHING
+            return inner if node.attr.value in TENSOR_VIEWS else NOTHING
         if isinstance(node, cst.Subscript):
             return self._subscript(node, env)
         if isinstance(node, cst.BinaryOperation):
@@ -716,7 +716,7 @@ def _is_number_call(value: cst.BaseExpression) -> bool:
     if not isinstance(value, cst.Call):
         return False
     name = (dotted_name(value.func) or "").rsplit(".", 1)[-1]
-    return name in ("size", "dim", "numel", "item", "len", "int", "float", "round", "abs", "min", "max", "sum")
+    return name in NUMBER_CALLS
 
 
 def _paths(expr: cst.BaseExpression) -> list[cst.BaseExpression]:

@@ -35,6 +35,7 @@ from devlint.analysis.edits import short
 from devlint.analysis.factories import FACTORIES, LIKE_FACTORIES, is_dtype_only_move, move_target
 from devlint.analysis.names import dotted_name, keyword, string_value
 from devlint.analysis.types import TENSOR_METHODS, Kind
+from devlint.analysis.vocabulary import TENSOR_VIEWS
 from devlint.walk import children, own_nodes
 
 Scope = Union[cst.FunctionDef, cst.Module]
@@ -57,7 +58,7 @@ _PLACED_METHODS = (TENSOR_METHODS - _NOT_PLACED_RESULTS) | frozenset({
     "contiguous", "float", "half", "view", "reshape", "permute", "transpose", "sigmoid", "softmax",
 })
 # Tensor attributes that are tensors on the same device; the other tensor attributes are not tensors.
-_PLACED_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "data", "real", "imag", "grad"})
+_PLACED_ATTRIBUTES = TENSOR_VIEWS | {"grad"}
 _NOT_TENSOR_ATTRIBUTES = frozenset({
     "shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "layout", "is_leaf", "grad_fn", "names",
     "is_sparse", "is_quantized", "is_meta", "itemsize", "nbytes",

@@ -80,6 +80,12 @@ TENSOR_ONLY_METHODS = frozenset({
 TENSOR_ATTRIBUTES = frozenset({
     "shape", "device", "dtype", "is_cuda", "ndim", "T", "mT", "grad", "requires_grad", "data",
 })
+# Attributes that are the same tensor seen another way: wherever the tensor is, they are.
+TENSOR_VIEWS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag"})
+# Calls whose result is a Python number (`torch.tensor(x.size(0))` is 0-dim).
+NUMBER_CALLS = frozenset({"size", "dim", "numel", "item", "len", "int", "float", "round", "abs", "min", "max", "sum"})
+# Builtins a loop wraps the caller's sequences in (`for p, t in zip(preds, targets)`).
+LOOP_WRAPPERS = ("zip", "enumerate", "reversed")
 
 ACCELERATOR_BACKENDS = ("cuda", "mps", "xpu")
 

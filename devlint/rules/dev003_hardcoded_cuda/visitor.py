@@ -15,6 +15,7 @@ from devlint.analysis.names import (
     named_parameters, positional, string_value,
 )
 from devlint.analysis.types import Kind
+from devlint.analysis.vocabulary import TENSOR_VIEWS, TO_HOST_METHODS
 from devlint.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 from devlint.rules.dev003_hardcoded_cuda import RULE
@@ -26,9 +27,6 @@ _DEVICE_TYPE_CALLS = ("get_autocast_dtype", "is_autocast_enabled", "autocast", "
 # Tensor methods whose result is not a tensor on the receiver's device (sizes, Python values).
 _NOT_TENSOR_RESULTS = {"size", "item", "tolist", "dim", "numel", "data_ptr", "stride", "get_device", "element_size",
                        "is_contiguous", "nelement", "type", "storage", "untyped_storage", "__len__"}
-TENSOR_ATTRIBUTES = {"T", "mT", "H", "mH", "data", "real", "imag"}
-# Moves to the host: a value that went through one of these was taken off its device.
-_HOST_METHODS = {"cpu", "numpy"}
 _FROM_HOST = ("tensor", "as_tensor", "from_numpy", "Tensor", "LongTensor", "FloatTensor")
 
 
@@ -288,7 +286,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
                 return None
             return found[0][0], all(f[1] for f in found)  # type: ignore[index]
         if isinstance(expr, cst.Attribute):
-            if expr.attr.value in TENSOR_ATTRIBUTES:
+            if expr.attr.value in TENSOR_VIEWS:
                 return self._derivation(expr.value, function, params, depth + 1)
             return None
         if isinstance(expr, cst.Subscript):
@@ -304,7 +302,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
                 found = self._derivation(expr.func.value, function, params, depth + 1)
                 if found is None:
                     return None
-                return found[0], found[1] or method in _HOST_METHODS
+                return found[0], found[1] or method in TO_HOST_METHODS
             full = self.torch.qualify(expr.func) or ""
             args = positional(expr)
             if full.startswith("torch.") and args and not full.startswith("torch.cuda"):
@@ -421,7 +419,7 @@ def _moves_itself(value: cst.CSTNode, name: str) -> bool:
 def _went_through_numpy(expr: cst.BaseExpression) -> bool:
     """`torch.from_numpy(x.cpu().numpy())`: the argument was taken to the host on the way."""
     while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
-        if expr.func.attr.value in _HOST_METHODS:
+        if expr.func.attr.value in TO_HOST_METHODS:
             return True
         expr = expr.func.value
     return False
