@@ -60,6 +60,27 @@ _KIND: dict[type, int] = {}
 _METHOD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
+def _token_types() -> frozenset[type]:
+    """LibCST's whitespace, comment, punctuation and operator nodes: their subtrees hold only
+    nodes of these kinds. About half of a tree's nodes, and no rule looks at them."""
+    bases = (cst.BaseParenthesizableWhitespace, cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp,
+             cst.BaseUnaryOp, cst.BaseAugOp)
+    found = {cst.TrailingWhitespace, cst.EmptyLine, cst.Comment, cst.Newline, cst.Comma, cst.Dot,
+             cst.Colon, cst.Semicolon, cst.AssignEqual, cst.LeftParen, cst.RightParen, cst.LeftSquareBracket,
+             cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.ImportStar}
+    for name in dir(cst):
+        value = getattr(cst, name)
+        if isinstance(value, type) and issubclass(value, bases) and not getattr(value, "__abstractmethods__", None):
+            found.add(value)
+    return frozenset(found)
+
+
+TOKEN_TYPES = _token_types()
+_TOKEN_NAMES = frozenset(cls.__name__ for cls in TOKEN_TYPES)
+# A token node's kind when no visitor has a callback on tokens: 3, a node that is not walked.
+_TOKENS_UNWALKED = {cls: 3 for cls in TOKEN_TYPES}
+
+
 def _kind(value: object) -> int:
     kind = _KIND.get(type(value))
     if kind is None:
@@ -83,6 +104,11 @@ def visit_batched(module: cst.Module, visitors: Sequence[cst.BatchableCSTVisitor
         for name, function in _visitor_methods(visitor).items():
             methods.setdefault(name, []).append(function)
     plans: dict[type, tuple] = {}
+    # No callback on a token node: its subtree (tokens only) is not walked; the callbacks of the
+    # field that holds it still run, as they would.
+    kinds = _KIND
+    if not any(name.split("_")[1] in _TOKEN_NAMES for name in methods):
+        kinds = {**_KIND, **_TOKENS_UNWALKED}
 
     def plan(node: cst.CSTNode) -> tuple:
         name = type(node).__name__
@@ -93,8 +119,6 @@ def visit_batched(module: cst.Module, visitors: Sequence[cst.BatchableCSTVisitor
         result = plans[type(node)] = (methods.get(f"visit_{name}", ()), tuple(fields), methods.get(f"leave_{name}", ()))
         return result
 
-    kinds = _KIND
-
     def walk(node: cst.CSTNode) -> None:
         visits, fields, leaves = plans.get(type(node)) or plan(node)
         for function in visits:
@@ -103,7 +127,7 @@ def visit_batched(module: cst.Module, visitors: Sequence[cst.BatchableCSTVisitor
             value = getattr(node, field)
             kind = kinds.get(type(value))
             if kind is None:
-                kind = _kind(value)
+                kind = kinds[type(value)] = _kind(value)
             if extra and not kind:
                 continue  # not a child (a string, a flag, a missing format spec): LibCST skips it
             for function in visit_field:
