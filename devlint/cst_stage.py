@@ -29,6 +29,7 @@ from devlint.walk import nodes, visit_batched
 
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.engine import Analysis
+    from devlint.reparse import Reparser
     from devlint.screen import SyntaxFacts
 
 # CPython refuses more than 200 nested brackets ("too many nested parentheses"); LibCST accepts
@@ -38,15 +39,20 @@ _BRACKETS = re.compile(r"[][(){}]")
 
 
 def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleEntry], with_fixes: bool,
-          ignore_noqa: bool, suppressions: Suppressions, syntax: Optional[SyntaxFacts] = None) -> None:
+          ignore_noqa: bool, suppressions: Suppressions, syntax: Optional[SyntaxFacts] = None,
+          reparser: Optional[Reparser] = None) -> None:
     """Parse `result.source`, run `rules` in one traversal and add their reports (and fixes) to `result`.
-    `syntax`: what the screen read from the text's `ast`, for rules that narrow their work by it."""
+    `syntax`: what the screen read from the text's `ast`, for rules that narrow their work by it;
+    `reparser`: the parser of the document's earlier versions (an editor's), if it has one."""
     source = result.source
     nesting = _nesting_error(source)
     try:
         if nesting is not None:
             raise nesting
-        module = cst.parse_module(source)
+        if reparser is not None:
+            module = reparser.parse(source, syntax.tree if syntax is not None else None)
+        else:
+            module = cst.parse_module(source)
     except (cst.ParserSyntaxError, SyntaxError, MemoryError, ValueError) as error:
         if settings.enabled(SYNTAX_ERROR_CODE, path):
             result.diagnostics.append(syntax_error(path, source, error))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Optional, Sequence, Union
+from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 from devlint.diagnostics import Diagnostic, FixResult
 from devlint.engine import analyze, fix_text
@@ -20,6 +20,9 @@ from devlint.notebook import (
     Notebook, fix_cells, lint_notebook, notebook_from_cells, parse_notebook, read_notebook, rewrite_cells,
 )
 from devlint.settings import Settings
+
+if TYPE_CHECKING:  # pragma: no cover
+    from devlint.reparse import Reparser
 
 
 @dataclass(frozen=True)
@@ -73,14 +76,15 @@ def text_of(source: Source) -> str:
 
 
 def check(source: Source, settings: Settings, *, with_fixes: bool = False, ignore_noqa: bool = False,
-          tree: Optional[ast.AST] = None) -> list[Diagnostic]:
+          tree: Optional[ast.AST] = None, reparser: Optional[Reparser] = None) -> list[Diagnostic]:
     """The source's reports, sorted. `with_fixes` adds each fix's text edits; `ignore_noqa` keeps
     suppressed reports (flake8 applies `# noqa` itself); `tree`: the text's `ast`, when the
-    caller has it."""
+    caller has it; `reparser`: one per document that is checked again and again (an editor's
+    buffer), so that a version is parsed from the last one. A notebook is parsed whole."""
     if isinstance(source, NotebookSource):
         return lint_notebook(source.notebook, settings, with_fixes=with_fixes)
     return analyze(source.text, source.path, settings, with_fixes=with_fixes, ignore_noqa=ignore_noqa,
-                   tree=tree).diagnostics
+                   tree=tree, reparser=reparser).diagnostics
 
 
 def fix(source: Source, settings: Settings, *, unsafe: bool = False) -> Fixed:

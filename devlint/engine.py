@@ -35,6 +35,7 @@ from devlint.settings import DEFAULT_SETTINGS, SYNTAX_ERROR_CODE, Settings
 if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst
 
+    from devlint.reparse import Reparser
     from devlint.rules.base import Fix
 
 # `--fix` re-checks and fixes again until nothing changes (a fix may make another report: DEV001's
@@ -104,13 +105,15 @@ def _with_deep_stack(function: Callable[..., _Result], *args: object, **kwargs: 
 
 
 def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = None,
-            *, with_fixes: bool = False, ignore_noqa: bool = False, tree: Optional[ast.AST] = None) -> Analysis:
+            *, with_fixes: bool = False, ignore_noqa: bool = False, tree: Optional[ast.AST] = None,
+            reparser: Optional[Reparser] = None) -> Analysis:
     """Lint `source`. `with_fixes` computes each fix's text edits (for output formats);
     `ignore_noqa` keeps suppressed reports (flake8 applies `# noqa` itself); `tree` is the
-    text's `ast` when the caller has it (flake8), saving the screen its own parse."""
+    text's `ast` when the caller has it (flake8), saving the screen its own parse; `reparser`
+    parses successive versions of one document (an editor's), re-parsing only what changed."""
     settings = settings or DEFAULT_SETTINGS
     try:
-        return _with_deep_stack(_analyze, source, path, settings, with_fixes, ignore_noqa, tree)
+        return _with_deep_stack(_analyze, source, path, settings, with_fixes, ignore_noqa, tree, reparser)
     except RecursionError as error:
         result = Analysis(source)
         if settings.enabled(SYNTAX_ERROR_CODE, path):
@@ -119,7 +122,7 @@ def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = 
 
 
 def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignore_noqa: bool,
-             tree: Optional[ast.AST] = None) -> Analysis:
+             tree: Optional[ast.AST] = None, reparser: Optional[Reparser] = None) -> Analysis:
     suppressions = Suppressions(source)
     if suppressions.devlint_whole_file or (suppressions.whole_file and not ignore_noqa):
         return Analysis(source, skipped=True)  # `# flake8: noqa` / `# devlint: noqa`: as flake8, not even parsed
@@ -131,7 +134,7 @@ def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignor
     if not rules:
         result.skipped = True
         return result
-    _cst_stage().check(result, path, settings, rules, with_fixes, ignore_noqa, suppressions, facts)
+    _cst_stage().check(result, path, settings, rules, with_fixes, ignore_noqa, suppressions, facts, reparser)
     return result
 
 

@@ -18,9 +18,10 @@ from __future__ import annotations
 import asyncio
 import os
 import traceback
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
@@ -36,7 +37,13 @@ from devlint.lsp.text import UTF8, UTF16, Lines, changed_lines, noqa_insertion
 from devlint.report.meta import rule_url
 from devlint.settings import SYNTAX_ERROR_CODE, Settings
 
+if TYPE_CHECKING:  # pragma: no cover
+    from devlint.reparse import Reparser
+
 NAME = "devlint"
+# Documents whose LibCST tree the server keeps for the next check (each is tens of MiB for a
+# large file): those being edited.
+KEPT_TREES = 4
 FIX_ALL = "source.fixAll.devlint"
 _Result = TypeVar("_Result")
 
@@ -89,6 +96,9 @@ class DevlintServer(LanguageServer):
         self.push = True
         self.shown_errors: set[str] = set()
         self._with_fixes: dict[str, tuple[tuple[Any, ...], Checked]] = {}  # key -> (versions, result)
+        # The last documents checked, each with its parser: an edit re-parses what it touched.
+        # Used on the checker thread only; a few, as each holds the LibCST tree of its text.
+        self.reparsers: OrderedDict[str, Reparser] = OrderedDict()
 
     # -- documents ------------------------------------------------------------------------------
 
@@ -140,7 +150,20 @@ class DevlintServer(LanguageServer):
     def check(self, snapshot: Snapshot, settings: Optional[Settings], with_fixes: bool = False) -> Checked:
         if settings is None:
             return Checked(snapshot, Settings())
-        return Checked(snapshot, settings, document.check(snapshot.source, settings, with_fixes=with_fixes))
+        return Checked(snapshot, settings, document.check(snapshot.source, settings, with_fixes=with_fixes,
+                                                          reparser=self.reparser(snapshot.key)))
+
+    def reparser(self, key: str) -> Reparser:
+        """The parser of `key`'s versions (on the checker thread)."""
+        found = self.reparsers.pop(key, None)
+        if found is None:
+            from devlint.reparse import Reparser  # LibCST: imported with the first check that needs it
+
+            found = Reparser()
+            while len(self.reparsers) >= KEPT_TREES:
+                self.reparsers.popitem(last=False)
+        self.reparsers[key] = found
+        return found
 
     async def off_loop(self, function: Callable[..., _Result], *args: Any) -> _Result:
         return await asyncio.get_running_loop().run_in_executor(self.checker, function, *args)

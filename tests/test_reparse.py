@@ -1,0 +1,191 @@
+"""`Reparser` (devlint/reparse.py): a version parsed from the last one is the tree LibCST parses
+from the whole text, node for node, whatever the edit; and an edit in one function re-parses
+only that function."""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import hypothesmith
+import libcst as cst
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from devlint.engine import analyze
+from devlint.reparse import Reparser
+from tests.conftest import RULE_DIRS
+from tests.test_properties import FUZZ
+
+BASE = '''"""A module."""
+# a comment at the top
+
+import torch
+
+
+def first(x):
+    y = x + 1
+    return y
+
+
+# between, at column 0
+@decorator
+def second(x):
+    if x:
+        return torch.zeros(3).to("cuda")
+    return x
+    # an indented comment that ends the block
+
+
+class Third:
+    def method(self):
+        a = 1; b = 2
+        return a + b
+# the end
+'''
+
+
+def parsed_again(parser: Reparser, text: str) -> Optional[cst.Module]:
+    """`parser.parse(text)`, checked against LibCST's parse of the whole text (None: neither parses)."""
+    try:
+        expected = cst.parse_module(text)
+    except Exception as error:  # noqa: BLE001 - the reparser must fail the same way
+        with pytest.raises(type(error)):
+            parser.parse(text)
+        return None
+    got = parser.parse(text)
+    assert got.code == expected.code  # the text itself, but for LibCST's own slips (a blank line lost)
+    assert got.deep_equals(expected)
+    for attribute in ("default_indent", "default_newline", "has_trailing_newline"):  # (deep_equals: the rest)
+        assert getattr(got, attribute) == getattr(expected, attribute), attribute
+    return got
+
+
+def with_line(text: str, number: int, line: Optional[str], *, replace: bool = False) -> str:
+    """`text` with `line` inserted before line `number` (1-based), or put in its place (None: removed)."""
+    lines = text.split("\n")
+    if replace or line is None:
+        del lines[number - 1]
+    if line is not None:
+        lines.insert(number - 1, line)
+    return "\n".join(lines)
+
+
+def test_an_edit_in_one_function_parses_only_that_function_and_reuses_the_others() -> None:
+    parser = Reparser()
+    before = parsed_again(parser, BASE)
+    assert before is not None
+    after = parsed_again(parser, BASE.replace("    y = x + 1\n", "    y = x + 2\n"))
+    assert after is not None
+    assert parser.spliced == 1
+    assert after.body[:2] == before.body[:2]  # the docstring and the import: the same nodes
+    assert after.body[2] is not before.body[2]  # `first`, which changed
+    assert after.body[3:] == before.body[3:]
+
+
+def test_the_same_text_again_is_the_same_tree() -> None:
+    parser = Reparser()
+    assert parser.parse(BASE) is parser.parse(BASE)
+
+
+EDITS: dict[str, Callable[[str], str]] = {
+    "a line in a function": lambda t: t.replace("return y", "return y * 2"),
+    "a comment appended at the end": lambda t: t + "# edit\n",
+    "a line appended without a newline": lambda t: t + "x = 1",
+    "the header": lambda t: "# new first line\n" + t,
+    "the docstring": lambda t: t.replace('"""A module."""', '"""A module, documented."""'),
+    "an indented comment after a block, in a gap": lambda t: t.replace("\n\n# between", "\n    # mine now\n# between"),
+    "a blank line before a comment in a gap": lambda t: t.replace("# between", "\n# between"),
+    "a statement into a gap": lambda t: t.replace("# between, at column 0\n", "z = 3\n"),
+    "a decorator": lambda t: t.replace("@decorator\n", "@decorator\n@another\n"),
+    "two statements on one line split": lambda t: t.replace("a = 1; b = 2", "a = 1\n        b = 2"),
+    "the first block's indent": lambda t: t.replace("    y = x + 1\n    return y\n", "  y = x + 1\n  return y\n"),
+    "a later block's indent": lambda t: t.replace("        a = 1; b = 2\n        return a + b\n",
+                                                  "        a = 1; b = 2\n        return (a +\n  b)\n"),
+    "a block removed": lambda t: t.replace("    if x:\n        return torch.zeros(3).to(\"cuda\")\n", ""),
+    "a function dedented into the module": lambda t: t.replace("    def method(self):", "def method(self):"),
+    "an unclosed bracket": lambda t: t.replace("y = x + 1", "y = (x + 1"),
+    "an unclosed string swallowing the rest": lambda t: t.replace("y = x + 1", 'y = """x + 1'),
+    "everything removed": lambda t: "",
+    "only comments left": lambda t: "# one\n\n# two\n",
+    "Windows newlines in one line": lambda t: t.replace("return y\n", "return y\r\n"),
+    "a form feed": lambda t: t.replace("# between", "\f# between"),
+    "the trailing newline removed": lambda t: t.rstrip("\n"),
+}
+
+
+@pytest.mark.parametrize("name", list(EDITS))
+def test_each_kind_of_edit_gives_the_tree_of_the_whole_text(name: str) -> None:
+    parser = Reparser()
+    parsed_again(parser, BASE)
+    edited = EDITS[name](BASE)
+    assert edited != BASE
+    parsed_again(parser, edited)
+    parsed_again(parser, BASE)  # and back
+
+
+def test_windows_newlines_throughout() -> None:
+    parser = Reparser()
+    text = BASE.replace("\n", "\r\n")
+    parsed_again(parser, text)
+    parsed_again(parser, text.replace("return y", "return y + 1"))
+    assert parser.spliced == 1
+    parsed_again(parser, text.replace("return y", "return y + 1") + "x = 2\n")  # a "\n" among "\r\n"
+
+
+def test_after_a_syntax_error_the_next_version_parses_again() -> None:
+    parser = Reparser()
+    parsed_again(parser, BASE)
+    parsed_again(parser, BASE.replace("return y", "return y +"))
+    parsed_again(parser, BASE)
+
+
+@pytest.mark.parametrize("directory", RULE_DIRS, ids=lambda d: d.name)
+def test_line_edits_of_each_fixture(directory) -> None:  # type: ignore[no-untyped-def]
+    """Every line of the fixture: a comment at its indent before it, the line removed, the line twice."""
+    text = (directory / "bad.py").read_text()
+    parser = Reparser()
+    parsed_again(parser, text)
+    lines = text.split("\n")
+    for number, line in enumerate(lines, start=1):
+        indent = line[:len(line) - len(line.lstrip())]
+        for edited in (with_line(text, number, indent + "# edit"), with_line(text, number, None),
+                       with_line(text, number, line)):
+            parsed_again(parser, edited)
+            parsed_again(parser, text)
+    assert parser.spliced > len(lines)  # most of them were splices
+
+
+def test_reports_are_the_same_with_the_reparser() -> None:
+    """What an editor is told: every report and fix, after each edit of each fixture."""
+    for directory in RULE_DIRS:
+        text = (directory / "bad.py").read_text()
+        parser = Reparser()
+        lines = text.split("\n")
+        for number in range(1, len(lines) + 1, 3):
+            edited = with_line(text, number, None)
+            for version in (text, edited):
+                expected = analyze(version, "bad.py", with_fixes=True).diagnostics
+                assert analyze(version, "bad.py", with_fixes=True, reparser=parser).diagnostics == expected
+
+
+@st.composite
+def program_and_edits(draw) -> tuple[str, list[tuple[int, Optional[str]]]]:
+    program = draw(hypothesmith.from_grammar())
+    count = program.count("\n") + 1
+    line = st.one_of(st.none(), st.sampled_from(["", "# c", "    # deep", "x = 1", "    pass", "def f():", ")"]))
+    return program, draw(st.lists(st.tuples(st.integers(1, count), line), min_size=1, max_size=4))
+
+
+@FUZZ
+@given(program_and_edits())
+@example(("importcase.case;import x\n\n \n\n\n\n", [(1, None)]))  # LibCST's code is not this text
+def test_generated_programs_and_edits(case: tuple[str, list[tuple[int, Optional[str]]]]) -> None:
+    program, edits = case
+    parser = Reparser()
+    parsed_again(parser, program)
+    text = program
+    for number, line in edits:
+        number = min(number, text.count("\n") + 1)
+        text = with_line(text, number, line)
+        parsed_again(parser, text)
