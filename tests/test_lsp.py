@@ -13,8 +13,9 @@ from lsp_client import apply, capabilities, session  # skips the module without 
 from lsprotocol import types as lsp
 
 from conftest import FIXTURES, RULE_DIRS, expected_fix
-from devlint import document, fix_source
-from devlint.settings import Settings
+from devlint import fix_source
+from devlint.sources import document
+from devlint.engine.settings import Settings
 
 pytestmark = pytest.mark.asyncio
 FIX_ALL = "source.fixAll.devlint"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from devlint.lsp.text import UTF8, UTF16, UTF32, Insertion, Lines, changed_lines, noqa_insertion
+from devlint.frontends.lsp.text import UTF8, UTF16, UTF32, Insertion, Lines, changed_lines, noqa_insertion
 
 LINE = 'x = "😀漢"; y = torch.load(p)'  # an astral emoji, then a CJK character, before the report
 
