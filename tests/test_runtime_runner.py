@@ -11,12 +11,7 @@ import time
 import pytest
 
 from devlint.frontends.runtime.records import CRASH, OK, SIGNAL, SKIPPED, TIMEOUT
-from devlint.frontends.runtime.runner import (
-    RESULT_ENV,
-    child_command,
-    child_env,
-    run_process,
-)
+from devlint.frontends.runtime.runner import RESULT_ENV, child_command, child_env, run_process
 
 
 def _python(code: str) -> list[str]:

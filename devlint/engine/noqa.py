@@ -17,6 +17,9 @@ flake8 (7.x; flake8/defaults.py, violation.py, processor.py):
 
 devlint adds `# devlint: noqa` (the whole file) and `# devlint: noqa: DEV004,DEV001` (those codes
 in the whole file), as ruff reads `# ruff: noqa`; the flake8 plugin honours them too.
+
+`noqa_edit` writes one: where `# noqa: CODE` must go so that flake8 (and devlint) read it for a
+report, for `devlint --add-noqa` and the editor's "Disable DEVnnn for this line" alike.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from typing import Optional
+from dataclasses import dataclass
+from typing import Optional, Sequence
 
 # flake8's own patterns, character for character.
 INLINE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
@@ -81,6 +85,7 @@ class Suppressions:
         self.devlint_whole_file = False
         self.file_codes: frozenset[str] = frozenset()  # `# devlint: noqa: CODES`
         self._ranges: Optional[dict[int, tuple[int, int]]] = None
+        self._comments: "Optional[_Comments | bool]" = None  # False: the text does not tokenize
         self.has_inline = INLINE.search(source) is not None
         self.lines: list[str] = []
         if not _MENTION.search(source):  # most files: nothing more to read
@@ -120,6 +125,13 @@ class Suppressions:
             self._ranges = _token_ranges(self.source)
         return self._ranges.get(line, (line, line))
 
+    def comments(self) -> Optional["_Comments"]:
+        """Where comments start and which lines end inside a string, read once; None where the
+        text does not tokenize."""
+        if self._comments is None:
+            self._comments = _scan_comments(self.source) or False
+        return self._comments or None
+
 
 def _token_ranges(source: str) -> dict[int, tuple[int, int]]:
     ranges: dict[int, tuple[int, int]] = {}
@@ -140,3 +152,76 @@ def _token_ranges(source: str) -> dict[int, tuple[int, int]]:
     except (tokenize.TokenError, SyntaxError):
         return {}  # flake8 then searches the report's own physical line
     return ranges
+
+
+@dataclass(frozen=True)
+class NoqaEdit:
+    """Replace characters `start`..`end` of the 1-based `line` with `text`."""
+
+    line: int
+    start: int
+    end: int
+    text: str
+
+
+def noqa_edit(suppressions: Suppressions, line: int, codes: Sequence[str]) -> Optional[NoqaEdit]:
+    """The edit that makes flake8 (and devlint) read `# noqa` for `codes` on a report on `line`
+    (1-based) of `suppressions.source`; None where nothing needs adding or nothing can be added.
+
+    flake8 reads the first `# noqa` of the report's line widened to its token range
+    (`Suppressions.line_range`: every line of a triple-quoted string or a backslash continuation).
+    Where that range has a `# noqa: CODES` comment, the codes are added to its list; otherwise
+    `  # noqa: CODES` goes at the end of the range's last line (trailing blanks dropped, a CRLF's
+    `\r` kept), after any comment already there. Nothing is written where the text does not
+    tokenize, where the first `# noqa` of the range is inside a string (flake8 reads it all the same,
+    and no comment after it counts), where the last line ends inside a string, or where every code
+    is suppressed already."""
+    comments = suppressions.comments()
+    if comments is None:
+        return None
+    first, last = suppressions.line_range(line)
+    lines = suppressions.source.split("\n")[first - 1:last]
+    missing = [code for code in codes if not inline_suppresses(code, "\n".join(lines))]
+    if not missing:
+        return None
+    added = ", ".join(missing)
+    for number, text in enumerate(lines, first):
+        match = INLINE.search(text)
+        if match is None:
+            continue
+        if comments.starts.get(number, len(text)) > match.start():
+            return None  # in a string
+        end = codes_end(match)
+        return NoqaEdit(number, end, end, f", {added}")
+    if last in comments.inside_strings:
+        return None
+    text = lines[-1][:-1] if lines[-1].endswith("\r") else lines[-1]
+    body = text.rstrip(" \t")
+    return NoqaEdit(last, len(body), len(text), f"  # noqa: {added}")
+
+
+@dataclass(frozen=True)
+class _Comments:
+    starts: dict[int, int]  # 1-based line -> column where its comment starts
+    inside_strings: frozenset[int]  # 1-based lines whose end is inside a string
+
+
+def _scan_comments(source: str) -> Optional[_Comments]:
+    starts: dict[int, int] = {}
+    inside: set[int] = set()
+    open_fstrings: list[int] = []
+    fstring_start = getattr(tokenize, "FSTRING_START", None)  # Python 3.12: f-strings are tokens
+    fstring_end = getattr(tokenize, "FSTRING_END", None)
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.COMMENT:
+                starts[token.start[0]] = token.start[1]
+            elif token.type == tokenize.STRING:
+                inside.update(range(token.start[0], token.end[0]))
+            elif fstring_start is not None and token.type == fstring_start:
+                open_fstrings.append(token.start[0])
+            elif fstring_end is not None and token.type == fstring_end and open_fstrings:
+                inside.update(range(open_fstrings.pop(), token.end[0]))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return _Comments(starts, frozenset(inside))

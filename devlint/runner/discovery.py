@@ -10,13 +10,7 @@ from typing import Iterable, Iterator, Optional
 
 from devlint.engine.settings import Settings
 from devlint.runner.errors import UsageError
-from devlint.runner.ignores import (
-    Excludes,
-    GitIgnores,
-    Skipped,
-    is_virtualenv,
-    repository_top,
-)
+from devlint.runner.ignores import Excludes, GitIgnores, Skipped, is_virtualenv, repository_top
 from devlint.sources.files import NOTEBOOK_SUFFIX
 
 PYTHON_SUFFIXES = (".py", ".pyi")

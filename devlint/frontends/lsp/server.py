@@ -30,9 +30,10 @@ from pygls.uris import to_fs_path
 
 from devlint.contract.diagnostics import Applicability, Diagnostic
 from devlint.contract.project import __version__
+from devlint.engine.noqa import Suppressions, noqa_edit
 from devlint.engine.settings import SYNTAX_ERROR_CODE, Settings
 from devlint.frontends.lsp.project import CONFIG_FILES, ProjectSettings
-from devlint.frontends.lsp.text import UTF8, UTF16, Lines, changed_lines, noqa_insertion
+from devlint.frontends.lsp.text import UTF8, UTF16, Lines, changed_lines
 from devlint.frontends.report.meta import rule_url
 from devlint.runner.discovery import is_excluded
 from devlint.sources import document
@@ -257,6 +258,7 @@ class DevlintServer(LanguageServer):
         actions: list[lsp.CodeAction] = []
         cell = next((number for number, cell_uri in snapshot.uris.items() if cell_uri == uri), None)
         lines = self.lines(snapshot.texts[uri])
+        suppressions = Suppressions(snapshot.texts[uri])  # its token scans are read once for every action
         first, last = params.range.start.line + 1, params.range.end.line + 1
         for diagnostic in checked.diagnostics:
             if diagnostic.cell != cell or (diagnostic.end_line or diagnostic.line) < first or diagnostic.line > last:
@@ -266,7 +268,7 @@ class DevlintServer(LanguageServer):
                 fix_action = self.quick_fix(uri, diagnostic, lsp_diagnostic, lines)
                 if fix_action is not None:
                     actions.append(fix_action)
-                noqa_action = self.disable_action(uri, snapshot.texts[uri], diagnostic, lsp_diagnostic, lines)
+                noqa_action = self.disable_action(uri, suppressions, diagnostic, lsp_diagnostic, lines)
                 if noqa_action is not None:
                     actions.append(noqa_action)
         if _wanted(FIX_ALL, wanted):
@@ -289,18 +291,20 @@ class DevlintServer(LanguageServer):
         return lsp.CodeAction(title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[lsp_diagnostic],
                               edit=lsp.WorkspaceEdit(changes={uri: edits}), is_preferred=safe)
 
-    def disable_action(self, uri: str, text: str, diagnostic: Diagnostic, lsp_diagnostic: lsp.Diagnostic,
-                       lines: Lines) -> Optional[lsp.CodeAction]:
+    def disable_action(self, uri: str, suppressions: Suppressions, diagnostic: Diagnostic,
+                       lsp_diagnostic: lsp.Diagnostic, lines: Lines) -> Optional[lsp.CodeAction]:
         if diagnostic.code == SYNTAX_ERROR_CODE:
             return None
-        insertion = noqa_insertion(text, diagnostic.line, diagnostic.code)
-        if insertion is None:
+        edit = noqa_edit(suppressions, diagnostic.line, [diagnostic.code])
+        if edit is None:
             return None
-        at = lsp.Position(insertion.line, lines.to_units(insertion.line, insertion.column))
+        index = edit.line - 1  # NoqaEdit's columns are 0-based characters
+        where = lsp.Range(lsp.Position(index, lines.to_units(index, edit.start)),
+                          lsp.Position(index, lines.to_units(index, edit.end)))
         return lsp.CodeAction(
             f"Disable {diagnostic.code} for this line", kind=lsp.CodeActionKind.QuickFix,
             diagnostics=[lsp_diagnostic],
-            edit=lsp.WorkspaceEdit(changes={uri: [lsp.TextEdit(lsp.Range(at, at), insertion.text)]}),
+            edit=lsp.WorkspaceEdit(changes={uri: [lsp.TextEdit(where, edit.text)]}),
         )
 
     def fix_all(self, checked: Checked) -> Optional[lsp.CodeAction]:

@@ -1,5 +1,6 @@
 """Text arithmetic the server needs, kept free of the protocol library so it is tested on its own:
-columns in the client's position encoding, the `# noqa` edit, and the smallest edit between texts.
+columns in the client's position encoding and the smallest edit between texts. (Where a `# noqa`
+goes is the engine's: `devlint.engine.noqa.noqa_edit`, shared with `devlint --add-noqa`.)
 
 devlint's columns count characters (code points); LSP counts UTF-16 code units unless the client
 and server agreed on UTF-8 (bytes) or UTF-32 (code points). A character outside the Basic
@@ -8,12 +9,7 @@ Multilingual Plane (most emoji) is two UTF-16 units and four UTF-8 bytes; CJK is
 
 from __future__ import annotations
 
-import io
-import tokenize
-from dataclasses import dataclass
 from typing import Optional
-
-from devlint.engine.noqa import noqa_codes, noqa_codes_end
 
 UTF8, UTF16, UTF32 = "utf-8", "utf-16", "utf-32"
 
@@ -57,50 +53,6 @@ class Lines:
         """The position just after the last character: (0-based line, column in units)."""
         last = len(self.lines) - 1
         return last, _units(self.lines[last], self.encoding)
-
-
-@dataclass(frozen=True)
-class Insertion:
-    line: int  # 0-based
-    column: int  # 0-based, in characters
-    text: str
-
-
-def noqa_insertion(source: str, line: int, code: str) -> Optional[Insertion]:
-    """What disables `code` on `line` (1-based): `  # noqa: CODE` at the line's end, or `, CODE`
-    added to its `# noqa: ...` list. None where a comment cannot go: the line ends inside a
-    string or with a backslash continuation, the text does not tokenize, or it is suppressed."""
-    text = Lines(source).line(line - 1).rstrip("\r")
-    codes = noqa_codes(text)
-    if codes is not None and (not codes or code in codes):
-        return None
-    if text.rstrip().endswith("\\") or line in _lines_ending_in_strings(source):
-        return None
-    end = noqa_codes_end(text)
-    if end is not None:
-        return Insertion(line - 1, end, f", {code}")
-    stripped = text.rstrip()
-    return Insertion(line - 1, len(stripped), f"  # noqa: {code}")
-
-
-def _lines_ending_in_strings(source: str) -> set[int]:
-    """1-based lines whose end is inside a string (a triple-quoted string, an f-string spanning
-    lines); every line when the source does not tokenize (nothing is known then)."""
-    inside: set[int] = set()
-    open_fstrings: list[int] = []
-    fstring_start = getattr(tokenize, "FSTRING_START", None)
-    fstring_end = getattr(tokenize, "FSTRING_END", None)
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(source).readline):
-            if token.type == tokenize.STRING:
-                inside.update(range(token.start[0], token.end[0]))
-            elif fstring_start is not None and token.type == fstring_start:
-                open_fstrings.append(token.start[0])
-            elif fstring_end is not None and token.type == fstring_end and open_fstrings:
-                inside.update(range(open_fstrings.pop(), token.end[0]))
-    except (tokenize.TokenError, SyntaxError):
-        return set(range(1, source.count("\n") + 2))
-    return inside
 
 
 def changed_lines(old: str, new: str) -> Optional[tuple[int, int, str]]:

@@ -13,13 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from devlint.frontends.runtime.probes.common import (
-    ProbeContext,
-    Step,
-    calling,
-    evidence,
-    record,
-)
+from devlint.frontends.runtime.probes.common import ProbeContext, Step, calling, evidence, record
 from devlint.frontends.runtime.records import BUG, CLEAN
 
 
