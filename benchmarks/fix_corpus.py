@@ -34,12 +34,12 @@ from collections import Counter
 from typing import Iterator, Optional
 
 from devlint import fix_source
-from devlint.diagnostics import Applicability
-from devlint.engine import analyze
-from devlint.files import SourceError, read_source
-from devlint.layout import width
-from devlint.line_length import line_limit
-from devlint.settings import Settings
+from devlint.contract.diagnostics import Applicability
+from devlint.engine.engine import analyze
+from devlint.engine.layout import width
+from devlint.engine.line_length import line_limit
+from devlint.engine.settings import Settings
+from devlint.sources.files import SourceError, read_source
 
 _SPLIT_MOVE = re.compile(r"^\s*(\w+)\s*=\s*\1\.(to|cuda)\(.*\)\s*$")
 

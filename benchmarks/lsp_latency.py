@@ -90,8 +90,8 @@ async def latency(client: Client, path: Path, runs: int) -> list[float]:
 
 def engine_alone(path: Path, runs: int) -> list[float]:
     """The same check in this process, without the server: what the server's latency is made of."""
-    from devlint import document
-    from devlint.settings import Settings
+    from devlint.engine.settings import Settings
+    from devlint.sources import document
 
     source = document.PythonSource(str(path), path.read_text())
     document.check(source, Settings())
@@ -125,8 +125,8 @@ def corpus_files(corpus: Path) -> list[tuple[Path, int]]:
 def nearest(files: list[tuple[Path, int]], lines: int, *, analysed: bool = False) -> Path:
     """The file whose line count is nearest `lines`; with `analysed`, the nearest one that the
     prefilter and the screen send on to LibCST (what a file with candidates costs)."""
-    from devlint.engine import analyze
-    from devlint.settings import Settings
+    from devlint.engine.engine import analyze
+    from devlint.engine.settings import Settings
 
     for path, _ in sorted(files, key=lambda item: abs(item[1] - lines)):
         if not analysed or not analyze(path.read_text(), str(path), Settings()).skipped:

@@ -19,8 +19,8 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from devlint import engine
-from devlint.settings import Settings
+from devlint.engine import engine
+from devlint.engine.settings import Settings
 
 ALL = Settings(select=("DEV",))
 

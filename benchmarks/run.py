@@ -105,8 +105,8 @@ def python_files(corpus: str) -> list[str]:
 def forget_one_percent(corpus: str, cache_dir: str) -> Callable[[], None]:
     """Delete the cache entries of every 100th file, as a change of their content would."""
     sys.path.insert(0, ROOT)
-    from devlint.cache import Cache
-    from devlint.settings import Settings
+    from devlint.engine.settings import Settings
+    from devlint.runner.cache import Cache
 
     cache = Cache(cache_dir)
     settings = Settings(root=ROOT)

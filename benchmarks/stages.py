@@ -3,7 +3,7 @@
     python benchmarks/stages.py ~/.cache/devlint-dev-corpus/src
 
 Runs `engine.analyze` on every `.py` file with each stage wrapped in a timer: the text
-prefilter, `ast.parse` and the screen's facts (devlint/screen.py), LibCST's parse, the batched
+prefilter, `ast.parse` and the screen's facts (devlint/analysis/screen.py), LibCST's parse, the batched
 traversal (context and every rule's visitor), positions, and the rest (rules' `finish`,
 noqa, reports). Run by hand, like benchmarks/run.py; the figures go in benchmarks/README.md.
 """
@@ -17,8 +17,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable
 
-from devlint import cst_stage, engine, screen
-from devlint.settings import Settings
+from devlint.analysis import screen
+from devlint.engine import cst_stage, engine
+from devlint.engine.settings import Settings
 
 spent: Counter[str] = Counter()
 calls: Counter[str] = Counter()

@@ -1,5 +1,5 @@
 """`python -m devlint` runs the command-line interface."""
 
-from devlint.cli import main
+from devlint.frontends.cli import main
 
 raise SystemExit(main())

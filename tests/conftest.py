@@ -29,7 +29,7 @@ def expected_fix(rule_dir: Path) -> str:
 def lint(code: str, path: str = "example.py", **settings) -> list[tuple[int, int, str]]:
     """(line, col, code) of every report on `code` (dedented)."""
     from devlint import lint_source
-    from devlint.settings import Settings
+    from devlint.engine.settings import Settings
 
     diagnostics = lint_source(textwrap.dedent(code), path, Settings(**settings) if settings else None)
     return [(d.line, d.col, d.code) for d in diagnostics]

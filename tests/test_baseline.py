@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from devlint.cli import main
+from devlint.frontends.cli import main
 
 SOURCE = "import torch\n\nx = torch.zeros(3)\nx.to('cpu')\nstate = torch.load('model.pt')\n"
 

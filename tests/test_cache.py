@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-from devlint.cache import MARKER, Cache, clean
-from devlint.runner import Mode, process
-from devlint.settings import Settings
+from devlint.runner.cache import MARKER, Cache, clean
+from devlint.runner.runner import Mode, process
+from devlint.engine.settings import Settings
 
 from conftest import run_devlint
 
@@ -57,7 +57,7 @@ def test_a_cached_result_is_not_used_under_other_settings(tmp_path):
 
 
 def test_the_key_changes_with_devlints_own_code(tmp_path, monkeypatch):
-    import devlint.cache as cache_module
+    import devlint.runner.cache as cache_module
 
     cache = Cache(str(tmp_path))
     before = cache.key("a.py", b"x", Settings(), False)

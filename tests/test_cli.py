@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from conftest import run_devlint
-from devlint.cli import main
+from devlint.frontends.cli import main
 
 BUGGY = textwrap.dedent("""\
     import torch

@@ -14,8 +14,8 @@ import yaml
 
 from conftest import ROOT
 from devlint import DOCS_URL, PROJECT_URL, __version__
-from devlint.config import tomllib
-from devlint.report.docs import readme_with_table, rule_pages, rules_table
+from devlint.runner.config import tomllib
+from devlint.frontends.report.docs import readme_with_table, rule_pages, rules_table
 from devlint.rules import all_rules
 
 README = (ROOT / "README.md").read_text()
@@ -35,11 +35,11 @@ def yaml_blocks() -> list[dict]:
 
 def test_committed_rule_pages_are_the_generated_ones():
     committed = {path.name: path.read_text() for path in (ROOT / "docs" / "rules").glob("*.md")}
-    assert committed == rule_pages(), "regenerate with: python -m devlint.report.docs"
+    assert committed == rule_pages(), "regenerate with: python -m devlint.frontends.report.docs"
 
 
 def test_readme_rules_table_is_generated_from_the_metadata():
-    assert readme_with_table(README) == README, "regenerate with: python -m devlint.report.docs"
+    assert readme_with_table(README) == README, "regenerate with: python -m devlint.frontends.report.docs"
     table = rules_table()
     for entry in all_rules():
         rule = entry.rule
@@ -55,7 +55,7 @@ def test_rule_urls_point_at_the_committed_pages():
 
 
 def test_regenerating_changes_nothing(tmp_path):
-    from devlint.report.docs import write_docs
+    from devlint.frontends.report.docs import write_docs
 
     (tmp_path / "README.md").write_text(README)
     (tmp_path / "docs" / "rules").mkdir(parents=True)
@@ -75,7 +75,7 @@ def test_every_yaml_and_toml_snippet_parses():
 
 
 def test_toml_configuration_snippet_is_valid_devlint_configuration():
-    from devlint.config import settings_from
+    from devlint.runner.config import settings_from
     from devlint.rules import rule_codes
 
     sections = [tomllib.loads(body)["tool"]["devlint"] for body in blocks("toml") if "tool" in tomllib.loads(body)]

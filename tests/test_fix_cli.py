@@ -129,7 +129,8 @@ def test_fix_keeps_a_latin1_coding_cookie(module):
 
 
 def test_file_changed_on_disk_since_read_is_not_overwritten(module, monkeypatch, capsys):
-    from devlint import cli, document
+    from devlint.frontends import cli
+    from devlint.sources import document
 
     real_fix_text = document.fix_text
 
@@ -150,7 +151,8 @@ def test_file_changed_on_disk_since_read_is_not_overwritten(module, monkeypatch,
 
 
 def test_fix_producing_unparsable_code_is_never_written(module, monkeypatch, capsys):
-    from devlint import cli, cst_stage
+    from devlint.engine import cst_stage
+    from devlint.frontends import cli
 
     monkeypatch.setattr(cst_stage, "apply_fixes", lambda module, fixes, **kwargs: "def broken(:\n")
     assert cli.main(["--isolated", "--fix", "--unsafe-fixes", str(module)]) == 2
@@ -160,7 +162,8 @@ def test_fix_producing_unparsable_code_is_never_written(module, monkeypatch, cap
 
 
 def test_one_unparsable_fix_leaves_the_whole_file_unchanged(module, monkeypatch, capsys):
-    from devlint import cli, cst_stage
+    from devlint.engine import cst_stage
+    from devlint.frontends import cli
 
     real_apply = cst_stage.apply_fixes
 
@@ -281,8 +284,9 @@ def test_fix_and_diff_leave_neither_report_of_a_chain_and_count_both(tmp_path):
 
 
 def test_fixes_that_never_settle_warn_and_keep_the_last_result(tmp_path, monkeypatch, capsys):
-    from devlint import cli, engine
-    from devlint.diagnostics import FixResult
+    from devlint.engine import engine
+    from devlint.frontends import cli
+    from devlint.contract.diagnostics import FixResult
 
     module = tmp_path / "model.py"
     module.write_text(SAFE_AND_UNSAFE)

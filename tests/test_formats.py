@@ -10,11 +10,11 @@ import pytest
 
 from conftest import FIXTURES, ROOT
 from devlint import DOCS_URL, PROJECT_URL, __version__, lint_source
-from devlint.cli import main
-from devlint.diagnostics import Diagnostic
-from devlint.report import FORMATS
-from devlint.report.github import annotation
-from devlint.report.sarif import FINGERPRINT_KEY, sarif_log
+from devlint.frontends.cli import main
+from devlint.contract.diagnostics import Diagnostic
+from devlint.frontends.report import FORMATS
+from devlint.frontends.report.github import annotation
+from devlint.frontends.report.sarif import FINGERPRINT_KEY, sarif_log
 from devlint.rules import all_rules
 
 BAD_DEV004 = FIXTURES / "DEV004-load-without-map-location" / "bad.py"
@@ -113,16 +113,16 @@ def test_no_reports_is_an_empty_array(tmp_path, capsys, monkeypatch):
     ("concise", False), ("full", False), ("github", False), ("sarif", False), ("gitlab", False), ("junit", False),
     ("json", True), ("json-lines", True)])
 def test_fix_edits_are_computed_only_for_formats_that_show_them(tmp_path, monkeypatch, capsys, fmt, with_edits):
-    import devlint.runner
+    import devlint.runner.runner
 
     modes = []
-    real_run = devlint.runner.run
+    real_run = devlint.runner.runner.run
 
     def spy(paths, settings, mode, *args, **kwargs):
         modes.append(mode)
         return real_run(paths, settings, mode, *args, **kwargs)
 
-    monkeypatch.setattr(devlint.runner, "run", spy)
+    monkeypatch.setattr(devlint.runner.runner, "run", spy)
     (tmp_path / "ok.py").write_text("x = 1\n")
     run_format(capsys, monkeypatch, fmt, "ok.py", cwd=tmp_path)
     assert [mode.with_edits for mode in modes] == [with_edits]
@@ -250,7 +250,7 @@ def test_github_notebook_report_annotates_the_json_line_of_the_source():
 
 
 def test_sarif_notebook_result_points_at_the_json_line():
-    from devlint.report.sarif import result_object
+    from devlint.frontends.report.sarif import result_object
 
     d = Diagnostic("nb.ipynb", 2, 1, "DEV004", "msg", 2, 10, cell=3, notebook_line=41)
     location = result_object(d, 0, "nb.ipynb", "0")["locations"][0]["physicalLocation"]
@@ -259,7 +259,7 @@ def test_sarif_notebook_result_points_at_the_json_line():
 
 
 def test_every_format_is_listed_in_the_docs_and_the_help():
-    from devlint.cli import build_parser
+    from devlint.frontends.cli import build_parser
 
     doc = (ROOT / "docs" / "output-formats.md").read_text()
     help_text = build_parser().format_help()

@@ -147,7 +147,7 @@ def test_thousand_deep_brackets_are_cpythons_syntax_error(tmp_path, opening, clo
 
 
 def test_analysis_that_exhausts_even_the_large_stack_is_dev999_at_1_1(monkeypatch):
-    from devlint import engine
+    from devlint.engine import engine
 
     def bottomless(*args):  # stands in for code deeper than any stack
         raise RecursionError("maximum recursion depth exceeded")
@@ -205,7 +205,7 @@ def test_unreadable_file_is_reported_and_the_others_checked(tmp_path, monkeypatc
     """As root a chmod 000 file stays readable, so the refusal is simulated where devlint opens it."""
     import builtins
 
-    from devlint import cli
+    from devlint.frontends import cli
 
     write(tmp_path / "a.py", TORCH_BUG.encode())
     write(tmp_path / "b.py", TORCH_BUG.encode())
@@ -234,7 +234,7 @@ def test_directory_named_like_a_python_file(tmp_path):
 
 
 def test_directory_named_like_a_python_file_reached_by_a_link_to_it(tmp_path):
-    from devlint.files import SourceError, read_source
+    from devlint.sources.files import SourceError, read_source
 
     (tmp_path / "real").mkdir()
     os.symlink(tmp_path / "real", tmp_path / "alias.py")
@@ -254,11 +254,12 @@ def test_broken_and_looping_symlinks_are_reported_and_the_run_goes_on(tmp_path):
 
 
 def test_file_deleted_between_discovery_and_reading(tmp_path, monkeypatch, capsys):
-    from devlint import cli, files
+    from devlint.frontends import cli
+    from devlint.runner import discovery
 
     write(tmp_path / "gone.py", TORCH_BUG.encode())
     write(tmp_path / "kept.py", TORCH_BUG.encode())
-    real_discover = files.discover
+    real_discover = discovery.discover
 
     def discover_then_delete(paths, settings, skipped=None):
         found = list(real_discover(paths, settings, skipped))
@@ -266,7 +267,7 @@ def test_file_deleted_between_discovery_and_reading(tmp_path, monkeypatch, capsy
         return iter(found)
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(files, "discover", discover_then_delete)
+    monkeypatch.setattr(discovery, "discover", discover_then_delete)
     code = cli.main(["--isolated", "."])
     out, err = capsys.readouterr()
     assert code == 2

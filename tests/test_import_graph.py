@@ -1,4 +1,5 @@
-"""The package's imports point one way: no module of `devlint/` reaches itself again through imports.
+"""The package's imports point one way: no module of `devlint/` reaches itself again through imports,
+and no module imports one of a layer above its own.
 
 Every import statement counts, at module level and inside functions (a function-level import is
 only a deferred one). Imports under `if TYPE_CHECKING:` do not run and do not count."""
@@ -13,6 +14,12 @@ from pathlib import Path
 from conftest import ROOT
 
 PACKAGE = ROOT / "devlint"
+
+# The layers, top first: one folder of `devlint/` each. A module may import its own layer and the
+# layers below it, never one above. `devlint/__init__.py` (the public API) and `__main__.py` are front
+# ends too. The order is described in devlint/__init__.py's docstring and the README (Developing).
+LAYERS = ("frontends", "runner", "sources", "engine", "rules", "analysis", "contract")
+TOP_LEVEL_MODULES = ("devlint", "devlint.__main__")
 
 
 def module_name(path: Path, root: Path = ROOT) -> str:
@@ -99,6 +106,54 @@ def test_devlint_imports_have_no_cycle():
     assert cycle == [], "import cycle: " + " -> ".join(cycle)
 
 
+def layer_rank(module: str) -> int:
+    """0 for the top layer (the front ends, the public API with them) down to the bottom one."""
+    return 0 if module in TOP_LEVEL_MODULES else LAYERS.index(module.split(".")[1])
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Every `importer -> imported` where the imported module is in a higher layer than the importer."""
+    return sorted(f"{importer} ({rank_name(importer)}) -> {imported} ({rank_name(imported)})"
+                  for importer, targets in graph.items() for imported in targets
+                  if layer_rank(imported) < layer_rank(importer))
+
+
+def rank_name(module: str) -> str:
+    return "frontends" if module in TOP_LEVEL_MODULES else module.split(".")[1]
+
+
+def modules_outside_the_layers(modules: set[str]) -> list[str]:
+    return sorted(module for module in modules
+                  if module not in TOP_LEVEL_MODULES and module.split(".")[1] not in LAYERS)
+
+
+def test_every_module_sits_in_a_layer_folder():
+    assert modules_outside_the_layers(set(import_graph())) == [], (
+        "a module outside the layer folders: put it in the folder of its layer " + str(LAYERS))
+
+
+def test_the_package_folders_are_the_layers():
+    # A folder left with only __pycache__ (a checkout from before a move) holds no module: not counted.
+    folders = [path.name for path in PACKAGE.iterdir() if path.is_dir() and any(path.rglob("*.py"))]
+    assert sorted(folders) == sorted(LAYERS)
+
+
+def test_no_module_imports_a_higher_layer():
+    assert upward_imports(import_graph()) == []
+
+
+def test_an_import_of_a_higher_layer_is_named_and_a_stray_module_is_found():
+    graph = {"devlint.engine.engine": {"devlint.rules", "devlint.runner.cache"},
+             "devlint.rules": {"devlint.contract.diagnostics"}, "devlint.runner.cache": set(),
+             "devlint.contract.diagnostics": set(), "devlint.frontends.cli": {"devlint"},
+             "devlint": {"devlint.sources.document"}, "devlint.sources.document": {"devlint"},
+             "devlint.helpers": set()}
+    assert upward_imports({name: targets for name, targets in graph.items() if name != "devlint.helpers"}) == [
+        "devlint.engine.engine (engine) -> devlint.runner.cache (runner)",
+        "devlint.sources.document (sources) -> devlint (frontends)"]
+    assert modules_outside_the_layers(set(graph)) == ["devlint.helpers"]
+
+
 def test_the_walker_sees_function_level_imports_and_skips_type_checking_ones(tmp_path):
     known = {"devlint.a", "devlint.b", "devlint.c"}
     (tmp_path / "devlint").mkdir()
@@ -114,6 +169,6 @@ def test_the_walker_sees_function_level_imports_and_skips_type_checking_ones(tmp
 
 
 def test_importing_the_cli_does_not_import_the_language_server_libraries():
-    code = "import sys, devlint.cli; print([m for m in ('pygls', 'lsprotocol') if m in sys.modules])"
+    code = "import sys, devlint.frontends.cli; print([m for m in ('pygls', 'lsprotocol') if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"

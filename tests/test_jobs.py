@@ -7,10 +7,10 @@ import subprocess
 import sys
 
 from conftest import ROOT, RULE_DIRS, run_devlint
-from devlint import parallel
-from devlint.parallel import MIN_FILES_FOR_WORKERS, workers_pay
-from devlint.runner import Mode, run
-from devlint.settings import Settings
+from devlint.runner import parallel
+from devlint.runner.parallel import MIN_FILES_FOR_WORKERS, workers_pay
+from devlint.runner.runner import Mode, run
+from devlint.engine.settings import Settings
 
 MOVE = "import torch\nx = torch.randn(3)\nx.to(dev)\n"
 
@@ -80,7 +80,7 @@ def test_too_few_files_for_workers_never_start_a_pool(tmp_path, monkeypatch):
 
 
 def test_a_worker_starts_with_libcst_and_the_visitors_imported_and_frozen_for_the_collector():
-    code = ("import gc, sys; from devlint.parallel import _start_worker; _start_worker(); "
+    code = ("import gc, sys; from devlint.runner.parallel import _start_worker; _start_worker(); "
             "print('libcst' in sys.modules, 'devlint.rules.dev001_discarded_move.visitor' in sys.modules, "
             "gc.get_freeze_count() > 0)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,

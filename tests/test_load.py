@@ -44,7 +44,7 @@ def devlint(root, *args: str) -> tuple[subprocess.CompletedProcess, int]:
 
 
 def has_jobs_flag() -> bool:
-    from devlint.cli import build_parser
+    from devlint.frontends.cli import build_parser
 
     return any("--jobs" in action.option_strings for action in build_parser()._actions)
 

@@ -13,8 +13,9 @@ from lsp_client import apply, capabilities, session  # skips the module without 
 from lsprotocol import types as lsp
 
 from conftest import FIXTURES, RULE_DIRS, expected_fix
-from devlint import document, fix_source
-from devlint.settings import Settings
+from devlint import fix_source
+from devlint.sources import document
+from devlint.engine.settings import Settings
 
 pytestmark = pytest.mark.asyncio
 FIX_ALL = "source.fixAll.devlint"
@@ -118,8 +119,19 @@ async def test_disable_for_this_line_extends_an_existing_noqa_list(tmp_path):
             "state = torch.load(path)  # noqa: E501, DEV004")
 
 
-async def test_no_disable_action_where_a_comment_would_land_inside_a_string(tmp_path):
+async def test_disable_puts_the_noqa_after_a_string_that_spans_lines_where_flake8_reads_it(tmp_path):
     text = 'import torch\nstate = torch.load(path, pickle_module=f("""\n""")); x = 1\n'
+    async with session(tmp_path) as editor:
+        uri = editor.open(tmp_path / "model.py", text)
+        assert [d.code for d in await editor.diagnostics(uri)] == ["DEV004"]
+        (disable,) = [a for a in await editor.actions(uri, line=1) if a.title.startswith("Disable")]
+        editor.replace(uri, apply(editor.texts[uri], edits_of(disable, uri)))
+        assert editor.texts[uri] == text.replace("x = 1", "x = 1  # noqa: DEV004")
+        assert await editor.diagnostics(uri) == []
+
+
+async def test_no_disable_action_where_the_first_noqa_flake8_reads_is_in_a_string(tmp_path):
+    text = 'import torch\ns = "# noqa: E501"; state = torch.load(s)\n'
     async with session(tmp_path) as editor:
         uri = editor.open(tmp_path / "model.py", text)
         assert [d.code for d in await editor.diagnostics(uri)] == ["DEV004"]

@@ -1,10 +1,11 @@
-"""The server's text arithmetic: columns in the client's encoding, the `# noqa` edit, whole-line edits."""
+"""The server's text arithmetic: columns in the client's encoding, whole-line edits. (The `# noqa`
+edit is the engine's, shared with `--add-noqa`: tests/test_noqa.py.)"""
 
 from __future__ import annotations
 
 import pytest
 
-from devlint.lsp.text import UTF8, UTF16, UTF32, Insertion, Lines, changed_lines, noqa_insertion
+from devlint.frontends.lsp.text import UTF8, UTF16, UTF32, Lines, changed_lines
 
 LINE = 'x = "😀漢"; y = torch.load(p)'  # an astral emoji, then a CJK character, before the report
 
@@ -23,27 +24,6 @@ def test_columns_of_an_ascii_line_are_characters_in_every_encoding():
 
 def test_the_end_of_a_text_is_after_its_last_character():
     assert Lines("a\n😀", UTF16).end() == (1, 2)
-
-
-@pytest.mark.parametrize("line, expected", [
-    ("y = torch.load(p)", Insertion(0, 17, "  # noqa: DEV004")),
-    ("y = torch.load(p)   ", Insertion(0, 17, "  # noqa: DEV004")),
-    ("y = torch.load(p)  # noqa: E501", Insertion(0, 31, ", DEV004")),
-    ("y = torch.load(p)  # noqa:E501,W291  # why", Insertion(0, 35, ", DEV004")),
-    ("y = torch.load(p)  # load it", Insertion(0, 28, "  # noqa: DEV004")),
-])
-def test_noqa_is_added_at_the_line_end_or_to_the_existing_list(line, expected):
-    assert noqa_insertion(line + "\n", 1, "DEV004") == expected
-
-
-@pytest.mark.parametrize("source, line", [
-    ("y = torch.load(p)  # noqa\n", 1),  # suppressed already
-    ('y = torch.load(p, f("""\n""")); z = 1\n', 1),  # the line ends inside a string
-    ("y = torch.load(p) + \\\n    1\n", 1),  # a backslash continuation
-    ("y = torch.load(p\n", 1),  # does not tokenize: nothing is known
-])
-def test_no_noqa_where_a_comment_cannot_go(source, line):
-    assert noqa_insertion(source, line, "DEV004") is None
 
 
 @pytest.mark.parametrize("old, new, expected", [

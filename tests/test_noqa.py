@@ -1,5 +1,6 @@
 """`# noqa` as flake8 reads it: the real `devlint` command and the real `flake8` with the plugin
-report the same lines of the same files; file-level directives; `devlint --add-noqa`."""
+report the same lines of the same files; file-level directives; where a new `# noqa` goes
+(`noqa_edit`, for `devlint --add-noqa` and the editor's "Disable DEVnnn for this line")."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_devlint
+from devlint.engine.noqa import NoqaEdit, Suppressions, noqa_edit
 
 LOAD = 'torch.load("m.pt")'
 # (comment after a DEV004 report, whether flake8 suppresses it)
@@ -135,6 +137,38 @@ ADOPTED = textwrap.dedent('''\
         "m.pt")
     torch.load("a"); x.to("cpu")  # noqa: DEV001, DEV004
     ''').replace("\n", "\r\n", 1)
+
+
+@pytest.mark.parametrize("source, line, expected", [
+    ("y = torch.load(p)\n", 1, NoqaEdit(1, 17, 17, "  # noqa: DEV004")),
+    ("y = torch.load(p)   \n", 1, NoqaEdit(1, 17, 20, "  # noqa: DEV004")),  # trailing blanks go
+    ("y = torch.load(p)  \r\n", 1, NoqaEdit(1, 17, 19, "  # noqa: DEV004")),  # the CR stays
+    ("y = torch.load(p)  # load it\n", 1, NoqaEdit(1, 28, 28, "  # noqa: DEV004")),  # after a comment
+    ("y = torch.load(p)  # noqa: E501\n", 1, NoqaEdit(1, 31, 31, ", DEV004")),
+    ("y = torch.load(p)  # noqa:E501,W291  # why\n", 1, NoqaEdit(1, 35, 35, ", DEV004")),
+    # flake8 reads a string's lines, and a backslash continuation's, as one: the comment goes after them
+    ('y = torch.load(p, f("""\n""")); z = 1\n', 1, NoqaEdit(2, 12, 12, "  # noqa: DEV004")),
+    ("y = torch.load(p) + \\\n    1\n", 1, NoqaEdit(2, 5, 5, "  # noqa: DEV004")),
+    # in brackets, each physical line is flake8's line
+    ("y = torch.load(\n    p)\n", 1, NoqaEdit(1, 15, 15, "  # noqa: DEV004")),
+])
+def test_a_noqa_goes_where_flake8_reads_it_for_the_report(source, line, expected):
+    assert noqa_edit(Suppressions(source), line, ["DEV004"]) == expected
+
+
+@pytest.mark.parametrize("source", [
+    "y = torch.load(p)  # noqa\n",  # suppressed already
+    "y = torch.load(p)  # noqa: DEV00\n",  # by a prefix
+    's = "# noqa: E501"; torch.load(s)\n',  # flake8 reads the string's noqa first: no comment can count
+    "y = torch.load(p\n",  # does not tokenize: nothing is known
+])
+def test_no_noqa_where_none_is_needed_or_none_can_count(source):
+    assert noqa_edit(Suppressions(source), 1, ["DEV004"]) is None
+
+
+def test_only_the_codes_not_suppressed_yet_are_added():
+    source = "torch.load(a); x.to(d)  # noqa: DEV001\n"
+    assert noqa_edit(Suppressions(source), 1, ["DEV001", "DEV004"]) == NoqaEdit(1, 38, 38, ", DEV004")
 
 
 def test_add_noqa_comments_every_report_where_flake8_reads_it_and_is_idempotent(tmp_path):

@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, RULE_DIRS, expected_fix, run_devlint
-from devlint.files import SourceError, discover
-from devlint.notebook import Mask, fix_notebook, lint_notebook, mask_lines, parse_notebook, read_notebook
-from devlint.runner import Mode, process
-from devlint.line_length import line_limit
-from devlint.target_torch import target_torch
-from devlint.settings import Settings
+from devlint.runner.discovery import discover
+from devlint.sources.files import SourceError
+from devlint.sources.notebook import Mask, fix_notebook, lint_notebook, mask_lines, parse_notebook, read_notebook
+from devlint.runner.runner import Mode, process
+from devlint.engine.line_length import line_limit
+from devlint.engine.target_torch import target_torch
+from devlint.engine.settings import Settings
 
 TRAINING = FIXTURES / "notebooks" / "training.ipynb"
 TRAINING_FIXED = FIXTURES / "notebooks" / "training.fixed.ipynb"

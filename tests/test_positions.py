@@ -1,7 +1,7 @@
 """Positions of reported nodes: LibCST's PositionProvider, run only as far as the last wanted node.
 
 The engine stops LibCST's position-recording codegen once every node it needs is placed
-(devlint/cst_stage.py `_positions`). These tests compare what it gives with the PositionProvider
+(devlint/engine/cst_stage.py `_positions`). These tests compare what it gives with the PositionProvider
 run in full through a MetadataWrapper, for wanted nodes taken from the start, the middle and
 the end of the fixtures and of the prefilter's snippet programs.
 """
@@ -14,9 +14,9 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from devlint.cst_stage import _positions, _positions_by_statement
-from devlint.lines import Lines
-from devlint.walk import children
+from devlint.engine.cst_stage import _positions, _positions_by_statement
+from devlint.engine.lines import Lines
+from devlint.analysis.walk import children
 
 from conftest import RULE_DIRS
 from test_prefilter import SNIPPETS

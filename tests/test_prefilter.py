@@ -1,7 +1,7 @@
 """The prefilter never loses a report: every rule, with and without it, reports the same.
 
-The prefilter's two stages skip rules, and whole files: the text search (devlint/prefilter.py)
-those whose tokens are not in the text, the syntax screen (devlint/screen.py) those with no
+The prefilter's two stages skip rules, and whole files: the text search (devlint/analysis/prefilter.py)
+those whose tokens are not in the text, the syntax screen (devlint/analysis/screen.py) those with no
 candidate in the file's `ast`. These tests run the engine both ways over every fixture, over
 files assembled from corpus-like snippets (tricky spellings included: escapes, split strings,
 comments and continuations inside a call; aliases, helpers of `forward`, chains, split moves),
@@ -16,12 +16,13 @@ import warnings
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from devlint import cst_stage, engine, screen as screen_module
-from devlint.engine import analyze, enabled_rules
-from devlint.flake8 import Plugin
-from devlint.prefilter import prefilter
-from devlint.screen import screen
-from devlint.settings import Settings
+from devlint.analysis import screen as screen_module
+from devlint.engine import cst_stage, engine
+from devlint.engine.engine import analyze, enabled_rules
+from devlint.frontends.flake8 import Plugin
+from devlint.analysis.prefilter import prefilter
+from devlint.analysis.screen import screen
+from devlint.engine.settings import Settings
 
 from conftest import RULE_DIRS
 

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from devlint import fix_source, lint_source
-from devlint.flake8 import Plugin
+from devlint.frontends.flake8 import Plugin
 from tests.conftest import RULE_DIRS
 
 EXAMPLES = int(os.environ.get("DEVLINT_FUZZ_EXAMPLES") or (2000 if os.environ.get("DEVLINT_LONG_FUZZ") else 25))
@@ -60,7 +60,7 @@ def check_properties(source: str) -> None:
 
 def _each_pass_changes_only_reported_lines(source: str) -> None:
     """A fix can enable another (DEV001's `x = x.to(d)` makes DEV002's pair), so the check is per pass."""
-    from devlint import engine
+    from devlint.engine import engine
 
     saved, engine.MAX_FIX_PASSES = engine.MAX_FIX_PASSES, 1
     try:
@@ -94,7 +94,7 @@ def _only_reported_lines_changed(old: str, new: str, reports) -> None:
 
 
 def _flake8_agrees(source: str) -> None:
-    from devlint.engine import analyze
+    from devlint.engine.engine import analyze
 
     try:
         tree = ast.parse(source)

@@ -1,4 +1,4 @@
-"""`Reparser` (devlint/reparse.py): a version parsed from the last one is the tree LibCST parses
+"""`Reparser` (devlint/engine/reparse.py): a version parsed from the last one is the tree LibCST parses
 from the whole text, node for node, whatever the edit; and an edit in one function re-parses
 only that function."""
 
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from devlint.engine import analyze
-from devlint.reparse import Reparser
+from devlint.engine.engine import analyze
+from devlint.engine.reparse import Reparser
 from tests.conftest import RULE_DIRS
 from tests.test_properties import FUZZ
 

@@ -10,10 +10,10 @@ import shutil
 import pytest
 
 from conftest import FIXTURES, run_devlint
-from devlint.cli import main as devlint_main
+from devlint.frontends.cli import main as devlint_main
 from devlint.rules import rule_codes
-from devlint.runtime import launch
-from devlint.runtime.records import BUG, CLEAN, OK, ChildResult, Snippet
+from devlint.frontends.runtime import launch
+from devlint.frontends.runtime.records import BUG, CLEAN, OK, ChildResult, Snippet
 
 needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
                                  reason="torch is not installed (pip install 'devlint[runtime]')")
@@ -204,7 +204,7 @@ class _DyingServer:
 
     def run(self, spec, timeout):
         self.runs += 1
-        from devlint.runtime.forkserver import ServerGone
+        from devlint.frontends.runtime.forkserver import ServerGone
         raise ServerGone("the fork server exited")
 
     def close(self) -> None:

@@ -11,12 +11,12 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import FIXTURES
-from devlint.runtime.child import detect
-from devlint.runtime.confirm import confirm, make_plan
-from devlint.runtime.launch import Machine
-from devlint.runtime.probes import dev002, dev003, dev004
-from devlint.runtime.probes.common import ProbeContext, device_available
-from devlint.runtime.records import (
+from devlint.frontends.runtime.child import detect
+from devlint.frontends.runtime.confirm import confirm, make_plan
+from devlint.frontends.runtime.launch import Machine
+from devlint.frontends.runtime.probes import dev002, dev003, dev004
+from devlint.frontends.runtime.probes.common import ProbeContext, device_available
+from devlint.frontends.runtime.records import (
     BUG, CLEAN, CONFIRMED, CONTRADICTED, FAILED, NOT_RUN, OK, TIMEOUT, ChildResult, Snippet,
 )
 

@@ -11,9 +11,9 @@ import sys
 import pytest
 
 from conftest import FIXTURES
-from devlint.runtime.launch import run_snippet, snippet_spec
-from devlint.runtime.forkserver import ForkServer
-from devlint.runtime.records import OK, SIGNAL, SKIPPED, TIMEOUT, Snippet
+from devlint.frontends.runtime.launch import run_snippet, snippet_spec
+from devlint.frontends.runtime.forkserver import ForkServer
+from devlint.frontends.runtime.records import OK, SIGNAL, SKIPPED, TIMEOUT, Snippet
 
 pytestmark = [
     pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed"),

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from devlint.runtime.records import CRASH, OK, SIGNAL, SKIPPED, TIMEOUT
-from devlint.runtime.runner import RESULT_ENV, child_command, child_env, run_process
+from devlint.frontends.runtime.records import CRASH, OK, SIGNAL, SKIPPED, TIMEOUT
+from devlint.frontends.runtime.runner import RESULT_ENV, child_command, child_env, run_process
 
 
 def _python(code: str) -> list[str]:
@@ -118,7 +118,7 @@ def test_child_env_makes_this_devlint_importable():
 
 
 def test_probe_children_run_with_python_dash_p_so_their_directory_is_not_on_sys_path():
-    assert child_command({"probe": "detect"})[1:4] == ["-P", "-m", "devlint.runtime.child"]
+    assert child_command({"probe": "detect"})[1:4] == ["-P", "-m", "devlint.frontends.runtime.child"]
 
 
 def test_a_module_in_the_users_directory_cannot_shadow_one_the_child_imports(tmp_path, monkeypatch):
@@ -134,9 +134,10 @@ def test_a_module_in_the_users_directory_cannot_shadow_one_the_child_imports(tmp
 def test_the_parent_side_of_confirm_never_imports_torch():
     code = (
         "import sys\n"
-        "import devlint.cli, devlint.runtime.cli, devlint.runtime.confirm, devlint.runtime.report\n"
-        "import devlint.runtime.forkserver, devlint.runtime.child\n"
-        "from devlint.runtime.probes import probe_for\n"
+        "import devlint.frontends.cli, devlint.frontends.runtime.cli, devlint.frontends.runtime.confirm\n"
+        "import devlint.frontends.runtime.report\n"
+        "import devlint.frontends.runtime.forkserver, devlint.frontends.runtime.child\n"
+        "from devlint.frontends.runtime.probes import probe_for\n"
         "for code in ('DEV001', 'DEV002', 'DEV003', 'DEV004', 'DEV005'):\n"
         "    probe_for(code).steps('cuda'); probe_for(code).notes('cpu')\n"
         "print('torch' in sys.modules)\n"

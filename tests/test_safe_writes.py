@@ -50,7 +50,7 @@ def test_fix_writes_the_complete_fixed_file_and_keeps_its_mode(tmp_path):
 
 
 def test_fix_goes_through_a_temporary_file_in_the_same_directory_and_a_rename(tmp_path, monkeypatch):
-    from devlint import files
+    from devlint.sources import files
 
     path = tmp_path / "model.py"
     path.write_text(BUGGY)
@@ -70,7 +70,7 @@ def test_fix_goes_through_a_temporary_file_in_the_same_directory_and_a_rename(tm
 
 
 def test_a_failed_rename_leaves_the_original_and_no_temporary_file(tmp_path, monkeypatch):
-    from devlint import files
+    from devlint.sources import files
 
     path = tmp_path / "model.py"
     path.write_text(BUGGY)
@@ -96,7 +96,8 @@ def test_fix_through_a_symlink_writes_the_target_and_keeps_the_link(tmp_path):
 
 
 def test_a_file_changed_while_being_fixed_is_not_overwritten(tmp_path, monkeypatch, capsys):
-    from devlint import cli, document
+    from devlint.frontends import cli
+    from devlint.sources import document
 
     (tmp_path / "a.py").write_text(BUGGY)
     (tmp_path / "b.py").write_text(BUGGY)
@@ -123,7 +124,7 @@ def test_an_unwritable_file_is_reported_and_the_others_are_fixed(tmp_path, monke
     """As root nothing is unwritable, so the refusal is simulated where the temporary file is made."""
     import tempfile
 
-    from devlint import cli
+    from devlint.frontends import cli
 
     for name in ("locked", "open"):
         (tmp_path / name).mkdir()

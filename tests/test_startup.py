@@ -3,7 +3,7 @@
 A pre-commit hook checks a handful of files and an editor one buffer per keystroke, so start-up is
 what their users wait for. LibCST's import alone is a third of a one-file run, and most files never
 reach it: the text prefilter or the `ast` screen drops every rule first. So neither `import
-devlint.cli` nor a run on such a file may import LibCST, nor torch (never, in the linter), the
+devlint.frontends.cli` nor a run on such a file may import LibCST, nor torch (never, in the linter), the
 language server's libraries or rich. The import list is Python's own (`-X importtime`), of a real
 process started as users start it.
 """
@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from devlint.prefilter import prefilter
+from devlint.analysis.prefilter import prefilter
 from devlint.rules import all_rules
-from devlint.screen import screen
+from devlint.analysis.screen import screen
 
 HEAVY = ("libcst", "torch", "pygls", "lsprotocol", "rich")
 
@@ -62,8 +62,8 @@ def check(path: Path) -> set[str]:
 
 
 def test_importing_the_cli_imports_nothing_heavy():
-    modules = imported("-c", "import devlint.cli")
-    assert "devlint.cli" in modules
+    modules = imported("-c", "import devlint.frontends.cli")
+    assert "devlint.frontends.cli" in modules
     assert heavy(modules) == []
 
 
@@ -71,7 +71,7 @@ def test_checking_a_file_without_torch_imports_nothing_heavy(tmp_path):
     path = tmp_path / "add.py"
     path.write_text(NO_TORCH)
     modules = check(path)
-    assert "devlint.engine" in modules  # the file was checked
+    assert "devlint.engine.engine" in modules  # the file was checked
     assert heavy(modules) == []
 
 
@@ -88,7 +88,7 @@ def test_the_flake8_plugin_on_torch_code_that_the_screen_drops_imports_nothing_h
     path = tmp_path / "model.py"
     path.write_text(SCREENED_OUT)
     modules = imported("-m", "flake8", "--isolated", "--select", "DEV", str(path))
-    assert "devlint.engine" in modules  # the plugin checked the file
+    assert "devlint.engine.engine" in modules  # the plugin checked the file
     assert heavy(modules) == []
 
 
@@ -96,7 +96,7 @@ def test_a_file_that_reaches_libcst_imports_it(tmp_path):
     path = tmp_path / "model.py"
     path.write_text(REACHES_LIBCST)
     modules = check(path)
-    assert "devlint.cst_stage" in modules
+    assert "devlint.engine.cst_stage" in modules
     assert {name.split(".")[0] for name in heavy(modules)} == {"libcst"}
 
 

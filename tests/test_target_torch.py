@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import run_devlint
-from devlint.target_torch import declared_torch, parse_target_torch, target_torch
+from devlint.engine.target_torch import declared_torch, parse_target_torch, target_torch
 
 
 @pytest.mark.parametrize("requirement, version", [

@@ -1,4 +1,4 @@
-"""devlint.walk calls the same visitor methods, in the same order, on the same nodes as LibCST."""
+"""devlint.analysis.walk calls the same visitor methods, in the same order, on the same nodes as LibCST."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from libcst.metadata import MetadataWrapper
 
-from devlint.walk import children, visit_batched
+from devlint.analysis.walk import children, visit_batched
 
 from conftest import RULE_DIRS
 from test_prefilter import SNIPPETS

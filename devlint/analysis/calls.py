@@ -13,7 +13,7 @@ import libcst as cst
 
 from devlint.analysis.classes import ClassTable
 from devlint.analysis.torch_names import TorchNames
-from devlint.walk import children
+from devlint.analysis.walk import children
 
 _MOVES = ("to", "cuda", "type_as")
 

@@ -10,7 +10,7 @@ import libcst as cst
 
 from devlint.analysis.names import dotted_name
 from devlint.analysis.torch_names import TorchNames
-from devlint.walk import children
+from devlint.analysis.walk import children
 
 # Bases known to subclass nn.Module, matched on their last dotted component.
 _KNOWN_MODULE_BASES = {

@@ -18,7 +18,7 @@ from devlint.analysis.torch_names import TorchNames
 
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.analysis.types import TypeOracle
-    from devlint.screen import SyntaxFacts
+    from devlint.analysis.screen import SyntaxFacts
     from devlint.rules.base import Fix
     from devlint.rules.rule import Rule
 
@@ -66,7 +66,7 @@ class FileContext:
     reports: list[RawReport] = field(default_factory=list)
     cuda_tests: dict[int, tuple[bool, bool]] = field(default_factory=dict)  # id(test) -> guarded branches
     availability_flags: set[str] = field(default_factory=set)  # `ok = torch.cuda.is_available()`
-    # What the syntax screen read from the text's `ast` (devlint/screen.py); None when it could not.
+    # What the syntax screen read from the text's `ast` (devlint/analysis/screen.py); None when it could not.
     syntax: Optional["SyntaxFacts"] = None
     # Each function's place among the file's functions in the order of the source (the screen's order).
     function_order: dict[cst.FunctionDef, int] = field(default_factory=dict)

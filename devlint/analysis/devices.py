@@ -10,7 +10,7 @@ import libcst as cst
 
 from devlint.analysis.context import FileContext
 from devlint.analysis.names import dotted_name, is_cuda_device_expr, named_parameters, string_value
-from devlint.walk import children
+from devlint.analysis.walk import children
 
 _DEVICE_NAMES = ("device", "DEVICE", "dev")
 # What holds a device: a device string (`"cuda"`, `"cpu"`, `"mps:0"`), ...

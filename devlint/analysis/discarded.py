@@ -20,7 +20,7 @@ from devlint.analysis.names import dotted_name, target_names
 from devlint.analysis.narrowing import Narrowing
 from devlint.analysis.torch_names import TorchNames
 from devlint.analysis.types import Kind, TypeOracle, unwrap_listing
-from devlint.walk import children
+from devlint.analysis.walk import children
 
 # Iterating `m.<method>()` yields a module's tensors (`named_*` as (name, tensor) pairs).
 _PARAMETER_ITERATORS = ("parameters", "buffers")

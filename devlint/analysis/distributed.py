@@ -18,7 +18,7 @@ import libcst as cst
 
 from devlint.analysis.names import dotted_name, positional, string_value
 from devlint.analysis.torch_names import TorchNames
-from devlint.walk import children
+from devlint.analysis.walk import children
 
 # Packages whose launch sets the current device before user code runs.
 # Ray gives each worker that asks for a GPU only that GPU (CUDA_VISIBLE_DEVICES): "cuda" is it there.

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from devlint.analysis.names import dotted_name, identifiers, is_cuda_device_expr, string_value
-from devlint.walk import children
+from devlint.analysis.walk import children
 
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.analysis.torch_names import TorchNames

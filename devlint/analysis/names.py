@@ -7,7 +7,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from devlint.analysis.vocabulary import RUNTIME_CUDA, device_backend
-from devlint.walk import children
+from devlint.analysis.walk import children
 
 
 def dotted_name(expr: cst.BaseExpression) -> Optional[str]:

@@ -36,7 +36,7 @@ from devlint.analysis.factories import FACTORIES, LIKE_FACTORIES, is_dtype_only_
 from devlint.analysis.names import dotted_name, keyword, string_value
 from devlint.analysis.types import TENSOR_METHODS, Kind
 from devlint.analysis.vocabulary import TENSOR_VIEWS
-from devlint.walk import children, own_nodes
+from devlint.analysis.walk import children, own_nodes
 
 Scope = Union[cst.FunctionDef, cst.Module]
 

@@ -42,7 +42,7 @@ from devlint.analysis.classes import ClassTable
 from devlint.analysis.names import dotted_name, string_value, target_names
 from devlint.analysis.torch_names import TorchNames
 from devlint.analysis.vocabulary import CONVERSIONS
-from devlint.walk import children
+from devlint.analysis.walk import children
 
 
 class Kind(enum.Enum):

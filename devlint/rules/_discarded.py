@@ -12,7 +12,7 @@ import libcst as cst
 
 from devlint.analysis.discarded import BareCall, Discarded, binding_loop, discarded_result, is_raises_context
 from devlint.analysis.edits import short, shown_code
-from devlint.diagnostics import Applicability
+from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 
 

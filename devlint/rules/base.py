@@ -8,7 +8,7 @@ from typing import ClassVar, Optional
 import libcst as cst
 
 from devlint.analysis.context import FileContext, RawReport
-from devlint.diagnostics import Applicability
+from devlint.contract.diagnostics import Applicability
 from devlint.rules.rule import Rule
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional
 
 if TYPE_CHECKING:  # pragma: no cover
-    from devlint.screen import SyntaxFacts
+    from devlint.analysis.screen import SyntaxFacts
 
 
 class FixSafety(str, enum.Enum):
@@ -35,16 +35,16 @@ class Rule:
     fix_safety: FixSafety
     fix: str  # what the fix does and why it has the safety it has
     # A report needs *every* entry of `tokens` (a string, or a pattern searched for) in the
-    # text; files without them are not parsed. Must be conservative: see devlint/prefilter.py.
+    # text; files without them are not parsed. Must be conservative: see devlint/analysis/prefilter.py.
     tokens: tuple["str | re.Pattern[str]", ...] = ("torch",)
     # Could the rule report on a module with these facts (from Python's `ast`)? Files for which
-    # no rule can are not parsed by LibCST. Must be conservative too: see devlint/screen.py.
+    # no rule can are not parsed by LibCST. Must be conservative too: see devlint/analysis/screen.py.
     screen: Optional[Callable[["SyntaxFacts"], bool]] = None
 
     @property
     def url(self) -> str:
         """The rule's page online (docs/rules/CODE.md, generated from `page()`)."""
-        from devlint.project import DOCS_URL
+        from devlint.contract.project import DOCS_URL
 
         return f"{DOCS_URL}/{self.code}.md"
 

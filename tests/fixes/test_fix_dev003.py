@@ -7,7 +7,7 @@ import textwrap
 from fixing import check, unchanged
 
 from devlint import fix_source
-from devlint.settings import Settings
+from devlint.engine.settings import Settings
 
 
 def test_not_applied_without_unsafe_fixes():

@@ -10,13 +10,14 @@ import textwrap
 import pytest
 
 from conftest import RULE_DIRS, expected_fix
-from devlint import engine, fix_source
-from devlint.diagnostics import Applicability
-from devlint.line_length import line_limit
+from devlint import fix_source
+from devlint.engine import engine
+from devlint.contract.diagnostics import Applicability
+from devlint.engine.line_length import line_limit
 from devlint.rules import RuleEntry
 from devlint.rules.base import Fix, RuleVisitor
 from devlint.rules.rule import FixSafety, Rule
-from devlint.settings import Settings
+from devlint.engine.settings import Settings
 
 
 def _tabs(text: str) -> str:

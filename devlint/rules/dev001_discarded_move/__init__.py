@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from devlint.prefilter import method_call
+from devlint.analysis.prefilter import method_call
+from devlint.analysis.screen import SyntaxFacts
 from devlint.rules.rule import FixSafety, Rule
-from devlint.screen import SyntaxFacts
 
 MOVES = ("to", "cuda", "cpu", "pin_memory")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 
 from devlint.analysis.vocabulary import FACTORIES, LEGACY_CONSTRUCTORS
-from devlint.prefilter import method_call, words
+from devlint.analysis.prefilter import method_call, words
 from devlint.rules.rule import FixSafety, Rule
-from devlint.screen import SyntaxFacts, strip_casts as strip_casts_of_ast
+from devlint.analysis.screen import SyntaxFacts, strip_casts as strip_casts_of_ast
 
 _LEGACY = frozenset(f"torch.{name}" for name in LEGACY_CONSTRUCTORS)
 

@@ -13,7 +13,7 @@ from devlint.analysis.factories import (
 )
 from devlint.analysis.names import identifiers, keyword
 from devlint.analysis.torch_names import TorchNames
-from devlint.diagnostics import Applicability
+from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 from devlint.rules.dev002_cpu_then_move import RULE
 

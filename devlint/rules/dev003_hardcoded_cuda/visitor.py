@@ -16,10 +16,10 @@ from devlint.analysis.names import (
 )
 from devlint.analysis.types import Kind
 from devlint.analysis.vocabulary import TENSOR_VIEWS, TO_HOST_METHODS
-from devlint.diagnostics import Applicability
+from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 from devlint.rules.dev003_hardcoded_cuda import RULE
-from devlint.walk import children
+from devlint.analysis.walk import children
 
 # Calls whose first argument is a device *type*: "cuda" there needs no CUDA device.
 _DEVICE_TYPE_CALLS = ("get_autocast_dtype", "is_autocast_enabled", "autocast", "amp.autocast",

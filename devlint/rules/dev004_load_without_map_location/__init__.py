@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from devlint.prefilter import words
+from devlint.analysis.prefilter import words
+from devlint.analysis.screen import SyntaxFacts
 from devlint.rules.rule import FixSafety, Rule
-from devlint.screen import SyntaxFacts
 
 LOADS = ("load", "serialization.load", "jit.load")
 

@@ -7,10 +7,10 @@ import libcst as cst
 from devlint.analysis.devices import DeviceNameTracker, DeviceVariable
 from devlint.analysis.edits import append_keyword, code_of
 from devlint.analysis.names import has_star_kwargs, keyword, positional
-from devlint.diagnostics import Applicability
+from devlint.analysis.walk import children
+from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 from devlint.rules.dev004_load_without_map_location import LOADS, RULE
-from devlint.walk import children
 
 
 class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from devlint.analysis.prefilter import words
+from devlint.analysis.screen import host_meetings_possible
 from devlint.analysis.vocabulary import FACTORIES, LEGACY_CONSTRUCTORS
-from devlint.prefilter import words
 from devlint.rules.rule import FixSafety, Rule
-from devlint.screen import host_meetings_possible
 
 RULE = Rule(
     code="DEV005",

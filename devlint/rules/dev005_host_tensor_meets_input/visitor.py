@@ -11,10 +11,10 @@ from devlint.analysis.edits import append_keyword, code_of
 from devlint.analysis.factories import LEGACY_CONSTRUCTORS, cpu_factory_name, legacy_constructor_name
 from devlint.analysis.flow import CallSites, FlowReader, FunctionFlow, Meeting, ModuleFacts
 from devlint.analysis.names import named_parameters
-from devlint.diagnostics import Applicability
+from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 from devlint.rules.dev005_host_tensor_meets_input import RULE
-from devlint.walk import own_nodes
+from devlint.analysis.walk import own_nodes
 
 
 class HostTensorMeetsInput(RuleVisitor):
@@ -68,7 +68,7 @@ class HostTensorMeetsInput(RuleVisitor):
                 self.report(call, message, fix)
 
     def _screened_functions(self) -> Optional[list[bool]]:
-        """The screen's answer for each function, in the order of the source (devlint/screen.py); None
+        """The screen's answer for each function, in the order of the source (devlint/analysis/screen.py); None
         when it has none, or when its functions are not the ones LibCST visited."""
         syntax = self.ctx.syntax
         answers = syntax.host_meeting_functions if syntax is not None else None

@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 import re
 
-from devlint.prefilter import method_call, words
+from devlint.analysis.prefilter import method_call, words
+from devlint.analysis.screen import SyntaxFacts, contains
 from devlint.rules.rule import FixSafety, Rule
-from devlint.screen import SyntaxFacts, contains
 
 
 def _screen(facts: SyntaxFacts) -> bool:

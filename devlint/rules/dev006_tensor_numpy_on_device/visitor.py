@@ -9,10 +9,10 @@ import libcst as cst
 from devlint.analysis.edits import short, shown_code
 from devlint.analysis.names import positional
 from devlint.analysis.placement import Placed, Placement
-from devlint.diagnostics import Applicability
+from devlint.analysis.screen import NUMPY_CONVERSIONS
+from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 from devlint.rules.dev006_tensor_numpy_on_device import RULE
-from devlint.screen import NUMPY_CONVERSIONS
 
 # NumPy functions that convert their first argument (a CUDA tensor raises there as in `.numpy()`).
 _CONVERSIONS = tuple(name for name in NUMPY_CONVERSIONS if name != "numpy")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from devlint.analysis.prefilter import method_call
+from devlint.analysis.screen import SyntaxFacts
 from devlint.analysis.vocabulary import CONVERSIONS
-from devlint.prefilter import method_call
 from devlint.rules.rule import FixSafety, Rule
-from devlint.screen import SyntaxFacts
 
 
 def _screen(facts: SyntaxFacts) -> bool:

@@ -9,10 +9,10 @@ import libcst as cst
 
 from devlint.analysis import portable
 from devlint.analysis.names import dotted_name, has_star_args, identifiers, target_names
-from devlint.diagnostics import Applicability
+from devlint.analysis.walk import children
+from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 from devlint.rules.dev008_deprecated_device_amp import RULE
-from devlint.walk import children
 
 # The deprecated name (qualified) -> (what it is, its device type).
 _DEPRECATED = {

@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 import re
 
-from devlint.prefilter import ACCELERATOR_STRING
+from devlint.analysis.prefilter import ACCELERATOR_STRING
+from devlint.analysis.screen import SyntaxFacts
 from devlint.rules.rule import FixSafety, Rule
-from devlint.screen import SyntaxFacts
 
 # The names a distributed start is made of, or a `"LOCAL_RANK"` that may be spelled with escapes or
 # split over adjacent literals (a quote, blanks, a quote), as ACCELERATOR_STRING allows for "cuda".

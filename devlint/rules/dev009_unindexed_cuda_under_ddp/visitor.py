@@ -12,7 +12,7 @@ from devlint.analysis.distributed import LocalRankNames, distributed_file
 from devlint.analysis.names import (
     dotted_name, has_cuda_method_signature, identifiers, keyword, positional, string_value, target_names,
 )
-from devlint.diagnostics import Applicability
+from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 from devlint.rules.dev009_unindexed_cuda_under_ddp import RULE
 

@@ -9,9 +9,9 @@ import libcst as cst
 
 from devlint.analysis.factories import cpu_factory_name, is_host
 from devlint.analysis.names import dotted_name, keyword, positional
+from devlint.analysis.walk import children
 from devlint.rules.base import RuleVisitor
 from devlint.rules.dev010_unsynchronised_nonblocking_read import RULE
-from devlint.walk import children
 
 # A call of one of these may wait for the GPU (on a GPU tensor, reading it on the host does): the
 # pending copy may be complete after it.

@@ -1,0 +1,94 @@
+"""The text prefilter: which enabled rules could report on a text, decided before any parse.
+
+The first of two stages (the second, devlint/analysis/screen.py, asks Python's `ast` of what is left).
+Each rule lists `tokens` (`Rule.tokens`): strings or compiled patterns that must *all* be
+found in the text for the rule to be able to report. A file for which no rule is left is
+never parsed. The prefilter must be conservative — it may keep a rule that then finds
+nothing, never drop one that would report — and `tests/test_prefilter.py` checks this by
+running every rule with and without it over the fixtures and generated programs.
+
+Why the rules' tokens are conservative (what a report needs, and so what the text holds):
+
+- Every rule that needs torch (DEV001, DEV002, DEV005) reports only when the file imports
+  torch, and DEV003/DEV004 only when it imports torch or writes `torch.` out: either way
+  the identifier `torch` is in the text (identifiers are single tokens; LibCST keeps their
+  text as written).
+- A name the rules match exactly (`.to`, `load`, `forward`, a factory such as `zeros`) is
+  one name token. Torch aliases (`from torch import zeros as z`) still write the real name
+  in the import. In a file that parses, a name token is neither preceded nor followed by an
+  identifier character, so the pattern `\\bname\\b` finds it.
+- A method call `R.to(...)` is `.`, the name and `(`, with only whitespace, comments (inside
+  brackets) or backslash continuations between them: `method_call()` allows exactly those.
+- A `"cuda"` / `"cuda:N"` string (or `"mps"`, `"xpu"`: DEV003) is matched on its *value*, so it may be written
+  with escapes (`"\\x63uda"`) or split into adjacent literals (`"cu" "da"`); `ACCELERATOR_STRING`
+  also matches any escape that can make a letter and any literal ending in `c`, `cu`, `cud`,
+  `m`, `mp`, `x` or `xp` right before its closing quote.
+- DEV008 reports a name that resolves to `torch.cuda.amp.*` / `torch.cpu.amp.*`: written out, or
+  bound by an import that writes the module path, so the name token `amp` is in the text, and
+  so is the API's own name (`autocast`, `GradScaler`, `custom_fwd`, `custom_bwd`: an alias is
+  made by an import that writes the real name).
+- Backslash continuations are removed from a copy of the text before searching it too, so
+  `x.\\<newline>to(d)` and `"cu\\<newline>da"` are found; a token found in either copy counts.
+
+Files that are not parsed get no `DEV999` (syntax error) report: devlint reports syntax
+errors only where it looks for device bugs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Sequence, Union
+
+if TYPE_CHECKING:  # pragma: no cover
+    from devlint.rules import RuleEntry
+
+Token = Union[str, "re.Pattern[str]"]
+
+# Whitespace (newlines included: inside brackets) and whole comment lines between two tokens.
+# Each comment ends at its line's end, so there is one way to match: no backtracking blow-up.
+_GAP = r"\s*(?:#[^\r\n]*[\r\n]\s*)*"
+
+
+def words(*names: str) -> "re.Pattern[str]":
+    """Any of `names` as a whole name token.
+
+    Written as `name(?<!\\wname)\\b` rather than `\\b(?:name)\\b`, which means the same: a pattern
+    that starts with the name's letters lets `re` skip to where they occur, where a leading `\\b` is
+    tried at every position (20 times slower over the corpus)."""
+    alternatives = "|".join(f"{re.escape(name)}(?<!\\w{re.escape(name)})" for name in sorted(names))
+    return re.compile(rf"(?:{alternatives})\b")
+
+
+def method_call(*names: str) -> "re.Pattern[str]":
+    """`.name(` for any of `names`, allowing whitespace and comments around the name."""
+    alternatives = "|".join(re.escape(name) for name in sorted(names))
+    return re.compile(rf"\.{_GAP}(?:{alternatives}){_GAP}\(")
+
+
+# A string literal whose value may be "cuda", "mps" or "xpu" (or "cuda:N"...): written out, made with
+# escapes, or split over adjacent literals (a piece ending in "c", "cu", "cud", "m", "mp", "x" or "xp"
+# just before its quote).
+ACCELERATOR_STRING = re.compile(r"""cuda|mps|xpu|\\[xuUN0-7]|(?:c(?:u|ud)?|mp?|xp?)["']""")
+
+
+def _without_continuations(text: str) -> str:
+    return text.replace("\\\r\n", "").replace("\\\n", "").replace("\\\r", "")
+
+
+def _found(token: Token, texts: Sequence[str]) -> bool:
+    if isinstance(token, str):
+        return any(token in text for text in texts)
+    return any(token.search(text) is not None for text in texts)
+
+
+def prefilter(source: str, rules: Sequence["RuleEntry"]) -> list["RuleEntry"]:
+    """The rules that could report on `source`: those whose every token is in the text."""
+    texts = (source, _without_continuations(source)) if "\\" in source else (source,)
+    found: dict[Token, bool] = {}  # rules share tokens (`torch`, the device strings): search each once
+
+    def has(token: Token) -> bool:
+        if token not in found:
+            found[token] = _found(token, texts)
+        return found[token]
+
+    return [entry for entry in rules if all(has(token) for token in entry.rule.tokens)]

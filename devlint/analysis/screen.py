@@ -1,0 +1,872 @@
+"""The syntax screen: which rules have a candidate in a module, asked of Python's own parser.
+
+The second stage of the prefilter (the first is the text search of devlint/analysis/prefilter.py). A
+file that holds a rule's words often holds nothing the rule could report: `torch.zeros` in a
+docstring, a `.to(device)` whose result is used, factories only in `__init__`. LibCST's parse
+costs about twelve times `ast.parse`, and the rules' analysis as much again, so each rule
+declares a cheap `screen` over the facts gathered here from one `ast` walk, and a file for
+which no rule is left is never parsed by LibCST.
+
+A screen must be *conservative*: it answers "could the rule report here?", and may say yes
+where the rule then finds nothing, never no where it would report. So every fact below is a
+superset of what the LibCST analysis uses: torch aliases from every import anywhere in the file
+(the analysis records them in order), every class with a `forward` (the analysis wants an
+`nn.Module`), a function's extent by lines (decorators included). `tests/test_prefilter.py` runs
+every rule with and without both stages over the fixtures and generated programs and asserts the
+same reports; `benchmarks/prefilter_check.py` does the same over a corpus of real code.
+
+When `ast` cannot parse the text (a newer grammar than this Python's, null bytes, nesting that
+CPython refuses), nothing is screened: LibCST decides, and reports a syntax error if it must.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import warnings
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
+
+from devlint.analysis.vocabulary import (
+    CAST_METHODS, DTYPE_NAMES, ELEMENTWISE, FACTORIES, HOST_VALUE_METHODS, JOINING, LEGACY_CONSTRUCTORS,
+    LIKE_FACTORIES, LOOP_WRAPPERS, NO_SCALARS, NON_TENSOR_METHODS, NUMBER_CALLS, SPARSE_FACTORIES,
+    TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, TENSOR_VIEWS, TO_HOST_METHODS, device_backend, is_cuda_runtime_value,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from devlint.rules import RuleEntry
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_CPU_FACTORIES = frozenset(f"torch.{name}" for name in FACTORIES - LIKE_FACTORIES)
+# Factories whose tensor never carries an input's, whatever their arguments (sizes, ranges)
+_SIZED_FACTORIES = _CPU_FACTORIES - {"torch.tensor", "torch.as_tensor"}
+_LEGACY = frozenset(f"torch.{name}" for name in LEGACY_CONSTRUCTORS)
+_SPARSE = frozenset(f"torch.{name}" for name in SPARSE_FACTORIES)
+# The methods that move a tensor to a device; `.to(...)` also when it only casts (a superset).
+MOVE_METHODS = ("to", "cuda")
+# `.numpy()` and NumPy's functions that convert a tensor (DEV006's candidates)
+NUMPY_CONVERSIONS = ("numpy", "asarray", "array")
+# After these a tensor is placed (DEV005's `_moves`): on a device, or on the host on purpose.
+_PLACING_METHODS = ("cpu", "cuda", "type_as", "numpy", "tolist", "item")
+
+
+# Fields that never hold a node the screens look for: names and numbers, and the `ctx`/operator
+# leaves that `ast.walk` yields (a third of its nodes).
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "name", "asname", "module", "level", "kind",
+                          "conversion", "is_async", "type_comment", "type_ignores"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def walk(node: ast.AST) -> Iterator[ast.AST]:
+    """Every node under `node` (itself included) but the leaves above, depth first: `ast.walk`'s
+    nodes for every question the screens ask, at a quarter of its cost."""
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        yield node
+        kind = type(node)
+        fields = _CHILD_FIELDS.get(kind)
+        if fields is None:
+            fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
+        for name in fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        push(item)
+            elif isinstance(value, ast.AST):
+                push(value)
+
+
+class SyntaxFacts:
+    """What one walk over a module's `ast` tells the rules' screens."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        # local name -> every torch name it is bound to by some import (plain `torch` always)
+        self.aliases: dict[str, set[str]] = {"torch": {"torch"}}
+        self.calls: list[ast.Call] = []  # calls of a name or a dotted name
+        self.moves: list[ast.Call] = []  # `R.to(...)`, `R.cuda(...)`
+        self.methods_called: set[str] = set()  # `m` of every `R.m(...)`
+        self.methods_discarded: set[str] = set()  # `m` of `R.m(...)` as a statement of its own
+        self.assigned_calls: list[tuple[str, ast.Call]] = []  # `x = f(...)`
+        self.moved_in_place: set[str] = set()  # `x` of `x = x.to(...)` / `x = x.cuda(...)`
+        self.moved_callees: set[str] = set()  # `f` of every `f(...).to(...)` / `m.f(...).cuda(...)`
+        self.classes: list[ast.ClassDef] = []
+        self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        # A `"cuda"` / `"cuda:N"` (or `"mps"`, `"xpu:N"`) literal where DEV003 looks: a call's first
+        # argument, `device=` or `map_location=`, a dict's value, an assigned value, a parameter's default.
+        self.accelerator_string = False
+        self.device_calls: list[ast.Call] = []  # calls given `device=`
+        self.conversions: list[ast.Call] = []  # `R.numpy(...)`, `R.asarray(...)`, `R.array(...)`
+        self.numpy_conversions: set[str] = set()  # local names of `from numpy import asarray, array`
+        self.bare_cuda_string = False  # a `"cuda"` literal anywhere, without an index (DEV009)
+        self.local_rank_string = False  # a `"LOCAL_RANK"` literal anywhere (DEV009)
+        # `m` of every `R.m(..., non_blocking=...)` (DEV010); `to` only where the target may be the host:
+        # a literal or a call (`"cpu"`, `torch.device("cpu")`), never a name (the rule needs to see "cpu")
+        self.nonblocking_methods: set[str] = set()
+        self.placed: set[int] = set()  # ids of receivers of a surely placing call, down the chain
+        # ids of calls whose value only passes through methods that meet nothing (`.view()`, `.float()`)
+        # to one that places it or reads a Python value from it (`.to(device)`, `.item()`, `.size()`)
+        self.spent: set[int] = set()
+        # DEV005's screen, for each function in the order of the source (as LibCST visits them): may a
+        # factory's tensor meet an input there? None until asked (devlint/rules/dev005_*/visitor.py).
+        self.host_meeting_functions: Optional[list[bool]] = None
+        self._local_calls: list[tuple[int, str]] = []  # (line, name) of `f(...)` and `self.f(...)`
+        self._gather(tree)
+        self._local_calls.sort()
+
+    def _gather(self, tree: ast.Module) -> None:
+        for node in walk(tree):
+            kind = type(node)
+            if kind is ast.Call:
+                self._call(node)
+            elif kind is ast.Expr:
+                value = node.value
+                if type(value) is ast.Call and type(value.func) is ast.Attribute:
+                    self.methods_discarded.add(value.func.attr)
+            elif kind is ast.Assign:
+                self._assign(node)
+                self._cuda_in(node.value)
+            elif kind is ast.AnnAssign:
+                self._cuda_in(node.value)
+            elif kind is ast.Dict:
+                for value in node.values:
+                    self._cuda_in(value)
+            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.Lambda:
+                for value in (*node.args.defaults, *node.args.kw_defaults):
+                    self._cuda_in(value)
+                if kind is not ast.Lambda:
+                    self.functions.append(node)
+            elif kind is ast.ClassDef:
+                self.classes.append(node)
+            elif kind is ast.Constant:
+                if type(node.value) is str:
+                    if node.value.strip() == "cuda":
+                        self.bare_cuda_string = True
+                    elif node.value == "LOCAL_RANK":
+                        self.local_rank_string = True
+            elif kind is ast.Import or kind is ast.ImportFrom:
+                self._import(node)
+
+    @property
+    def parameter_moved(self) -> bool:
+        """`nn.Parameter(...).to(...)` / `.cuda(...)` somewhere, the class under any name it was imported as."""
+        return any(callee == "Parameter" or any(name.endswith(".Parameter") for name in self.aliases.get(callee, ()))
+                   for callee in self.moved_callees)
+
+    def _cuda_in(self, value: Optional[ast.expr]) -> None:
+        kind = type(value)
+        if kind is ast.Constant:
+            if type(value.value) is str and device_backend(value.value):  # type: ignore[union-attr]
+                self.accelerator_string = True
+        elif kind is ast.JoinedStr or kind is ast.BinOp or kind is ast.Call:
+            # a device string built at run time: f"cuda:{i}", "cuda:%d" % i, "cuda:" + str(i), "cuda:{}".format(i)
+            template = value.values[0] if kind is ast.JoinedStr and value.values else (  # type: ignore[union-attr]
+                value.left if kind is ast.BinOp else getattr(value.func, "value", None))  # type: ignore[union-attr]
+            if (type(template) is ast.Constant and type(template.value) is str  # type: ignore[union-attr]
+                    and is_cuda_runtime_value(template.value)):  # type: ignore[union-attr]
+                self.accelerator_string = True
+
+    def _call(self, node: ast.Call) -> None:
+        if node.args:
+            self._cuda_in(node.args[0])
+        for keyword in node.keywords:
+            if keyword.arg == "device" or keyword.arg == "map_location":
+                self._cuda_in(keyword.value)
+                if keyword.arg == "device":
+                    self.device_calls.append(node)
+            elif keyword.arg == "non_blocking" and type(node.func) is ast.Attribute:
+                if node.func.attr != "to" or _may_name_the_host(node):  # type: ignore[attr-defined]
+                    self.nonblocking_methods.add(node.func.attr)  # type: ignore[attr-defined]
+        func = node.func
+        if type(func) is ast.Name:
+            self.calls.append(node)
+            self._local_calls.append((node.lineno, func.id))
+        elif type(func) is ast.Attribute:
+            self.methods_called.add(func.attr)
+            if func.attr in MOVE_METHODS:
+                self.moves.append(node)
+                wrapped = func.value
+                if type(wrapped) is ast.Call:
+                    self.moved_callees.add(getattr(wrapped.func, "attr", getattr(wrapped.func, "id", "")))
+            elif func.attr in NUMPY_CONVERSIONS:
+                self.conversions.append(node)
+            if func.attr in _PLACING_METHODS or (func.attr == "to" and self._surely_not_dtype_only(node)):
+                chained: ast.expr = func.value
+                while True:
+                    self.placed.add(id(chained))
+                    if not (type(chained) is ast.Call and type(chained.func) is ast.Attribute):  # type: ignore
+                        break
+                    chained = chained.func.value  # type: ignore[attr-defined]
+                self._spend(func.value)
+            elif func.attr in NON_TENSOR_METHODS:
+                self._spend(func.value)
+            receiver = func.value
+            if type(receiver) is ast.Name:
+                self.calls.append(node)
+                if receiver.id == "self":
+                    self._local_calls.append((node.lineno, func.attr))
+            elif type(receiver) is ast.Attribute:
+                self.calls.append(node)
+
+    def _spend(self, receiver: ast.expr) -> None:
+        while type(receiver) is ast.Call:
+            func = receiver.func  # type: ignore[attr-defined]
+            if type(func) is ast.Attribute and func.attr in _MEETING_CALLS:
+                return  # the value meets the arguments here, before it is placed
+            self.spent.add(id(receiver))
+            if type(func) is not ast.Attribute:
+                return
+            receiver = func.value
+
+    def _assign(self, node: ast.Assign) -> None:
+        if len(node.targets) != 1 or type(node.targets[0]) is not ast.Name or type(node.value) is not ast.Call:
+            return
+        name = node.targets[0].id
+        self.assigned_calls.append((name, node.value))
+        func = node.value.func
+        if type(func) is ast.Attribute and func.attr in MOVE_METHODS:
+            if type(func.value) is ast.Name and func.value.id == name:
+                self.moved_in_place.add(name)
+
+    def _import(self, node: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "torch" or alias.name.startswith("torch."):
+                    # `import torch.nn` binds `torch`; `import torch.nn as nn` binds `nn`
+                    local, full = (alias.asname, alias.name) if alias.asname else ("torch", "torch")
+                    self.aliases.setdefault(local, set()).add(full)
+            return
+        module = node.module
+        if not node.level and module == "numpy":
+            self.numpy_conversions.update(alias.asname or alias.name for alias in node.names
+                                          if alias.name in NUMPY_CONVERSIONS or alias.name == "*")
+        if node.level or not module or not (module == "torch" or module.startswith("torch.")):
+            return
+        for alias in node.names:
+            if alias.name != "*":
+                self.aliases.setdefault(alias.asname or alias.name, set()).add(f"{module}.{alias.name}")
+
+    def _surely_not_dtype_only(self, call: ast.Call) -> bool:
+        """A `.to(...)` that `is_dtype_only_move` certainly calls a move (as aliases go: any of them)."""
+        if any(type(a) is ast.Starred for a in call.args) or any(k.arg is None for k in call.keywords):
+            return False  # where the positional arguments stop is LibCST's call, not ours
+        keywords = {k.arg for k in call.keywords}
+        if "device" in keywords:
+            return True
+        if not call.args:
+            return "dtype" not in keywords
+        if len(call.args) > 1:
+            return True
+        return not self._may_be_dtype(call.args[0])
+
+    def _may_be_dtype(self, expr: ast.expr) -> bool:
+        """`analysis.factories.is_dtype`, true under any of the name's aliases."""
+        parts = _dotted(expr)
+        if parts is None:
+            return False
+        return "dtype" in parts[-1].lower() or any(
+            full.startswith("torch.") and full[6:] in DTYPE_NAMES for full in self._qualify(parts))
+
+    # -- questions -------------------------------------------------------------------------
+
+    def torch_names(self, call: ast.Call) -> list[str]:
+        """Every torch name the callee may be: `th.zeros` -> ["torch.zeros"]; [] when not torch."""
+        return self.names_of(call.func)
+
+    def names_of(self, expr: ast.expr) -> list[str]:
+        """Every torch name a (dotted) name may be; [] when not torch."""
+        parts = _dotted(expr)
+        return [] if parts is None else self._qualify(parts)
+
+    def decorators(self) -> Iterable[ast.expr]:
+        """Every function's decorators, as written (`@torch.cuda.amp.custom_fwd`, `@f(...)`)."""
+        return (decorator for function in self.functions for decorator in function.decorator_list)
+
+    def _qualify(self, parts: list[str]) -> list[str]:
+        """Every torch name `a.b.c` may be (`TorchNames.qualify` under each alias of `a`)."""
+        heads = self.aliases.get(parts[0])
+        if not heads:
+            return []
+        rest = ".".join(parts[1:])
+        return [f"{head}.{rest}" if rest else head for head in heads]
+
+    def numpy_conversions_made(self) -> list[ast.Call]:
+        """Calls that may convert a tensor to NumPy: `R.numpy()`, `R.asarray(...)`, `R.array(...)`, and
+        plain calls of a name imported from numpy as one of those (any name after `from numpy import *`)."""
+        named = [call for call in self.calls if type(call.func) is ast.Name and (  # type: ignore[attr-defined]
+            call.func.id in self.numpy_conversions or "*" in self.numpy_conversions)]  # type: ignore[attr-defined]
+        return self.conversions + named
+
+    def calls_to(self, names: Iterable[str], *, with_arguments: bool = False) -> bool:
+        """Is some call (with arguments, if asked) a call of one of the torch `names`?"""
+        wanted = set(names)
+        for call in self.calls:
+            if with_arguments and not (call.args or call.keywords):
+                continue
+            if any(name in wanted for name in self.torch_names(call)):
+                return True
+        return False
+
+    def is_cpu_factory(self, node: ast.expr) -> bool:
+        """A torch factory call that may create a CPU tensor (mirrors `cpu_factory_name`)."""
+        return (type(node) is ast.Call and not places_tensor(node)  # type: ignore[arg-type]
+                and any(name in _CPU_FACTORIES for name in self.torch_names(node)))  # type: ignore[arg-type]
+
+    def host_tensor_calls(self, is_scalar: Callable[[ast.Call, str], bool]) -> list[ast.Call]:
+        """Calls that may create a tensor on the host, whatever the input's device: a CPU
+        factory that `is_scalar` does not excuse, a legacy constructor with arguments, a sparse
+        constructor without `device=`."""
+        found = []
+        for call in self.calls:
+            if id(call) in self.placed:
+                continue  # DEV005 sees it moved, or used on the host, in the same chain
+            for name in self.torch_names(call):
+                if name in _CPU_FACTORIES:
+                    host = not places_tensor(call) and not is_scalar(call, name[6:])
+                elif name in _LEGACY:
+                    host = bool(call.args or call.keywords)
+                else:
+                    host = name in _SPARSE and not places_tensor(call)
+                if host:
+                    found.append(call)
+                    break
+        return found
+
+    def reached_from_forward(self) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+        """A superset of the functions that run in some class's `forward` (devlint/analysis/calls.py):
+        `forward`, and what it calls as `self.m(...)` or `f(...)`, transitively."""
+        module_functions = {s.name: s for s in self.tree.body if isinstance(s, _FUNCTIONS)}
+        reached: dict[ast.FunctionDef | ast.AsyncFunctionDef, None] = {}  # in the order found
+        for cls in self.classes:
+            methods = {s.name: s for s in cls.body if isinstance(s, _FUNCTIONS)}
+            if "forward" not in methods:
+                continue
+            work = [methods["forward"]]
+            while work:
+                function = work.pop()
+                if function in reached:
+                    continue
+                reached[function] = None
+                first, last = extent(function)
+                lo = bisect.bisect_left(self._local_calls, (first, ""))
+                hi = bisect.bisect_right(self._local_calls, (last, "\U0010ffff"))
+                for _line, name in self._local_calls[lo:hi]:
+                    for table in (methods, module_functions):
+                        if name in table:
+                            work.append(table[name])
+        return list(reached)
+
+
+# Where DEV005's data flow sees devices meet: operators, joining calls, returns, `self.m(...)`.
+_MEETING_NODES = (ast.BinOp, ast.Compare, ast.AugAssign)
+_MEETING_CALLS = JOINING | ELEMENTWISE
+
+
+def host_meetings_possible(facts: SyntaxFacts) -> bool:
+    """DEV005's screen: a factory that may make a host tensor (0-dim ones too: they meet in
+    `stack` and returns), in a function that holds a construct where devices may meet, beside a
+    value that may come from the function's inputs. Records the answer for each function too."""
+    functions = sorted(facts.functions, key=lambda f: (f.lineno, f.col_offset))
+    by_extent = sorted(((extent(f), f) for f in functions), key=lambda pair: pair[0])
+    verdicts: dict[int, bool] = {}
+    screens: dict[int, Optional[_FunctionScreen]] = {}
+    for call in facts.calls:
+        if id(call) in facts.spent or not _may_make_host_tensor(facts, call):
+            continue
+        inner = None
+        for (first, last), function in by_extent:
+            if first <= call.lineno and (call.end_lineno or call.lineno) <= last:
+                inner = function  # sorted by first line: the last one holding it is the innermost
+        if inner is None or verdicts.get(id(inner)):
+            continue
+        if id(inner) not in screens:
+            screens[id(inner)] = (_FunctionScreen(facts, inner)
+                                  if _has_meeting(inner) and _may_have_inputs(facts, inner) else None)
+        function_screen = screens[id(inner)]
+        if function_screen is not None and function_screen.may_meet(call):
+            verdicts[id(inner)] = True
+    facts.host_meeting_functions = [verdicts.get(id(f), False) for f in functions]
+    return bool(verdicts)
+
+
+class _Span:
+    """An expression's extent and the names in it: what "mentions" asks, without walking it again."""
+
+    __slots__ = ("node", "start", "end", "names")
+
+    def __init__(self, node: ast.AST) -> None:
+        self.node = node
+        self.start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        self.end = (node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+        self.names = {n.id for n in walk(node) if type(n) is ast.Name}  # type: ignore[attr-defined]
+
+    def holds(self, call: ast.Call) -> bool:
+        return self.start <= (call.lineno, call.col_offset) and (call.end_lineno, call.end_col_offset) <= self.end
+
+
+class _FunctionScreen:
+    """One function read once for DEV005's screen: its bindings, its meeting constructs, and (when
+    asked) which of its values may come from its inputs."""
+
+    def __init__(self, facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.facts = facts
+        self.function = function
+        self.nodes = nodes = list(walk(function))
+        # (the expressions a binding reads, the names it binds): assignments, loops, comprehensions,
+        # and `append`/`extend`/`insert` into a list
+        self.bindings: list[tuple[list[ast.AST], set[str]]] = []
+        for node in nodes:
+            kind = type(node)
+            read: list[ast.AST] = []
+            bound: list[ast.AST] = []
+            if kind is ast.Assign or kind is ast.AnnAssign or kind is ast.AugAssign or kind is ast.NamedExpr:
+                if node.value is not None:  # type: ignore[attr-defined]
+                    read = [node.value]  # type: ignore[attr-defined]
+                    bound = node.targets if kind is ast.Assign else [node.target]  # type: ignore[attr-defined]
+            elif kind is ast.For or kind is ast.AsyncFor or kind is ast.comprehension:
+                read, bound = [node.iter], [node.target]  # type: ignore[attr-defined]
+            elif kind is ast.Call and type(node.func) is ast.Attribute and (  # type: ignore[attr-defined]
+                    node.func.attr in ("append", "extend", "insert")):  # type: ignore[attr-defined]
+                read, bound = list(node.args), [node.func.value]  # type: ignore[attr-defined]
+            if read:
+                names = {n.id for target in bound for n in walk(target) if type(n) is ast.Name}  # type: ignore
+                if names:
+                    self.bindings.append((read, names))
+        # names that may hold a list, and so both kinds of tensor at once (a superset of the flow's `is_list`)
+        self.list_names: set[str] = set()
+        for node in nodes:
+            kind = type(node)
+            if kind is ast.Assign or kind is ast.AnnAssign or kind is ast.AugAssign or kind is ast.NamedExpr:
+                if type(node.value) in _MAY_BE_LISTS:  # type: ignore[attr-defined]
+                    targets = node.targets if kind is ast.Assign else [node.target]  # type: ignore[attr-defined]
+                    self.list_names.update(n.id for t in targets for n in walk(t) if type(n) is ast.Name)  # type: ignore
+            elif kind is ast.Call and type(node.func) is ast.Attribute and (  # type: ignore[attr-defined]
+                    node.func.attr in ("append", "extend", "insert")):  # type: ignore[attr-defined]
+                if type(node.func.value) is ast.Name:  # type: ignore[attr-defined]
+                    self.list_names.add(node.func.value.id)  # type: ignore[attr-defined]
+        self.returns = [n for n in nodes if type(n) is ast.Return and n.value is not None]  # type: ignore
+        self.several_returns = len(self.returns) > 1 or any(type(r.value) is ast.IfExp for r in self.returns)  # type: ignore
+        self.constructs = [node for node in nodes if type(node) in _CONSTRUCTS or (
+            type(node) is ast.Call and _call_name(node) in _MEETING_CALLS or _is_self_call(node))]  # type: ignore
+        self.spans: dict[int, _Span] = {}
+        self._inputs: Optional[_InputTrace] = None
+
+    def span(self, node: ast.AST) -> _Span:
+        found = self.spans.get(id(node))
+        if found is None:
+            found = self.spans[id(node)] = _Span(node)
+        return found
+
+    @property
+    def inputs(self) -> "_InputTrace":
+        if self._inputs is None:
+            self._inputs = _InputTrace(self.facts, self.function, self.nodes, self.bindings)
+        return self._inputs
+
+    def may_meet(self, call: ast.Call) -> bool:
+        """Does the factory's value, or a name bound (transitively) to an expression that mentions it,
+        sit inside a construct where devices meet, beside a value that may come from the inputs? (A
+        superset of what DEV005's flow follows: a meeting needs both.)"""
+        names: set[str] = set()
+
+        def mentions(node: ast.AST) -> bool:
+            span = self.span(node)
+            return span.holds(call) or not names.isdisjoint(span.names)
+
+        changed = True
+        while changed:  # the names bound to what mentions the factory, until nothing changes
+            changed = False
+            for read, bound in self.bindings:
+                if not bound <= names and any(mentions(expr) for expr in read):
+                    names |= bound
+                    changed = True
+        inputs = self.inputs
+        scalar = _surely_scalar(self.facts, call)  # a 0-dim tensor mixes with any device in arithmetic
+        for node in self.constructs:
+            kind = type(node)
+            if scalar and kind is not ast.Return and kind is not ast.Call:
+                continue
+            # operators meet their operands two by two: the factory's tensor in one, an input's in the other
+            if kind is ast.BinOp:
+                if _meet_in_pairs([(node.left, node.right)], mentions, inputs):  # type: ignore[attr-defined]
+                    return True
+            elif kind is ast.Compare:
+                operands = [node.left, *node.comparators]  # type: ignore[attr-defined]
+                if _meet_in_pairs(list(zip(operands, operands[1:])), mentions, inputs):
+                    return True
+            elif kind is ast.AugAssign:
+                if _meet_in_pairs([(node.target, node.value)], mentions, inputs):  # type: ignore[attr-defined]
+                    return True
+            elif kind is ast.Return:
+                # a return meets the values the function's other returns give
+                if self.several_returns and mentions(node):
+                    paths = [path for r in self.returns for path in _return_paths(r.value)]  # type: ignore
+                    if any(mentions(a) and inputs.carries(b) for a in paths for b in paths if a is not b):
+                        return True
+            else:
+                func = node.func  # type: ignore[attr-defined]
+                if _is_self_call(node) and func.attr in inputs.module_attributes and mentions(node):
+                    return True  # a submodule's call: it meets the submodule's parameters
+                if _call_name(node) in (NO_SCALARS if scalar else _MEETING_CALLS) and mentions(node) and (  # type: ignore
+                        _joined_meet(self.facts, node, mentions, inputs, self.list_names)):  # type: ignore[arg-type]
+                    return True
+        return False
+
+
+_CONSTRUCTS = (ast.BinOp, ast.Compare, ast.AugAssign, ast.Return)
+# Values a name bound to may be a list (a literal, a comprehension, either of two, another name's)
+_MAY_BE_LISTS = (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.IfExp, ast.Name, ast.BinOp)
+
+
+def _meet_in_pairs(pairs: list[tuple[ast.AST, ast.AST]], mentions: Callable[[ast.AST], bool],
+                   inputs: "_InputTrace") -> bool:
+    return any((mentions(a) and inputs.carries(b)) or (mentions(b) and inputs.carries(a)) for a, b in pairs)
+
+
+def _joined_meet(facts: SyntaxFacts, call: ast.Call, mentions: Callable[[ast.AST], bool],
+                 inputs: "_InputTrace", list_names: set[str]) -> bool:
+    """A joining call (`torch.cat([h, x])`, `x.masked_fill(h, 0)`) meets the factory's tensor in one
+    of the values it joins with an input's in another (a list literal's elements count one by one);
+    or in one name that may be a list holding both (`parts.append(h)`, `parts.append(x)`)."""
+    joined: list[ast.AST] = []
+    if type(call.func) is ast.Attribute and not facts.torch_names(call):
+        joined.append(call.func.value)  # type: ignore[attr-defined]
+    for argument in _arguments(call):
+        if type(argument) in (ast.List, ast.Tuple):
+            joined.extend(argument.elts)  # type: ignore[attr-defined]
+        else:
+            joined.append(argument)
+    for a in joined:
+        if mentions(a) and any(inputs.carries(b) for b in joined if b is not a):
+            return True
+        if type(a) is ast.Name and a.id in list_names and mentions(a) and inputs.carries(a):  # type: ignore
+            return True
+    return False
+
+
+def _return_paths(value: ast.AST) -> list[ast.AST]:
+    """`a if c else b` returns `a` or `b` (DEV005's flow reads each as a return of its own)."""
+    if type(value) is ast.IfExp:
+        return [*_return_paths(value.body), *_return_paths(value.orelse)]  # type: ignore[attr-defined]
+    return [value]
+
+
+def _call_name(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if type(func) is ast.Attribute else (func.id if type(func) is ast.Name else "")  # type: ignore
+
+
+def _is_self_call(node: ast.AST) -> bool:
+    func = getattr(node, "func", None)
+    return type(node) is ast.Call and type(func) is ast.Attribute and type(func.value) is ast.Name and (  # type: ignore
+        func.value.id == "self")  # type: ignore[union-attr]
+
+
+def _arguments(call: ast.Call) -> list[ast.expr]:
+    return [*call.args, *(k.value for k in call.keywords)]
+
+
+_NOT_SCALAR_DATA = (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.Call, ast.Compare, ast.Subscript)
+
+
+def _surely_scalar(facts: SyntaxFacts, call: ast.Call) -> bool:
+    """A 0-dim tensor under every name the callee may be (mirrors `analysis.flow._is_scalar`; data
+    that is a name may be a sequence: not surely)."""
+    names = facts.torch_names(call)
+    data = call.args
+    if not names or not data or any(type(a) is ast.Starred for a in data):
+        return False
+    first = data[0]
+    for name in names:
+        if name in ("torch.tensor", "torch.as_tensor", "torch.scalar_tensor"):
+            if type(first) is ast.Name:
+                return False
+            if isinstance(first, _NOT_SCALAR_DATA) and not (
+                    type(first) is ast.Call and (_dotted(first.func) or [""])[-1] in NUMBER_CALLS):  # type: ignore
+                return False
+        elif name not in _CPU_FACTORIES or not (  # legacy constructors always make a sized tensor
+                len(data) == 1 and type(first) in (ast.List, ast.Tuple) and not first.elts):  # type: ignore
+            return False
+    return True
+
+
+class _InputTrace:
+    """Which expressions of a function may carry a tensor from its inputs, as DEV005's flow sees them
+    (a superset): the parameters and the names bound to what may carry them; `self.<attr>` and calls
+    of `self.<m>(...)` and `super().<m>(...)` (parameters, buffers, submodules' outputs); through
+    operators, subscripts, `.T`/`.data`, tensor methods of such a value, and torch functions given one.
+    Not through plain functions, sizes (`.shape`, `.size()`) or Python values (`.item()`, `len()`)."""
+
+    _DROPPED = TO_HOST_METHODS | HOST_VALUE_METHODS | NON_TENSOR_METHODS
+
+    def __init__(self, facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFunctionDef, nodes: list[ast.AST],
+                 bindings: list[tuple[list[ast.AST], set[str]]]) -> None:
+        """`nodes`: the function's nodes (`walk(function)`); `bindings`: `_FunctionScreen.bindings`."""
+        self.facts = facts
+        args = function.args
+        every = [*args.posonlyargs, *args.args, *args.kwonlyargs, *(a for a in (args.vararg, args.kwarg) if a)]
+        parameters = {a.arg for a in every} - {"self", "cls"}
+        # the parameters shown to be tensors: a `Tensor` annotation, or a tensor attribute or method
+        self.names = {a.arg for a in every if a.annotation is not None and "Tensor" in ast.unparse(a.annotation)}
+        for node in nodes:
+            if type(node) is ast.Attribute and type(node.value) is ast.Name:  # type: ignore[attr-defined]
+                if node.value.id in parameters and node.attr in _TENSOR_EVIDENCE:  # type: ignore[attr-defined]
+                    self.names.add(node.value.id)  # type: ignore[attr-defined]
+            elif type(node) is ast.For or type(node) is ast.AsyncFor:
+                if any(type(n) is ast.Name and n.id in parameters for n in walk(node.iter)):  # type: ignore
+                    # the elements of the caller's sequences: tensors where the loop uses them so
+                    self.names.update(n.id for n in walk(node.target) if type(n) is ast.Name)  # type: ignore
+        # `self.<attr>` and `self.<m>(...)` are the module's tensors and submodules only in its methods,
+        # and not while `__init__` builds them (the flow reads those with no module)
+        owner = None if function.name == "__init__" else next(
+            (cls for cls in facts.classes if function in cls.body), None)
+        self.module_attributes = _module_attributes(facts, owner) if owner is not None else set()
+        changed = True
+        while changed:  # the names bound to what may carry an input's tensor, until nothing changes
+            changed = False
+            for read, bound in bindings:
+                if not bound <= self.names and any(self.carries(expr) for expr in read):
+                    self.names |= bound
+                    changed = True
+
+    def carries(self, expr: Optional[ast.AST]) -> bool:
+        kind = type(expr)
+        if kind is ast.Name:
+            return expr.id in self.names  # type: ignore[union-attr]
+        if kind is ast.Attribute:
+            value = expr.value  # type: ignore[union-attr]
+            if type(value) is ast.Name and value.id == "self":  # type: ignore[attr-defined]
+                return expr.attr in self.module_attributes  # type: ignore[union-attr]
+            return expr.attr in TENSOR_VIEWS and self.carries(value)  # type: ignore[union-attr]
+        if kind is ast.Subscript or kind is ast.Starred:
+            return self.carries(expr.value)  # type: ignore[union-attr]
+        if kind is ast.BinOp:
+            return self.carries(expr.left) or self.carries(expr.right)  # type: ignore[union-attr]
+        if kind is ast.Compare:
+            return any(self.carries(e) for e in (expr.left, *expr.comparators))  # type: ignore[union-attr]
+        if kind is ast.UnaryOp:
+            return type(expr.op) is not ast.Not and self.carries(expr.operand)  # type: ignore[union-attr]
+        if kind is ast.IfExp:
+            return self.carries(expr.body) or self.carries(expr.orelse)  # type: ignore[union-attr]
+        if kind is ast.List or kind is ast.Tuple:
+            return any(self.carries(e) for e in expr.elts)  # type: ignore[union-attr]
+        if kind is ast.ListComp or kind is ast.GeneratorExp:
+            return any((type(n) is ast.Name and (n.id in self.names or n.id in ("self", "super")))  # type: ignore
+                       for n in walk(expr))  # type: ignore[arg-type]
+        if kind is ast.NamedExpr:
+            return self.carries(expr.value)  # type: ignore[union-attr]
+        if kind is ast.Call:
+            return self._call_carries(expr)  # type: ignore[arg-type]
+        return False
+
+    def _call_carries(self, call: ast.Call) -> bool:
+        names = self.facts.torch_names(call)
+        if names and any(name not in _SIZED_FACTORIES for name in names) and any(
+                self.carries(a) for a in _arguments(call)):
+            return True  # a torch function given an input's tensor (`torch.cat`, `torch.tensor(x)`, ...)
+        func = call.func
+        if type(func) is ast.Name and func.id in LOOP_WRAPPERS:  # type: ignore[attr-defined]
+            return any(self.carries(a) for a in call.args)  # a loop over the caller's sequences
+        if type(func) is not ast.Attribute:
+            return False  # a plain function: the flow does not follow its result
+        receiver = func.value  # type: ignore[attr-defined]
+        if type(receiver) is ast.Name and receiver.id == "self":  # type: ignore[attr-defined]
+            return func.attr in self.module_attributes  # type: ignore[attr-defined]  # a submodule's output
+        if type(receiver) is ast.Call and type(receiver.func) is ast.Name and receiver.func.id == "super":  # type: ignore
+            return True  # `super().forward(x)`
+        method = func.attr  # type: ignore[attr-defined]
+        if method in self._DROPPED or method in ("append", "extend", "insert"):
+            return False
+        if method in _MEETING_CALLS and any(self.carries(a) for a in _arguments(call)):
+            return True
+        return self.carries(receiver)
+
+
+def _may_make_host_tensor(facts: SyntaxFacts, call: ast.Call) -> bool:
+    for name in facts.torch_names(call):
+        if name in _CPU_FACTORIES:
+            return not places_tensor(call) and not any(k.arg == "generator" for k in call.keywords)
+        if name in _LEGACY:
+            return bool(call.args or call.keywords)
+    return False
+
+
+# What DEV005's flow reads as a parameter shown to be a tensor (a superset: analysis/flow.py).
+_TENSOR_EVIDENCE = TENSOR_ATTRIBUTES | TENSOR_ONLY_METHODS
+_MODULE_STATE = frozenset({"Parameter", "register_buffer", "register_parameter"})
+
+
+def _may_have_inputs(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A parameter annotated or used as a tensor, or `self` of a class that may hold parameters,
+    buffers or submodules (an attribute bound to a call, a `torch.nn` base)."""
+    args = function.args
+    params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)} - {"self", "cls"}
+    for a in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+        if a.annotation is not None and "Tensor" in ast.unparse(a.annotation):
+            return True
+    for node in walk(function):
+        if type(node) is ast.Attribute and type(node.value) is ast.Name:  # type: ignore[attr-defined]
+            if node.value.id in params and node.attr in _TENSOR_EVIDENCE:  # type: ignore[attr-defined]
+                return True
+        elif type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "super":  # type: ignore
+            return True  # `super().forward(x)`: the output of the module's own layer
+        elif type(node) is ast.For and _iterates_parameters(node.iter, params):  # type: ignore[attr-defined]
+            targets = {n.id for n in walk(node.target) if type(n) is ast.Name}  # type: ignore[attr-defined]
+            for inner in walk(node):
+                if type(inner) is ast.Attribute and type(inner.value) is ast.Name:  # type: ignore[attr-defined]
+                    if inner.value.id in targets and inner.attr in _TENSOR_EVIDENCE:  # type: ignore[attr-defined]
+                        return True  # `for p in preds: p.numel()`: elements of the caller's tensors
+    if not (args.args and args.args[0].arg == "self"):
+        return False
+    for cls in facts.classes:
+        if contains(cls, function):  # type: ignore[arg-type]
+            if _holds_module_state(facts, cls):
+                return True
+    return False
+
+
+def _module_attributes(facts: SyntaxFacts, cls: ast.ClassDef) -> set[str]:
+    """A superset of the attributes of `self` that DEV005's flow reads as the module's tensors or
+    submodules (`ModuleFacts`): those bound to a call, the registered ones, and `weight`/`bias` of a
+    class that subclasses a `torch.nn` layer."""
+    found: set[str] = set()
+    for node in walk(cls):
+        if type(node) is ast.Assign and type(node.value) is ast.Call:  # type: ignore[attr-defined]
+            for target in node.targets:  # type: ignore[attr-defined]
+                if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self":
+                    found.add(target.attr)
+        elif type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr in (  # type: ignore
+                "register_buffer", "register_parameter"):
+            first = node.args[0] if node.args else None  # type: ignore[attr-defined]
+            if type(first) is ast.Constant and type(first.value) is str:  # type: ignore[union-attr]
+                found.add(first.value)  # type: ignore[union-attr]
+    if any(name.startswith("torch.nn.") for base in cls.bases for name in facts.names_of(base)):
+        found.update(("weight", "bias"))
+    return found
+
+
+def _iterates_parameters(iterated: ast.expr, params: set[str]) -> bool:
+    """`preds`, `zip(preds, targets)`, `enumerate(preds)`: a loop over the caller's sequences."""
+    return any(type(n) is ast.Name and n.id in params for n in walk(iterated))  # type: ignore[attr-defined]
+
+
+def _holds_module_state(facts: SyntaxFacts, cls: ast.ClassDef) -> bool:
+    if cls.bases:
+        for base in cls.bases:
+            if any(name.startswith("torch.nn.") and not name.endswith(".Module") for name in facts._qualify(
+                    _dotted(base) or ["?"])):
+                return True
+    for node in walk(cls):
+        if type(node) is ast.Call:
+            func = node.func  # type: ignore[attr-defined]
+            name = func.attr if type(func) is ast.Attribute else (func.id if type(func) is ast.Name else "")
+            if name in _MODULE_STATE:
+                return True
+        elif type(node) is ast.Assign and type(node.value) is ast.Call:  # type: ignore[attr-defined]
+            for target in node.targets:  # type: ignore[attr-defined]
+                if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self":
+                    return True  # `self.proj = Something(...)`: maybe a submodule
+    return False
+
+
+def _has_meeting(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    returns = 0
+    for node in walk(function):
+        if isinstance(node, _MEETING_NODES):
+            return True
+        if type(node) is ast.Return and node.value is not None:
+            returns += 1
+            if returns > 1 or type(node.value) is ast.IfExp:
+                return True
+        elif type(node) is ast.Call:
+            func = node.func
+            if type(func) is ast.Attribute:
+                if func.attr in _MEETING_CALLS:  # type: ignore[attr-defined]
+                    return True
+                if type(func.value) is ast.Name and func.value.id == "self":  # type: ignore[attr-defined]
+                    return True  # a submodule's call
+            elif type(func) is ast.Name and func.id in _MEETING_CALLS:  # type: ignore[attr-defined]
+                return True
+    return False
+
+
+def _may_name_the_host(call: ast.Call) -> bool:
+    """Could `analysis.factories.is_host` hold of the call's target (`device=`, else the first
+    positional argument)? Only a string or a call can spell the host; a name or attribute cannot."""
+    target = next((k.value for k in call.keywords if k.arg == "device"), None)
+    if target is None and call.args and type(call.args[0]) is not ast.Starred:
+        target = call.args[0]
+    return target is not None and not isinstance(target, (ast.Name, ast.Attribute, ast.Subscript))
+
+
+def _dotted(expr: ast.expr) -> Optional[list[str]]:
+    """`a.b.c` -> ["a", "b", "c"]; None when `expr` is not a chain of names."""
+    parts: list[str] = []
+    while type(expr) is ast.Attribute:
+        parts.append(expr.attr)  # type: ignore[attr-defined]
+        expr = expr.value  # type: ignore[attr-defined]
+    if type(expr) is not ast.Name:
+        return None
+    parts.append(expr.id)  # type: ignore[attr-defined]
+    parts.reverse()
+    return parts
+
+
+def extent(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]:
+    """First and last line of a function, its decorators included (LibCST's node holds them)."""
+    first = min([function.lineno, *(d.lineno for d in function.decorator_list)])
+    return first, function.end_lineno or function.lineno
+
+
+def contains(function: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.expr) -> bool:
+    first, last = extent(function)
+    return first <= node.lineno and (node.end_lineno or node.lineno) <= last
+
+
+def places_tensor(call: ast.Call) -> bool:
+    """`device=`, `out=` or `**kwargs` (mirrors `analysis.factories.places_tensor`)."""
+    return any(k.arg in ("device", "out") or k.arg is None for k in call.keywords)
+
+
+def strip_casts(expr: ast.expr) -> ast.expr:
+    """The receiver under dtype casts; strips every `.to(...)` and `.type(x)` (more than
+    `analysis.factories.strip_casts` does, which is conservative: a factory is never stripped)."""
+    while type(expr) is ast.Call and type(expr.func) is ast.Attribute:  # type: ignore[attr-defined]
+        call: ast.Call = expr  # type: ignore[assignment]
+        method = call.func.attr  # type: ignore[attr-defined]
+        arguments = len(call.args) + len(call.keywords)
+        if (method in CAST_METHODS and not arguments) or method == "to" or (method == "type" and arguments == 1):
+            expr = call.func.value  # type: ignore[attr-defined]
+        else:
+            break
+    return expr
+
+
+def parse(source: str) -> Optional[ast.Module]:
+    """Python's own tree of `source`, or None when this Python cannot parse it."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escapes and the like: not ours to report
+            return ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
+        return None
+
+
+def screen(source: str, rules: Sequence["RuleEntry"], tree: Optional[ast.AST] = None) -> list["RuleEntry"]:
+    """The rules of `rules` that have a candidate in `source` (`tree`: its `ast`, if parsed already)."""
+    return screen_with_facts(source, rules, tree)[0]
+
+
+def screen_with_facts(source: str, rules: Sequence["RuleEntry"], tree: Optional[ast.AST] = None,
+                      ) -> tuple[list["RuleEntry"], Optional[SyntaxFacts]]:
+    """`screen`, and the facts it read (None when `ast` could not parse the text, or no rule asked)."""
+    if not any(entry.rule.screen is not None for entry in rules):
+        return list(rules), None
+    if not isinstance(tree, ast.Module):
+        tree = parse(source)
+        if tree is None:
+            return list(rules), None
+    facts = SyntaxFacts(tree)
+    return [entry for entry in rules if entry.rule.screen is None or entry.rule.screen(facts)], facts

@@ -1,0 +1,4 @@
+"""The contract every layer speaks: a report and its fix (diagnostics.py), and who devlint is
+(project.py: version, project and rule-page URLs).
+
+The bottom layer: it imports nothing from the package."""

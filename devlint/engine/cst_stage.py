@@ -1,0 +1,386 @@
+"""The engine's LibCST stage: one parse, every rule left after the prefilter and the screen in one
+batched traversal, positions, noqa, and the fixes as text edits.
+
+devlint/engine/engine.py imports this module only when a file reaches it: LibCST's import is a third of a
+one-file run, and most files never need it (tests/test_startup.py).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import TYPE_CHECKING, Callable, Mapping, Optional, Sequence
+
+import libcst as cst
+from libcst.metadata import CodeRange, PositionProvider
+from libcst.metadata.position_provider import PositionProvidingCodegenState
+
+from devlint.analysis.context import ContextEnter, ContextExit, FileContext, RawReport
+from devlint.analysis.walk import nodes, visit_batched
+from devlint.contract.diagnostics import Diagnostic, Edit, FixInfo
+from devlint.engine.layout import Refused, lay_out, smallest
+from devlint.engine.line_length import line_limit
+from devlint.engine.lines import Lines
+from devlint.engine.noqa import Suppressions
+from devlint.engine.settings import SYNTAX_ERROR_CODE, Settings
+from devlint.engine.target_torch import target_torch
+from devlint.rules import RuleEntry
+from devlint.rules.base import Fix
+
+if TYPE_CHECKING:  # pragma: no cover
+    from devlint.analysis.screen import SyntaxFacts
+    from devlint.engine.engine import Analysis
+    from devlint.engine.reparse import Reparser
+
+# CPython refuses more than 200 nested brackets ("too many nested parentheses"); LibCST accepts
+# them but takes minutes on a few thousand, so such files get CPython's own syntax error.
+MAX_BRACKET_DEPTH = 200
+_BRACKETS = re.compile(r"[][(){}]")
+
+
+def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleEntry], with_fixes: bool,
+          ignore_noqa: bool, suppressions: Suppressions, syntax: Optional[SyntaxFacts] = None,
+          reparser: Optional[Reparser] = None) -> None:
+    """Parse `result.source`, run `rules` in one traversal and add their reports (and fixes) to `result`.
+    `syntax`: what the screen read from the text's `ast`, for rules that narrow their work by it;
+    `reparser`: the parser of the document's earlier versions (an editor's), if it has one."""
+    source = result.source
+    nesting = _nesting_error(source)
+    try:
+        if nesting is not None:
+            raise nesting
+        if reparser is not None:
+            module = reparser.parse(source, syntax.tree if syntax is not None else None)
+        else:
+            module = cst.parse_module(source)
+    except (cst.ParserSyntaxError, SyntaxError, MemoryError, ValueError) as error:
+        if settings.enabled(SYNTAX_ERROR_CODE, path):
+            result.diagnostics.append(syntax_error(path, source, error))
+        return
+    result.module = module
+    ctx = FileContext(module, path, target_torch(settings.target_torch, path), syntax=syntax)
+    rule_visitors = [entry.visitor(ctx) for entry in rules]
+    # LibCST's callbacks in LibCST's order, without rebuilding every node (devlint/analysis/walk.py).
+    # A RecursionError propagates to _with_deep_stack, which retries on a large stack.
+    visit_batched(module, [ContextEnter(ctx), *rule_visitors, ContextExit(ctx)])
+    for visitor in rule_visitors:
+        visitor.finish()
+    raw = [r for r in ctx.reports if ctx.torch.imports_torch or not _needs_torch_import(r, rules)]
+    if not raw:
+        return
+    wanted = [node for report in raw for node in (report.node, *(report.fix.replacements if report.fix else ()))]
+    limit = line_limit(settings.line_length, path) if with_fixes else 0
+    lines = Lines(source)
+    positions = _positions(module, wanted, lines, syntax.tree if syntax is not None else None)
+    _resolve(result, lines, positions, raw, path, with_fixes, ignore_noqa, limit, suppressions)
+
+
+def syntax_error(path: str, source: str, error: Exception) -> Diagnostic:
+    """The DEV999 report of a text that does not parse (LibCST's error, CPython's, or too deep)."""
+    line, col = 1, 1
+    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    if isinstance(error, cst.ParserSyntaxError):
+        line, col = error.raw_line, error.raw_column + 1
+        message = error.message
+    elif isinstance(error, SyntaxError):
+        line, col = error.lineno or 1, error.offset or 1
+        message = str(error.msg)
+    elif isinstance(error, RecursionError):
+        message = "too deeply nested to analyse (recursion limit)"
+    return Diagnostic(path, line, col, SYNTAX_ERROR_CODE, f"syntax error: {message}", line, col)
+
+
+def _nesting_error(source: str) -> Optional[SyntaxError]:
+    """CPython's error for brackets nested deeper than it allows, if there are such.
+
+    The regex count is a cheap upper bound (brackets in strings count too); only when it is
+    over the limit does CPython's own parser decide."""
+    depth = deepest = 0
+    for match in _BRACKETS.finditer(source):
+        depth = depth + 1 if match.group() in "([{" else max(depth - 1, 0)
+        deepest = max(deepest, depth)
+    if deepest <= MAX_BRACKET_DEPTH:
+        return None
+    try:
+        compile(source, "<devlint>", "exec", dont_inherit=True, flags=0x400)  # ast.PyCF_ONLY_AST
+    except SyntaxError as error:
+        return error if "nested parentheses" in str(error.msg) else None
+    except (RecursionError, MemoryError, ValueError):
+        return None
+    return None
+
+
+def _needs_torch_import(report: RawReport, rules: Sequence[RuleEntry]) -> bool:
+    for entry in rules:
+        if entry.rule is report.rule:
+            return entry.visitor.needs_torch_import
+    return True
+
+
+class _PositionsUpTo(PositionProvidingCodegenState):
+    """LibCST's position-recording codegen, stopped once every wanted node is placed."""
+
+    wanted: set[cst.CSTNode]
+    done: bool
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        super().after_codegen(node)
+        if node in self.wanted:
+            self.wanted.discard(node)
+            if not self.wanted:
+                self.done = True
+                raise _Placed
+
+
+class _Placed(Exception):
+    pass
+
+
+def _positions(module: cst.Module, wanted: Sequence[cst.CSTNode], lines: Optional[Lines] = None,
+               tree: Optional[ast.Module] = None) -> Mapping[cst.CSTNode, CodeRange]:
+    """The positions of `wanted` (and of other nodes near them). With the text and its `ast`, only
+    the top-level statements that hold a wanted node are generated again, each from the line `ast`
+    gives it (checked against the text); otherwise, or where that does not hold, the whole file up
+    to the last wanted node."""
+    if lines is not None and tree is not None:
+        found = _positions_by_statement(module, set(wanted), lines, tree)
+        if found is not None:
+            return found
+    return _positions_up_to(module, wanted)
+
+
+def _positions_up_to(module: cst.Module, wanted: Sequence[cst.CSTNode]) -> Mapping[cst.CSTNode, CodeRange]:
+    """LibCST's PositionProvider, run on its own and only as far into the file as the last wanted
+    node. Through a MetadataWrapper it would cost more than twice as much: the codegen runs to the
+    end of the file, and `resolve` also walks (and rebuilds) the whole tree for an empty batch of
+    batchable providers. `_computed` and the codegen state are the interface LibCST gives providers."""
+    provider = PositionProvider()
+    state = _PositionsUpTo(default_indent=module.default_indent, default_newline=module.default_newline,
+                           provider=provider)
+    state.wanted, state.done = set(wanted), False
+    try:
+        module._codegen(state)
+    except Exception:
+        # Stopping unwinds through LibCST's position records of the enclosing nodes, which may
+        # fail for want of a child's position: nothing wanted is lost by that.
+        if not state.done:
+            raise
+    return provider._computed  # type: ignore[return-value]
+
+
+def _positions_by_statement(module: cst.Module, wanted: set[cst.CSTNode], lines: Lines,
+                            tree: ast.Module) -> Optional[Mapping[cst.CSTNode, CodeRange]]:
+    """Positions from the codegen of each top-level statement that holds a wanted node, started at
+    the statement's first line; None when a statement's line cannot be told, or its generated text
+    is not the text at that line (the caller then generates the file from its start)."""
+    first_lines = _first_lines(module, tree)
+    if first_lines is None:
+        return None
+    provider = PositionProvider()
+    for statement, first in zip(module.body, first_lines):
+        if not wanted:
+            break
+        held = {node for node in nodes(statement) if node in wanted}
+        if not held:
+            continue
+        before = len(statement.leading_lines)  # lines LibCST writes before the statement's first token
+        decorators = getattr(statement, "decorators", ())
+        if decorators:
+            before += len(decorators[0].leading_lines)
+        start = first - before
+        if start < 1:
+            return None
+        state = PositionProvidingCodegenState(default_indent=module.default_indent,
+                                              default_newline=module.default_newline, provider=provider)
+        state.line = start
+        statement._codegen(state)
+        code = "".join(state.tokens).rstrip("\r\n")  # the file's last line may have no line break
+        if not lines.source.startswith(code, lines.offset(start, 0)):
+            return None
+        wanted -= held
+    return provider._computed if not wanted else None  # type: ignore[return-value]
+
+
+def _first_lines(module: cst.Module, tree: ast.Module) -> Optional[list[int]]:
+    """The line of each top-level statement's first token (a decorator's `@`), from `ast`: LibCST's
+    line of small statements joined by `;` is one `ast` statement each. None when they do not pair up."""
+    statements = tree.body
+    found: list[int] = []
+    index = 0
+    for statement in module.body:
+        if index >= len(statements):
+            return None
+        node = statements[index]
+        found.append(min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))]))
+        index += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+    return found if index == len(statements) else None
+
+
+def _resolve(result: Analysis, lines: Lines, positions: Mapping[cst.CSTNode, CodeRange], raw: list[RawReport],
+             path: str, with_fixes: bool, ignore_noqa: bool, limit: int, suppressions: Suppressions) -> None:
+    seen: set[tuple[int, int, str]] = set()
+    for report in raw:
+        where = positions[report.node]
+        line, col = where.start.line, where.start.column + 1
+        key = (line, col, report.rule.code)
+        if key in seen:
+            continue  # one report per code and position, however many routes led there
+        seen.add(key)
+        code = report.rule.code
+        # flake8 applies its own `# noqa`; `# devlint: noqa: CODES` is devlint's to apply.
+        if suppressions.by_devlint_directive(code) if ignore_noqa else suppressions.suppresses(code, line):
+            continue
+        fix_info = None
+        if report.fix is not None:
+            edits: Optional[tuple[Edit, ...]] = ()
+            if with_fixes:
+                edits = _edits_for(result, report.fix, lines, limit)
+            if edits is not None:  # None: the fix cannot be laid out within the line limit
+                fix_info = FixInfo(report.fix.applicability, report.fix.description, edits)
+        diagnostic = Diagnostic(
+            path, line, col, report.rule.code, report.message, where.end.line, where.end.column + 1, fix_info,
+            statement=lines.line_text(line).strip(),
+        )
+        result.diagnostics.append(diagnostic)
+        if report.fix is not None:
+            spans = [positions[node] for node in report.fix.replacements]
+            start = min(lines.offset(s.start.line, s.start.column) for s in spans)
+            end = max(lines.offset(s.end.line, s.end.column) for s in spans)
+            result.fixes.append((diagnostic, report.fix, (start, end)))
+    result.diagnostics.sort(key=lambda d: d.sort_key)
+
+
+def _edits_for(result: Analysis, fix: Fix, lines: Lines, limit: int) -> Optional[tuple[Edit, ...]]:
+    """The fix as text edits (the rewrite laid out within `limit`; `import torch` if it adds
+    one), or None when it cannot be laid out."""
+    assert result.module is not None
+    edit = fix_edit(result.module, result.source, fix, limit)
+    if edit is None:
+        return None
+    found = [smallest(result.source, *edit)]  # whole lines for applying; the changed span to show
+    if fix.needs_torch_import:
+        found.append(_smallest_edit(result.source, _add_torch_import(result.module).code))
+    edits = []
+    for start, end, content in sorted(found):
+        (sl, sc), (el, ec) = lines.position(start), lines.position(end)
+        edits.append(Edit(start, end, content, sl, sc, el, ec))
+    return tuple(edits)
+
+
+def fix_edit(module: cst.Module, source: str, fix: Fix, limit: int) -> Optional[tuple[int, int, str]]:
+    """The fix (its `import torch` aside) as one text edit of whole lines, laid out as black
+    would within `limit` (devlint/engine/layout.py); None when it cannot be."""
+    start, end, content = _smallest_edit(source, apply_fixes(module, [fix], with_import=False))
+    try:
+        return lay_out(source, start, end, content, limit)
+    except Refused:
+        return None
+    except (ValueError, IndexError, AssertionError):  # a layout bug must cost a fix, never the file
+        return None
+
+
+def _smallest_edit(old: str, new: str) -> tuple[int, int, str]:
+    """(start, end, text): `old[start:end]` replaced by `text` gives `new`, with the span the
+    smallest where the texts differ."""
+    start = 0
+    limit = min(len(old), len(new))
+    while start < limit and old[start] == new[start]:
+        start += 1
+    end_old, end_new = len(old), len(new)
+    while end_old > start and end_new > start and old[end_old - 1] == new[end_new - 1]:
+        end_old -= 1
+        end_new -= 1
+    return start, end_old, new[start:end_new]
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, replacements: dict[int, cst.CSTNode]) -> None:
+        super().__init__()
+        self.replacements = replacements
+
+    def on_leave(self, original_node, updated_node):  # type: ignore[no-untyped-def,override]
+        return self.replacements.get(id(original_node), updated_node)
+
+
+def apply_fixes(module: cst.Module, fixes: Sequence[Fix], *, with_import: bool = True) -> str:
+    """The module's text with `fixes` (non-overlapping) applied, as the rules wrote them (not laid
+    out: `fix_edit` does that)."""
+    replacements: dict[int, cst.CSTNode] = {}
+    for fix in fixes:
+        for node, new in fix.replacements.items():
+            replacements[id(node)] = new
+    new_module = module.visit(_Replace(replacements))
+    if with_import and any(fix.needs_torch_import for fix in fixes):
+        new_module = _add_torch_import(new_module)
+    return new_module.code
+
+
+def _add_torch_import(module: cst.Module) -> cst.Module:
+    """Insert `import torch` after the last top-level import (after the docstring otherwise)."""
+    body = list(module.body)
+    index = 0
+    for i, statement in enumerate(body):
+        if isinstance(statement, cst.SimpleStatementLine) and any(
+            isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body
+        ):
+            index = i + 1
+        elif index == 0 and i == 0 and isinstance(statement, cst.SimpleStatementLine) and isinstance(
+            statement.body[0], cst.Expr
+        ) and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+            index = 1  # after the module docstring
+    line = cst.SimpleStatementLine([cst.Import([cst.ImportAlias(cst.Name("torch"))])])
+    body.insert(index, line)
+    return module.with_changes(body=body)
+
+
+def apply_parsable(module: cst.Module, source: str, chosen: list[tuple[str, Fix]], limit: int,
+                   unparsable: list[str], keep: Optional[Callable[[str, int, int], bool]] = None,
+                   ) -> Optional[tuple[str, list[str]]]:
+    """The text with the chosen fixes applied (each laid out within `limit`), and their codes.
+    A fix that cannot be laid out waits (its report stays); one whose edit overlaps another's
+    lines waits for the next pass. A fix whose result does not parse is dropped and its code
+    added to `unparsable` (the runner then writes nothing); the others still apply. None when
+    none is left."""
+    edits: list[tuple[str, Fix, tuple[int, int, str]]] = []
+    for code, fix in chosen:
+        edit = fix_edit(module, source, fix, limit)
+        if edit is None:
+            continue  # no layout within the line limit: no fix
+        if keep is not None and not keep(source, edit[0], max(edit[0], edit[1] - 1)):
+            continue  # (the edit's lines without the line break that ends them)
+        if any(edit[0] < other[1] and other[0] < edit[1] for _, _, other in edits):
+            continue  # laid out, it shares lines with another fix: next pass
+        edits.append((code, fix, edit))
+    if not edits:
+        return None
+    new = _apply_edits(source, edits)
+    if new is not None:
+        return new, [code for code, _, _ in edits]
+    kept = []
+    for item in edits:
+        if _apply_edits(source, [item]) is not None:
+            kept.append(item)
+        else:
+            unparsable.append(item[0])
+    if not kept:
+        return None
+    new = _apply_edits(source, kept)
+    if new is None:  # each parses alone, not together
+        unparsable.extend(code for code, _, _ in kept)
+        return None
+    return new, [code for code, _, _ in kept]
+
+
+def _apply_edits(source: str, edits: Sequence[tuple[str, Fix, tuple[int, int, str]]]) -> Optional[str]:
+    """`source` with the (non-overlapping) edits and any `import torch` they need; None when the
+    result does not parse."""
+    text = source
+    for _, _, (start, end, content) in sorted(edits, key=lambda item: item[2][0], reverse=True):
+        text = text[:start] + content + text[end:]
+    try:
+        module = cst.parse_module(text)
+    except Exception:  # any failure to parse: the text is not written
+        return None
+    if any(fix.needs_torch_import for _, fix, _ in edits):
+        text = _add_torch_import(module).code
+    return text

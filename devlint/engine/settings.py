@@ -1,0 +1,88 @@
+"""Effective settings for a run: which codes are enabled (per file), excludes, fix policy."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+SYNTAX_ERROR_CODE = "DEV999"
+
+# gitignore patterns (devlint/runner/ignores.py). Virtual environments are skipped by what they hold
+# (`pyvenv.cfg`, `conda-meta/`), not by name: a source folder called `env` is checked.
+DEFAULT_EXCLUDES = (
+    ".git", ".hg", ".svn", "build", "dist", "__pycache__", ".tox", ".nox", ".eggs", "*.egg-info",
+    "node_modules", "site-packages", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".devlint_cache",
+    ".ipynb_checkpoints",
+)
+
+
+def _matches(code: str, prefixes: Iterable[str]) -> int:
+    """Length of the longest prefix of `code` in `prefixes` (0: none)."""
+    best = 0
+    for prefix in prefixes:
+        if prefix == "ALL" and best == 0:
+            best = 1
+        elif code.startswith(prefix) and len(prefix) > best:
+            best = len(prefix)
+    return best
+
+
+@dataclass(frozen=True)
+class Settings:
+    select: tuple[str, ...] = ("DEV",)
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, codes)
+    exclude: tuple[str, ...] = ()  # gitignore patterns relative to `root`; () means DEFAULT_EXCLUDES
+    extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True  # skip what git ignores (.gitignore files, .git/info/exclude)
+    force_exclude: bool = False  # files named on the command line obey `exclude` too
+    unsafe_fixes: bool = False
+    # The line limit fixes keep to; None: the project's formatter setting nearest to each file,
+    # else 88 (devlint/engine/line_length.py).
+    line_length: Optional[int] = None
+    # The torch version fixes write code for, as (major, minor); None: the project's own dependency
+    # on torch nearest to each file, else unknown (devlint/engine/target_torch.py).
+    target_torch: Optional[tuple[int, int]] = None
+    root: str = "."  # directory per-file-ignores and excludes are relative to
+
+    def enabled(self, code: str, path: Optional[str] = None) -> bool:
+        """flake8's rule: the most specific of select/ignore wins; a tie goes to ignore."""
+        ignores: list[str] = list(self.ignore)
+        if path is not None:
+            ignores.extend(self.file_ignores(path))
+        selected = _matches(code, (*self.select, *self.extend_select))
+        if code == SYNTAX_ERROR_CODE:
+            selected = max(selected, 1)  # syntax errors are reported unless ignored by name
+        ignored = _matches(code, ignores)
+        return selected > 0 and selected > ignored
+
+    def file_ignores(self, path: str) -> list[str]:
+        if not self.per_file_ignores:
+            return []
+        rel = _relative(path, self.root)
+        codes: list[str] = []
+        for pattern, pattern_codes in self.per_file_ignores:
+            if _glob_match(rel, pattern) or _glob_match(os.path.basename(path), pattern):
+                codes.extend(pattern_codes)
+        return codes
+
+
+def _relative(path: str, root: str) -> str:
+    try:
+        rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
+    except ValueError:  # another drive on Windows
+        return path
+    return rel.replace(os.sep, "/")
+
+
+def _glob_match(rel: str, pattern: str) -> bool:
+    pattern = pattern.replace(os.sep, "/")
+    if pattern.startswith("./"):
+        pattern = pattern[2:]
+    return fnmatch.fnmatchcase(rel, pattern) or fnmatch.fnmatchcase(rel, pattern.rstrip("/") + "/*")
+
+
+DEFAULT_SETTINGS = Settings()

@@ -1,0 +1,71 @@
+"""Documentation generated from the rule metadata: `docs/rules/CODE.md` and the README's rules table.
+
+Regenerate after changing a rule's metadata: `python -m devlint.frontends.report.docs` (tests/test_docs.py
+fails while the committed files differ from what this produces)."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import Optional, Sequence
+
+from devlint.rules import all_rules
+
+TABLE_START = "<!-- rules-table"
+TABLE_END = "<!-- /rules-table -->"
+_TABLE = re.compile(r"(<!-- rules-table[^>]*-->\n)(.*?)(<!-- /rules-table -->)", re.S)
+
+
+def rule_pages() -> dict[str, str]:
+    """File name (`DEV001.md`) -> page text."""
+    return {f"{entry.rule.code}.md": entry.rule.page() for entry in all_rules()}
+
+
+def rules_table() -> str:
+    rows = ["| code | name | what | fix |", "|---|---|---|---|"]
+    for entry in all_rules():
+        rule = entry.rule
+        link = f"[{rule.code}](docs/rules/{rule.code}.md)"
+        rows.append(f"| {link} | {rule.name} | {rule.summary} | {rule.fix_safety.value} |")
+    return "\n".join(rows) + "\n"
+
+
+def readme_with_table(readme: str) -> str:
+    """`readme` with the text between the rules-table markers replaced by `rules_table()`."""
+    if not _TABLE.search(readme):
+        raise ValueError("README has no <!-- rules-table --> ... <!-- /rules-table --> markers")
+    return _TABLE.sub(lambda m: m.group(1) + rules_table() + m.group(3), readme, count=1)
+
+
+def write_docs(root: str) -> list[str]:
+    """Regenerate the pages and the README table under `root`; returns the files that changed."""
+    changed = []
+    pages_dir = os.path.join(root, "docs", "rules")
+    os.makedirs(pages_dir, exist_ok=True)
+    targets = {os.path.join(pages_dir, name): text for name, text in rule_pages().items()}
+    readme = os.path.join(root, "README.md")
+    with open(readme, encoding="utf-8") as handle:
+        targets[readme] = readme_with_table(handle.read())
+    for path, text in targets.items():
+        old: Optional[str] = None
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as handle:
+                old = handle.read()
+        if old != text:
+            with open(path, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+            changed.append(path)
+    return changed
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    root = args[0] if args else "."
+    for path in write_docs(root):
+        print(f"updated {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,28 @@
+"""`--output-format concise`: flake8's one-line form, `path:line:col: CODE message`, `[*]` before
+fixable messages. The default when stdout is not a terminal (pipes, editors, CI logs)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+from devlint.contract.diagnostics import Applicability, Diagnostic
+
+if TYPE_CHECKING:  # pragma: no cover
+    from devlint.frontends.report import Context
+
+
+def marker(diagnostic: Diagnostic, unsafe_fixes: bool) -> str:
+    fix = diagnostic.fix
+    if fix is None:
+        return ""
+    if fix.applicability is Applicability.SAFE or unsafe_fixes:
+        return "[*] "
+    return ""
+
+
+def headline(d: Diagnostic, unsafe_fixes: bool) -> str:
+    return f"{d.location}: {d.code} {marker(d, unsafe_fixes)}{d.message}"
+
+
+def render(diagnostics: Sequence[Diagnostic], context: "Context") -> str:
+    return "".join(headline(d, context.unsafe_fixes) + "\n" for d in diagnostics)

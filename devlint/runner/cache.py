@@ -1,0 +1,158 @@
+"""Check results keyed by what decides them: the file's bytes, devlint's code, the effective settings.
+
+One small JSON file per result, named by its key, under `.devlint_cache/` at the project root
+(where the configuration file is, else the working directory). A key never changes meaning:
+
+- the file's exact bytes (sha256), and the path as given (reports name it);
+- devlint's version and a hash of the source of every devlint module (editing a rule, or the
+  engine, gives new keys);
+- the codes enabled for that path (select, ignore, per-file-ignores), whether fix edits
+  were computed (and the line limit they keep to), and the target torch version (which fixes
+  are offered and what they write follow it).
+
+So the cache never has to be invalidated: stale entries are never looked up again
+(`devlint clean` removes them). Writes go to a temporary file renamed into place, so
+concurrent runs see a whole entry or none. An entry that cannot be read or decoded is a
+miss, and a cache that cannot be written is skipped: the cache is never the reason a report
+is missed. Fix runs (`--fix`, `--diff`) do not use it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import asdict
+from typing import Optional
+
+from devlint.contract.diagnostics import Applicability, Diagnostic, Edit, FixInfo
+from devlint.contract.project import __version__
+from devlint.engine.settings import SYNTAX_ERROR_CODE, Settings
+
+DEFAULT_DIRECTORY = ".devlint_cache"
+# Present in every cache directory devlint made: `devlint clean` removes nothing else.
+MARKER = "CACHEDIR.TAG"
+_MARKER_TEXT = "Signature: 8a477f597d28d172789f06886806bc55\n# devlint result cache; `devlint clean` removes it\n"
+FORMAT = 1
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """devlint's version and the hash of its own source files."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # devlint/, every layer
+    digest = hashlib.sha256(f"{__version__}\0{FORMAT}".encode())
+    for directory, dirnames, filenames in os.walk(package):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                path = os.path.join(directory, name)
+                digest.update(os.path.relpath(path, package).encode() + b"\0")
+                with open(path, "rb") as handle:
+                    digest.update(handle.read())
+    return digest.hexdigest()
+
+
+def default_directory(settings: Settings) -> str:
+    return os.path.join(settings.root, DEFAULT_DIRECTORY)
+
+
+class Cache:
+    """Results of checking files, stored under `directory`."""
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+
+    def key(self, path: str, raw: bytes, settings: Settings, with_edits: bool) -> str:
+        from devlint.engine.line_length import line_limit
+        from devlint.engine.target_torch import format_version, target_torch
+        from devlint.rules import rule_codes
+
+        enabled = [code for code in (*rule_codes(), SYNTAX_ERROR_CODE) if settings.enabled(code, path)]
+        digest = hashlib.sha256()
+        # fix edits are laid out within the line limit: it is part of what they depend on
+        edits = str(line_limit(settings.line_length, path)) if with_edits else ""
+        # which fixes are offered, and what they write, follow the target torch version
+        torch_version = format_version(target_torch(settings.target_torch, path))
+        digest.update("\0".join([code_fingerprint(), path, ",".join(enabled), str(with_edits), edits,
+                                  torch_version]).encode())
+        digest.update(b"\0")
+        digest.update(raw)
+        return digest.hexdigest()
+
+    def _entry(self, key: str) -> str:
+        return os.path.join(self.directory, key[:2], key + ".json")
+
+    def get(self, key: str) -> Optional[list[Diagnostic]]:
+        """The stored reports, or None when there are none (or they cannot be read)."""
+        try:
+            with open(self._entry(key), encoding="utf-8") as handle:
+                data = json.load(handle)
+            if data.get("key") != key:
+                return None
+            return [_diagnostic(item) for item in data["diagnostics"]]
+        except Exception:  # missing, truncated, corrupt or from another layout: a miss
+            return None
+
+    def put(self, key: str, diagnostics: list[Diagnostic]) -> None:
+        """Store the reports; any failure (read-only disk, full disk) only skips the cache."""
+        entry = self._entry(key)
+        try:
+            self._prepare(os.path.dirname(entry))
+            text = json.dumps({"key": key, "diagnostics": [asdict(d) for d in diagnostics]})
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(entry))
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+                os.replace(tmp, entry)
+            except BaseException:
+                _unlink(tmp)
+                raise
+        except (OSError, TypeError, ValueError):
+            pass
+
+    def _prepare(self, subdirectory: str) -> None:
+        if os.path.isdir(subdirectory):
+            return
+        if not os.path.isdir(self.directory):
+            os.makedirs(self.directory, exist_ok=True)
+            _write_new(os.path.join(self.directory, ".gitignore"), "*\n")
+            _write_new(os.path.join(self.directory, MARKER), _MARKER_TEXT)
+        os.makedirs(subdirectory, exist_ok=True)
+
+
+def clean(directory: str) -> bool:
+    """Remove a cache directory devlint made. False when there was none; ValueError when
+    `directory` is not a devlint cache (it is then left alone)."""
+    if not os.path.isdir(directory):
+        return False
+    if not os.path.isfile(os.path.join(directory, MARKER)):
+        raise ValueError(f"{directory}: not a devlint cache (no {MARKER}); not removed")
+    shutil.rmtree(directory)
+    return True
+
+
+def _diagnostic(item: dict) -> Diagnostic:
+    fix = item.get("fix")
+    if fix is not None:
+        edits = tuple(Edit(**edit) for edit in fix["edits"])
+        item = {**item, "fix": FixInfo(Applicability(fix["applicability"]), fix["description"], edits)}
+    return Diagnostic(**item)
+
+
+def _write_new(path: str, text: str) -> None:
+    """Write `path` unless it exists (another run may be creating it at the same time)."""
+    try:
+        with open(path, "x", encoding="utf-8") as handle:
+            handle.write(text)
+    except FileExistsError:
+        pass
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

@@ -1,0 +1,166 @@
+"""`[tool.devlint]` in pyproject.toml or `[devlint]` in setup.cfg, found by walking up."""
+
+from __future__ import annotations
+
+import configparser
+import difflib
+import os
+import sys
+from typing import Any, Optional
+
+from devlint.engine.line_length import MAX_LINE_LENGTH, is_line_length
+from devlint.engine.settings import SYNTAX_ERROR_CODE, Settings
+from devlint.engine.target_torch import TorchVersion, parse_target_torch
+from devlint.runner.errors import UsageError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude", "unsafe-fixes",
+        "line-length", "respect-gitignore", "force-exclude", "target-torch")
+_SWITCHES = ("unsafe-fixes", "respect-gitignore", "force-exclude")
+
+
+class ConfigError(UsageError):
+    pass
+
+
+def find_config(start: str) -> Optional[tuple[str, dict[str, Any]]]:
+    """The nearest config with a devlint section, walking up from `start`: (path, raw options)."""
+    directory = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
+    while True:
+        pyproject = os.path.join(directory, "pyproject.toml")
+        if os.path.isfile(pyproject):
+            try:
+                with open(pyproject, "rb") as handle:
+                    data = tomllib.load(handle)
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+                raise ConfigError(f"{pyproject}: not valid TOML: {error}") from None
+            except OSError as error:
+                raise ConfigError(f"{pyproject}: cannot read: {error.strerror}") from None
+            section = data.get("tool", {}).get("devlint")
+            if section is not None:
+                if not isinstance(section, dict):
+                    raise ConfigError(f"{pyproject}: [tool.devlint] must be a table")
+                return pyproject, section
+        setup_cfg = os.path.join(directory, "setup.cfg")
+        if os.path.isfile(setup_cfg):
+            parser = configparser.ConfigParser(interpolation=None)
+            try:
+                parser.read(setup_cfg, encoding="utf-8")
+            except (configparser.Error, UnicodeDecodeError) as error:
+                raise ConfigError(f"{setup_cfg}: cannot parse: {error}") from None
+            if parser.has_section("devlint"):
+                return setup_cfg, _from_ini(dict(parser.items("devlint")))
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def _from_ini(options: dict[str, str]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in options.items():
+        key = key.replace("_", "-")
+        if key == "per-file-ignores":
+            result[key] = value
+        elif key in (*_SWITCHES, "line-length", "target-torch"):
+            result[key] = value.strip().lower()
+        else:
+            result[key] = [item for item in value.replace("\n", ",").split(",") if item.strip()]
+    return result
+
+
+def settings_from(raw: dict[str, Any], source: str, root: str, known_codes: tuple[str, ...]) -> Settings:
+    for key in raw:
+        normal = key.replace("_", "-")
+        if normal not in KEYS:
+            hint = difflib.get_close_matches(normal, KEYS, n=1)
+            suggestion = f" (did you mean '{hint[0]}'?)" if hint else ""
+            raise ConfigError(f"{source}: unknown key '{key}' in devlint configuration{suggestion};"
+                              f" valid keys: {', '.join(KEYS)}")
+    options = {key.replace("_", "-"): value for key, value in raw.items()}
+    kwargs: dict[str, Any] = {"root": root}
+    for key in ("select", "ignore", "extend-select"):
+        if key in options:
+            kwargs[key.replace("-", "_")] = validate_codes(_string_list(options[key], key, source), known_codes,
+                                                           f"{source}: '{key}'")
+    for key in ("exclude", "extend-exclude"):
+        if key in options:
+            kwargs[key.replace("-", "_")] = tuple(_string_list(options[key], key, source))
+    if "per-file-ignores" in options:
+        kwargs["per_file_ignores"] = parse_per_file_ignores(options["per-file-ignores"], source, known_codes)
+    for key in _SWITCHES:
+        if key in options:
+            value = options[key]
+            if isinstance(value, str) and value in ("true", "false", "1", "0", "yes", "no"):
+                value = value in ("true", "1", "yes")
+            if not isinstance(value, bool):
+                raise ConfigError(f"{source}: '{key}' must be true or false, not {value!r}")
+            kwargs[key.replace("-", "_")] = value
+    if "line-length" in options:
+        kwargs["line_length"] = parse_line_length(options["line-length"], f"{source}: 'line-length'")
+    if "target-torch" in options:
+        kwargs["target_torch"] = parse_target_torch_option(options["target-torch"], f"{source}: 'target-torch'")
+    return Settings(**kwargs)
+
+
+def parse_target_torch_option(value: Any, where: str) -> TorchVersion:
+    """A torch version as a string, MAJOR.MINOR (`"2.6"`); a TOML number is refused (2.10 would read 2.1)."""
+    version = parse_target_torch(value) if isinstance(value, str) else None
+    if version is None:
+        raise ConfigError(f'{where} must be a torch version as a string, MAJOR.MINOR ("2.6"), not {value!r}')
+    return version
+
+
+def parse_line_length(value: Any, where: str) -> int:
+    """A line limit: a whole number from 1 to 320 (ruff's bounds)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if not is_line_length(value):
+        raise ConfigError(f"{where} must be a whole number from 1 to {MAX_LINE_LENGTH}, not {value!r}")
+    return value
+
+
+def _string_list(value: Any, key: str, source: str) -> list[str]:
+    if isinstance(value, str):
+        value = [item for item in value.replace("\n", ",").split(",")]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{source}: '{key}' must be a list of strings, not {value!r}")
+    return [item.strip() for item in value if item.strip()]
+
+
+def validate_codes(codes: list[str], known_codes: tuple[str, ...], where: str) -> tuple[str, ...]:
+    """Each entry must be a code or a prefix of one (`DEV`, `DEV0`, `DEV001`), or `ALL`."""
+    valid = (*known_codes, SYNTAX_ERROR_CODE)
+    result = []
+    for code in codes:
+        upper = code.strip().upper()
+        if upper != "ALL" and not any(known.startswith(upper) for known in valid):
+            raise ConfigError(f"{where}: unknown code or prefix '{code}'; valid codes: {', '.join(valid)}")
+        result.append(upper)
+    return tuple(result)
+
+
+def parse_per_file_ignores(value: Any, source: str,
+                           known_codes: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """TOML: {"tests/*" = ["DEV003"]}; setup.cfg / CLI: "tests/*:DEV003,DEV004" lines."""
+    pairs: list[tuple[str, list[str]]] = []
+    if isinstance(value, dict):
+        for pattern, codes in value.items():
+            pairs.append((pattern, _string_list(codes, "per-file-ignores", source)))
+    elif isinstance(value, str):
+        for line in value.replace(";", "\n").splitlines():
+            line = line.strip()
+            if not line:
+                continue
+            pattern, sep, codes = line.rpartition(":")
+            if not sep or not pattern.strip():
+                raise ConfigError(f"{source}: 'per-file-ignores' entry {line!r} must look like 'pattern:CODE,...'")
+            pairs.append((pattern.strip(), [c for c in codes.replace(" ", ",").split(",") if c.strip()]))
+    else:
+        raise ConfigError(f"{source}: 'per-file-ignores' must be a table of pattern = [codes]")
+    return tuple((pattern, validate_codes(codes, known_codes, f"{source}: 'per-file-ignores'"))
+                 for pattern, codes in pairs)

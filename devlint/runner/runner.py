@@ -1,0 +1,136 @@
+"""Check or fix a list of files: the work behind the CLI, one outcome per file."""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Optional
+
+from devlint.contract.diagnostics import Diagnostic
+from devlint.engine.engine import MAX_FIX_PASSES
+from devlint.engine.settings import Settings
+from devlint.runner.cache import Cache
+from devlint.sources import document
+from devlint.sources.files import SourceError, write_source
+
+
+@dataclass
+class FileOutcome:
+    path: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    error: Optional[str] = None  # could not read / write: the message
+    fixed: dict[str, int] = field(default_factory=dict)  # code -> fixes applied
+    diff: str = ""  # with --diff
+    warnings: list[str] = field(default_factory=list)  # printed, but the run goes on (and may write)
+
+
+@dataclass(frozen=True)
+class Mode:
+    fix: bool = False
+    diff: bool = False
+    unsafe_fixes: bool = False
+    with_edits: bool = False  # output formats that show fix edits need them
+
+
+def process(path: str, settings: Settings, mode: Mode, cache: Optional[Cache] = None) -> FileOutcome:
+    """Check (or fix) one file. Check results of Python files come from, and go to, `cache` when given."""
+    outcome = FileOutcome(path)
+    with recording_errors(outcome):
+        file, source = document.read(path)
+        if not (mode.fix or mode.diff):
+            use_cache = cache is not None and isinstance(source, document.PythonSource)
+            key = cache.key(path, file.raw, settings, mode.with_edits) if use_cache else ""
+            cached = cache.get(key) if use_cache else None
+            if cached is not None:
+                outcome.diagnostics = cached
+                return outcome
+            outcome.diagnostics = document.check(source, settings, with_fixes=mode.with_edits)
+            if use_cache:
+                cache.put(key, outcome.diagnostics)
+            return outcome
+        fixed = document.fix(source, settings, unsafe=mode.unsafe_fixes)
+        result = fixed.result
+        outcome.diagnostics = result.remaining
+        if not result.converged:
+            outcome.warnings.append(not_converged(path))
+        if result.unparsable:
+            # a fix that breaks the parse is a devlint bug: leave the whole file as it was
+            outcome.diagnostics = document.check(source, settings)
+            codes = ", ".join(sorted(set(result.unparsable)))
+            outcome.error = f"{path}: a {codes} fix would produce code that does not parse; file left unchanged"
+            return outcome
+        if fixed.text != file.text:
+            outcome.fixed = result.fixed
+            if mode.diff:
+                outcome.diff = unified_diff(path, split_lines(file.text), split_lines(fixed.text))
+            else:
+                try:
+                    write_source(file, fixed.text)
+                except SourceError:
+                    outcome.diagnostics = document.check(source, settings)  # nothing was fixed
+                    raise
+    return outcome
+
+
+@contextlib.contextmanager
+def recording_errors(outcome: FileOutcome) -> Iterator[None]:
+    """A file that cannot be read, written or analysed becomes the outcome's error, never a traceback."""
+    try:
+        yield
+    except SourceError as error:
+        outcome.error = str(error)
+        outcome.fixed = {}
+    except RecursionError:
+        outcome.error = f"{outcome.path}: too deeply nested to analyse (recursion limit)"
+
+
+def not_converged(path: str) -> str:
+    return (f"{path}: fixes kept changing the file after {MAX_FIX_PASSES} rounds (or undid each other);"
+            " the last round's result is kept. This is a devlint bug: please report it")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as Python and git see them: ended by "\n" only (a "\r" or "\f" stays in its line)."""
+    lines = text.split("\n")
+    result = [line + "\n" for line in lines[:-1]]
+    if lines[-1]:
+        result.append(lines[-1])
+    return result
+
+
+def unified_diff(path: str, old_lines: list[str], new_lines: list[str]) -> str:
+    """What `--diff` prints for one file: a patch `git apply` (and `patch -p1`) applies from the
+    current directory. Paths are relative to it where the file is below it; a last line without
+    a line break is marked as git marks it."""
+    name = diff_path(path)
+    out = []
+    for line in difflib.unified_diff(old_lines, new_lines, fromfile=f"a/{name}", tofile=f"b/{name}"):
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def diff_path(path: str) -> str:
+    """`path` as a diff names it: relative to the current directory, with "/" separators."""
+    try:
+        relative = os.path.relpath(os.path.abspath(path))
+    except ValueError:  # another drive on Windows
+        relative = path
+    if relative.startswith(".."):
+        relative = os.path.abspath(path)
+    return relative.replace(os.sep, "/")
+
+
+def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int = 1,
+        cache: Optional[Cache] = None) -> Iterator[FileOutcome]:
+    """Outcomes in the order of `paths`; with `jobs` > 1 computed in worker processes."""
+    paths = list(paths)
+    if jobs > 1 and len(paths) > 1:
+        from devlint.runner.parallel import run_parallel, workers_pay
+
+        if workers_pay(len(paths), jobs):
+            yield from run_parallel(process, paths, settings, mode, jobs, cache)
+            return
+    for path in paths:
+        yield process(path, settings, mode, cache)
