@@ -3,7 +3,9 @@
     python benchmarks/lsp_latency.py [--corpus DIR] [--runs 20]
 
 - Latency: a warm server (the file opened and checked once), then `--runs` edits, each a
-  `textDocument/didChange` that appends a comment line; the time from sending it to receiving
+  `textDocument/didChange`: once appending a comment line at the end each time, once typing at
+  the file's middle line (inside whatever function or class is there: the server re-parses what
+  the edit touched, devlint/engine/reparse.py); the time from sending it to receiving
   `publishDiagnostics` for that version. Median and spread, for a file of about 2,000 lines and
   one of about 200 (targets: under 100 ms and under 20 ms), and again for the files of about those
   sizes that the prefilter and the screen send on to LibCST (files with candidates: the slow path).
@@ -12,7 +14,8 @@
 Files come from `--corpus` (default: the development corpus, `~/.cache/devlint-dev-corpus/src`):
 the torch-importing `.py` files whose line counts are nearest 2,000 and 200, and the first 200 in
 sorted order for memory. Without a corpus they are built from the fixtures' `bad.py` files. Each
-latency line also gives the same check run in-process without the server, for comparison.
+latency line also gives the whole check (parsing the whole text) run in-process without the server,
+for comparison.
 """
 
 from __future__ import annotations
@@ -67,29 +70,48 @@ class Client:
 
     def open(self, path: Path, text: str) -> str:
         uri = path.resolve().as_uri()
+        for key in [key for key in self.received if key[0] == uri]:  # versions start again at 1
+            del self.received[key]
         self.client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri, "python", 1, text)))
         return uri
 
 
-async def latency(client: Client, path: Path, runs: int) -> list[float]:
+async def latency(client: Client, path: Path, runs: int, where: str) -> list[float]:
+    """`runs` edits of a warm document, each timed from `didChange` to its diagnostics. `where`:
+    "end" appends a comment line at the end each time; "middle" types at the file's middle line
+    (a comment at that line's indent, then one more character per change), inside whatever
+    function or class is there."""
     text = path.read_text()
     uri = client.open(path, text)
     await client.wait_for(uri, 1)
     lines = text.split("\n")
     end = lsp.Position(len(lines) - 1, len(lines[-1]))
+    middle = len(lines) // 2
+    indent = lines[middle][:len(lines[middle]) - len(lines[middle].lstrip())]
+    typed = f"{indent}# edit"
     timings = []
     for version in range(2, runs + 2):
-        change = lsp.TextDocumentContentChangePartial(lsp.Range(end, end), f"\n# edit {version}")
-        end = lsp.Position(end.line + 1, len(f"# edit {version}"))
+        if where == "end":
+            change = lsp.TextDocumentContentChangePartial(lsp.Range(end, end), f"\n# edit {version}")
+            end = lsp.Position(end.line + 1, len(f"# edit {version}"))
+        elif version == 2:
+            start = lsp.Position(middle, 0)
+            change = lsp.TextDocumentContentChangePartial(lsp.Range(start, start), typed + "\n")
+        else:
+            at = lsp.Position(middle, len(typed))
+            change = lsp.TextDocumentContentChangePartial(lsp.Range(at, at), "x")
+            typed += "x"
         sent = time.perf_counter()
         client.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
             lsp.VersionedTextDocumentIdentifier(version, uri), [change]))
         timings.append((await client.wait_for(uri, version) - sent) * 1000)
+    client.client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
     return timings
 
 
 def engine_alone(path: Path, runs: int) -> list[float]:
-    """The same check in this process, without the server: what the server's latency is made of."""
+    """The whole check in this process, without the server (and without the reparser): what every
+    change cost before the server parsed only what an edit touched."""
     from devlint.engine.settings import Settings
     from devlint.sources import document
 
@@ -171,12 +193,15 @@ async def main() -> None:
             if path in timed:
                 continue  # the file with candidates is the nearest file itself
             timed.add(path)
-            timings = await latency(client, path, args.runs)
-            quartiles = statistics.quantiles(timings, n=4)
-            print(f"{label} file ({path.read_text().count(chr(10)) + 1} lines, {path}): median "
-                  f"{statistics.median(timings):.1f} ms, quartiles {quartiles[0]:.1f}-{quartiles[2]:.1f} ms, "
-                  f"min {min(timings):.1f}, max {max(timings):.1f} ({args.runs} changes); "
-                  f"the check alone, in-process: median {statistics.median(engine_alone(path, args.runs)):.1f} ms")
+            alone = statistics.median(engine_alone(path, args.runs))
+            for where in ("end", "middle"):
+                timings = await latency(client, path, args.runs, where)
+                quartiles = statistics.quantiles(timings, n=4)
+                print(f"{label} file ({path.read_text().count(chr(10)) + 1} lines, {path}), edits at the {where}: "
+                      f"median {statistics.median(timings):.1f} ms, "
+                      f"quartiles {quartiles[0]:.1f}-{quartiles[2]:.1f} ms, "
+                      f"min {min(timings):.1f}, max {max(timings):.1f} ({args.runs} changes); "
+                      f"the whole check alone, in-process: median {alone:.1f} ms")
         uris = [client.open(path, path.read_text()) for path in many]
         for uri in uris:
             await client.wait_for(uri, 1)

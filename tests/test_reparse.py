@@ -110,6 +110,7 @@ EDITS: dict[str, Callable[[str], str]] = {
     "only comments left": lambda t: "# one\n\n# two\n",
     "Windows newlines in one line": lambda t: t.replace("return y\n", "return y\r\n"),
     "a form feed": lambda t: t.replace("# between", "\f# between"),
+    "an old Mac newline": lambda t: t.replace("return y\n", "return y\r"),
     "the trailing newline removed": lambda t: t.rstrip("\n"),
 }
 

@@ -6,8 +6,9 @@ top-level statement boundaries where LibCST's parse is sure to split the same wa
 top-level statements whose gap holds only empty lines and comments written at column 0 (LibCST
 gives every such line to the next statement's `leading_lines`, or to the module's footer at the
 end; an indented comment line may belong to the block above, so such a gap is no boundary).
-After an edit, the chunks the edit touched, and one more on each side, are parsed as a text of
-their own, and their statements replace the old ones; every other statement is the old node.
+After an edit, the chunks the edit touched are parsed as a text of their own (grown a chunk at a
+time until both ends are boundaries of the new text as well) and their statements replace the
+old ones; every other statement is the old node, not parsed again.
 
 The text before the re-parsed region is unchanged and ends at such a boundary, so the tokenizer
 reaches the region exactly as a whole-file parse would; a region that parses ends with every
@@ -17,9 +18,9 @@ lines (the region's header) belong to its first statement, its trailing lines (t
 footer) to the module at the end of the file. A module's `default_indent` and `default_newline`
 decide how nodes store their whitespace, so a region whose own would differ from the file's is
 not spliced. Anything unusual (a region that does not parse, a region without statements, a
-text that `ast` cannot read) falls back to parsing the whole text: the result is then exactly
-`cst.parse_module(text)`, errors included. `tests/test_reparse.py` compares the two on edits
-of the fixtures and of generated programs.
+text that `ast` cannot read, old Mac newlines) falls back to parsing the whole text: the result
+is then exactly `cst.parse_module(text)`, errors included. `tests/test_reparse.py` compares the
+two on edits of the fixtures and of generated programs.
 """
 
 from __future__ import annotations
@@ -73,10 +74,10 @@ class Reparser:
 
 
 def _chunks(text: str, lines: Sequence[str], tree: Optional[ast.Module]) -> Optional[list[Chunk]]:
-    """The text's chunks; None when `ast` cannot read it, or where LibCST keeps something of
-    its own that a chunk would cut (a byte-order mark, a form feed)."""
-    if text.startswith("\ufeff") or "\f" in text:
-        return None
+    """The text's chunks; None when `ast` cannot read it, or where lines are not what `ast` counts
+    or LibCST keeps something of its own that a chunk would cut (a byte-order mark, a form feed)."""
+    if text.startswith("\ufeff") or "\f" in text or text.count("\r") != text.count("\r\n"):
+        return None  # (a lone "\r" ends a line for `ast` and LibCST, not for our split)
     if tree is None:
         try:
             tree = ast.parse(text)
