@@ -171,9 +171,20 @@ def nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
 def own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """`root` and the nodes below it, without those of nested functions, classes and lambdas (they
     run later, if at all); `root` itself is entered whatever it is."""
+    return _own_nodes(root, enter_root=True, in_order=False)
+
+
+def own_nodes_in_order(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`root` and the nodes below it that run when it runs, in source order: a function, class or
+    lambda, `root` included, is given but not entered."""
+    return _own_nodes(root, enter_root=False, in_order=True)
+
+
+def _own_nodes(root: cst.CSTNode, *, enter_root: bool, in_order: bool) -> Iterator[cst.CSTNode]:
     stack = [root]
     while stack:
         node = stack.pop()
         yield node
-        if node is root or not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            stack.extend(children(node))
+        if (node is root and enter_root) or not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            below = children(node)
+            stack.extend(reversed(below) if in_order else below)

@@ -3,13 +3,13 @@ visitor."""
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Sequence
 
 import libcst as cst
 
 from devlint.analysis.factories import cpu_factory_name, is_host
 from devlint.analysis.names import dotted_name, keyword, positional
-from devlint.analysis.walk import children
+from devlint.analysis.walk import own_nodes_in_order
 from devlint.rules.base import RuleVisitor
 from devlint.rules.dev010_unsynchronised_nonblocking_read import RULE
 
@@ -36,16 +36,6 @@ def _chain_root(expr: cst.BaseExpression) -> cst.BaseExpression:
             expr = expr.value
         else:
             return expr
-
-
-def _walk(root: cst.CSTNode) -> Iterable[cst.CSTNode]:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue  # runs later, if at all
-        stack.extend(reversed(list(children(node))))
 
 
 class UnsynchronisedNonblockingRead(RuleVisitor):
@@ -165,7 +155,7 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
                     return
 
     def _read_of(self, name: str, root: cst.CSTNode) -> Optional[cst.Call]:
-        for node in _walk(root):
+        for node in own_nodes_in_order(root):
             if not isinstance(node, cst.Call):
                 continue
             func = node.func
@@ -210,7 +200,7 @@ def _is_pinned(value: cst.BaseExpression) -> bool:
 def _waits(root: cst.CSTNode, name: str) -> bool:
     """May this code wait for the GPU? (A call that synchronizes, or a host read of a value other than
     `name`, which is on the host already: reading a GPU tensor waits for its stream.)"""
-    for node in _walk(root):
+    for node in own_nodes_in_order(root):
         if not isinstance(node, cst.Call):
             continue
         callee = dotted_name(node.func) or ""
@@ -235,7 +225,7 @@ _LITERALS = (cst.SimpleString, cst.Integer, cst.Float, cst.ConcatenatedString, c
 
 def _bound_by(root: cst.CSTNode) -> set[str]:
     names: set[str] = set()
-    for node in _walk(root):
+    for node in own_nodes_in_order(root):
         if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name):
             names.add(node.target.value)
         elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)) and isinstance(node.target, cst.Name):
