@@ -54,6 +54,51 @@ async def test_a_bad_fixture_gets_every_report_with_its_exact_range_code_and_rul
         assert diagnostic.code_description.href.endswith(f"/docs/rules/{diagnostic.code}.md")
 
 
+async def test_after_each_edit_the_reports_are_those_of_the_whole_new_text(tmp_path):
+    """The server parses a version from the last one (devlint/engine/reparse.py): lines typed into a
+    function, a function removed, a syntax error and its repair all give the reports of the text."""
+    path = FIXTURES / "DEV005-host-tensor-meets-input" / "bad.py"
+    text = path.read_text()
+    lines = text.split("\n")
+    middle = len(lines) // 2
+    indent = lines[middle][:len(lines[middle]) - len(lines[middle].lstrip())]
+    versions = [
+        "\n".join([*lines[:middle], indent + "# typed", *lines[middle:]]),
+        "\n".join([*lines[:middle], indent + "# typed more", *lines[middle:]]),
+        "\n".join([*lines[:middle], *lines[middle + 3:]]),
+        text.replace("def ", "def (", 1),
+        text + "\nimport torch\nstate = torch.load(path)\n",
+    ]
+    async with session(tmp_path) as editor:
+        uri = editor.open(tmp_path / "model.py", text)
+        await editor.diagnostics(uri)
+        for version in versions:
+            editor.replace(uri, version)
+            expected = document.check(document.PythonSource(str(tmp_path / "model.py"), version), Settings())
+            assert spans(await editor.diagnostics(uri)) == sorted(
+                (d.code, d.line - 1, d.col - 1, d.end_line - 1, d.end_col - 1) for d in expected)
+
+
+async def test_the_server_keeps_the_trees_of_the_last_documents_it_checked(tmp_path):
+    from devlint.frontends.lsp.server import KEPT_TREES, Snapshot, build
+
+    server = build()
+    text = (FIXTURES / "DEV005-host-tensor-meets-input" / "bad.py").read_text()
+
+    def check(name: str, version: str) -> None:
+        uri = (tmp_path / name).as_uri()
+        source = document.PythonSource(str(tmp_path / name), version)
+        server.check(Snapshot(uri, str(tmp_path / name), source, {None: uri}, {uri: version}, {uri: 1}), Settings())
+
+    check("a.py", text)
+    check("a.py", text.replace("\n\n", "\n\n# typed\n", 1))
+    assert server.reparsers[(tmp_path / "a.py").as_uri()].spliced == 1  # parsed from the last version
+    for number in range(KEPT_TREES):
+        check(f"other{number}.py", text)
+    assert (tmp_path / "a.py").as_uri() not in server.reparsers
+    assert len(server.reparsers) == KEPT_TREES
+
+
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)
 async def test_applying_each_quick_fix_in_turn_gives_the_fixtures_fixed_file(rule_dir, tmp_path):
     path = rule_dir / "bad.py"

@@ -13,7 +13,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from devlint.engine.engine import analyze
+from devlint.engine.settings import Settings
 from devlint.engine.reparse import Reparser
+from devlint.sources import document
 from tests.conftest import RULE_DIRS
 from tests.test_properties import FUZZ
 
@@ -168,6 +170,19 @@ def test_reports_are_the_same_with_the_reparser() -> None:
             for version in (text, edited):
                 expected = analyze(version, "bad.py", with_fixes=True).diagnostics
                 assert analyze(version, "bad.py", with_fixes=True, reparser=parser).diagnostics == expected
+
+
+def test_a_notebook_edited_cell_by_cell_reports_the_same_with_the_reparser() -> None:
+    """The editor's notebooks: the joined module of the code cells is parsed from its last version."""
+    cells = [(1, "import torch\n"), (2, "x = torch.zeros(3)\nx.to('cuda')\n"), (4, "state = torch.load('m.pt')\n")]
+    parser = Reparser()
+    for edit in range(3):
+        cells[1] = (2, cells[1][1] + f"y{edit} = x.sum()\n")
+        source = document.from_cells("nb.ipynb", cells)
+        expected = document.check(source, Settings(), with_fixes=True)
+        assert {report.code for report in expected} >= {"DEV001", "DEV004"}
+        assert document.check(source, Settings(), with_fixes=True, reparser=parser) == expected
+    assert parser.spliced == 2
 
 
 @st.composite

@@ -80,9 +80,9 @@ def check(source: Source, settings: Settings, *, with_fixes: bool = False, ignor
     """The source's reports, sorted. `with_fixes` adds each fix's text edits; `ignore_noqa` keeps
     suppressed reports (flake8 applies `# noqa` itself); `tree`: the text's `ast`, when the
     caller has it; `reparser`: one per document that is checked again and again (an editor's
-    buffer), so that a version is parsed from the last one. A notebook is parsed whole."""
+    buffer or notebook), so that a version is parsed from the last one."""
     if isinstance(source, NotebookSource):
-        return lint_notebook(source.notebook, settings, with_fixes=with_fixes)
+        return lint_notebook(source.notebook, settings, with_fixes=with_fixes, reparser=reparser)
     return analyze(source.text, source.path, settings, with_fixes=with_fixes, ignore_noqa=ignore_noqa,
                    tree=tree, reparser=reparser).diagnostics
 

@@ -25,12 +25,15 @@ import enum
 import json
 import re
 from dataclasses import dataclass, field, replace
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from devlint.contract.diagnostics import Diagnostic, Edit, FixResult
 from devlint.engine.engine import Analysis, analyze, fix_text
 from devlint.engine.settings import SYNTAX_ERROR_CODE, Settings
 from devlint.sources.files import SourceError, read_bytes
+
+if TYPE_CHECKING:  # pragma: no cover
+    from devlint.engine.reparse import Reparser
 
 # What a masked line becomes: a statement, so a masked block body still parses; the comment lets a
 # fix's span be checked for it.
@@ -342,13 +345,14 @@ def _file_line(notebook: Notebook, cell: CodeCell, line: int) -> Optional[int]:
 # Linting
 
 
-def _analysable(notebook: Notebook, settings: Settings, with_fixes: bool = False
-                ) -> tuple[str, list[Diagnostic], set[int], Analysis]:
+def _analysable(notebook: Notebook, settings: Settings, with_fixes: bool = False,
+                reparser: Optional[Reparser] = None) -> tuple[str, list[Diagnostic], set[int], Analysis]:
     """The module to analyse and its analysis. Each cell must parse on its own (IPython runs them
     one by one), so when the joined module does not parse, the cells that do not parse alone are
-    reported (DEV999, as a `.py` file's syntax error) and blanked: one broken cell hides no other."""
+    reported (DEV999, as a `.py` file's syntax error) and blanked: one broken cell hides no other.
+    `reparser`: the parser of the notebook's earlier versions (an editor's), for the joined module."""
     path = notebook.path
-    analysis = analyze(notebook.module, path, settings, with_fixes=with_fixes)
+    analysis = analyze(notebook.module, path, settings, with_fixes=with_fixes, reparser=reparser)
     if analysis.module is not None or analysis.skipped:
         return notebook.module, [], set(), analysis
     import libcst as cst  # the joined module reached LibCST and failed there: it is imported already
@@ -380,8 +384,9 @@ def _analysable(notebook: Notebook, settings: Settings, with_fixes: bool = False
     return module, broken, blanked, analysis
 
 
-def lint_notebook(notebook: Notebook, settings: Settings, *, with_fixes: bool = False) -> list[Diagnostic]:
-    _, broken, _, analysis = _analysable(notebook, settings, with_fixes)
+def lint_notebook(notebook: Notebook, settings: Settings, *, with_fixes: bool = False,
+                  reparser: Optional[Reparser] = None) -> list[Diagnostic]:
+    _, broken, _, analysis = _analysable(notebook, settings, with_fixes, reparser)
     diagnostics = broken + analysis.diagnostics
     return sorted((to_cell(notebook, d) for d in diagnostics), key=lambda d: d.sort_key)
 
