@@ -111,6 +111,7 @@ EDITS: dict[str, Callable[[str], str]] = {
     "everything removed": lambda t: "",
     "only comments left": lambda t: "# one\n\n# two\n",
     "Windows newlines in one line": lambda t: t.replace("return y\n", "return y\r\n"),
+    "a Windows newline on the first line": lambda t: t.replace("\n", "\r\n", 1),
     "a form feed": lambda t: t.replace("# between", "\f# between"),
     "an old Mac newline": lambda t: t.replace("return y\n", "return y\r"),
     "the trailing newline removed": lambda t: t.rstrip("\n"),

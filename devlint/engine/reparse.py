@@ -163,8 +163,8 @@ def _splice(last: _Parsed, lines: list[str], chunks: list[Chunk]) -> Optional[cs
     old = last.module
     if not region.body or len(region.body) != statements:
         return None
-    if region_first > 1 and region.default_newline != old.default_newline:
-        return None  # newlines stored as the file's default would mean another one
+    if region.default_newline != old.default_newline:
+        return None  # the old nodes' newlines, stored as the file's default, would mean another one
     if _first_block(region.body) is not None and region.default_indent != old.default_indent:
         return None  # and so would indents
     before = sum(count for _, _, count in old_chunks[:first])
@@ -173,7 +173,6 @@ def _splice(last: _Parsed, lines: list[str], chunks: list[Chunk]) -> Optional[cs
     changes: dict[str, object] = {}
     if region_first == 1:
         changes["header"] = region.header
-        changes["default_newline"] = region.default_newline
     elif region.header:  # a whole-file parse gives these lines to the statement after them
         body[0] = body[0].with_changes(leading_lines=(*region.header, *body[0].leading_lines))
     if at_end:
