@@ -21,6 +21,7 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import Callable, Optional
 
 import libcst as cst
 
@@ -62,6 +63,17 @@ def edited(text: str) -> str:
     return "\n".join(lines)
 
 
+def timed_parse(parse: Callable[[str], cst.Module], text: str
+                ) -> tuple[Optional[cst.Module], Optional[type], float]:
+    """(the module, None) or (None, the error's type), and the seconds `parse(text)` took."""
+    start = time.perf_counter()
+    try:
+        module, error_type = parse(text), None
+    except Exception as error:  # noqa: BLE001 - both parsers must fail alike, whatever the failure
+        module, error_type = None, type(error)
+    return module, error_type, time.perf_counter() - start
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--root", type=Path, default=DEFAULT_ROOT)
@@ -89,19 +101,11 @@ def main() -> int:
             continue
         for step in range(args.edits):
             new = edited(text)
-            start = time.perf_counter()
-            try:
-                full, full_error = cst.parse_module(new), None
-            except Exception as error:  # noqa: BLE001
-                full, full_error = None, type(error)
-            full_seconds += time.perf_counter() - start
+            full, full_error, seconds = timed_parse(cst.parse_module, new)
+            full_seconds += seconds
             before = reparser.spliced
-            start = time.perf_counter()
-            try:
-                got, got_error = reparser.parse(new), None
-            except Exception as error:  # noqa: BLE001
-                got, got_error = None, type(error)
-            reparser_seconds += time.perf_counter() - start
+            got, got_error, seconds = timed_parse(reparser.parse, new)
+            reparser_seconds += seconds
             spliced += reparser.spliced - before
             checked += 1
             if full is None or got is None:

@@ -75,10 +75,10 @@ def _token_types() -> frozenset[type]:
     return frozenset(found)
 
 
-TOKEN_TYPES = _token_types()
-_TOKEN_NAMES = frozenset(cls.__name__ for cls in TOKEN_TYPES)
+_TOKEN_TYPES = _token_types()
+_TOKEN_NAMES = frozenset(cls.__name__ for cls in _TOKEN_TYPES)
 # A token node's kind when no visitor has a callback on tokens: 3, a node that is not walked.
-_TOKENS_UNWALKED = {cls: 3 for cls in TOKEN_TYPES}
+_TOKENS_UNWALKED = {cls: 3 for cls in _TOKEN_TYPES}
 
 
 def _kind(value: object) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+from typing import Sequence
 
 
 class Lines:
@@ -29,3 +30,16 @@ class Lines:
         """offset -> 1-based line, 1-based column."""
         index = bisect.bisect_right(self.starts, offset) - 1
         return index + 1, offset - self.starts[index] + 1
+
+
+def common_ends(old: Sequence[str], new: Sequence[str]) -> tuple[int, int]:
+    """How many lines two versions of a text share at the start, and at the end (each counted on
+    its own, so the two may overlap where the versions repeat lines: callers bound them)."""
+    limit = min(len(old), len(new))
+    prefix = 0
+    while prefix < limit and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit and old[-1 - suffix] == new[-1 - suffix]:
+        suffix += 1
+    return prefix, suffix

@@ -32,6 +32,7 @@ from typing import Optional, Sequence
 import libcst as cst
 
 from devlint.analysis.walk import children
+from devlint.engine.lines import common_ends
 
 # One chunk: (first line, last line), 1-based and inclusive, and its number of top-level statements.
 Chunk = tuple[int, int, int]
@@ -123,13 +124,8 @@ def _splice(last: _Parsed, lines: list[str], chunks: list[Chunk]) -> Optional[cs
     """The module of the text of `lines` (cut into `chunks`) from `last`'s, parsing only the
     chunks the edit touched; None to parse the whole text."""
     old_lines, old_chunks = last.lines, last.chunks
-    limit = min(len(old_lines), len(lines))
-    prefix = 0
-    while prefix < limit and old_lines[prefix] == lines[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < limit - prefix and old_lines[-1 - suffix] == lines[-1 - suffix]:
-        suffix += 1
+    prefix, suffix = common_ends(old_lines, lines)
+    suffix = min(suffix, min(len(old_lines), len(lines)) - prefix)
     # Old lines prefix+1 .. len(old)-suffix changed; with none, lines came in after line `prefix`.
     changed_first, changed_last = prefix + 1, len(old_lines) - suffix
     touched = [i for i, (start, end, _) in enumerate(old_chunks)

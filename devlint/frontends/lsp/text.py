@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+from devlint.engine.lines import common_ends
+
 UTF8, UTF16, UTF32 = "utf-8", "utf-16", "utf-32"
 
 
@@ -62,13 +64,11 @@ def changed_lines(old: str, new: str) -> Optional[tuple[int, int, str]]:
     if old == new:
         return None
     old_lines, new_lines = old.split("\n"), new.split("\n")
-    start = 0
-    while start < min(len(old_lines), len(new_lines)) - 1 and old_lines[start] == new_lines[start]:
-        start += 1
-    old_end, new_end = len(old_lines), len(new_lines)
-    while old_end - 1 > start and new_end - 1 > start and old_lines[old_end - 1] == new_lines[new_end - 1]:
-        old_end -= 1
-        new_end -= 1
+    shortest = min(len(old_lines), len(new_lines))
+    prefix, suffix = common_ends(old_lines, new_lines)
+    start = min(prefix, shortest - 1)  # at least one line is replaced
+    suffix = min(suffix, shortest - start - 1)
+    old_end, new_end = len(old_lines) - suffix, len(new_lines) - suffix
     # Replace lines [start, old_end) including their line breaks; the last line has none.
     replacement = "\n".join(new_lines[start:new_end])
     if old_end < len(old_lines):
