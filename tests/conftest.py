@@ -35,11 +35,12 @@ def lint(code: str, path: str = "example.py", **settings) -> list[tuple[int, int
     return [(d.line, d.col, d.code) for d in diagnostics]
 
 
-def run_devlint(*args: str, cwd: os.PathLike | str | None = None, input: str | None = None):
-    """Run the real `devlint` command in a subprocess."""
+def run_devlint(*args: str, cwd: os.PathLike | str | None = None, input: str | None = None,
+                env: dict[str, str] | None = None):
+    """Run the real `devlint` command in a subprocess (`env`: variables to add)."""
     return subprocess.run(
         [sys.executable, "-m", "devlint", *args], cwd=cwd, capture_output=True, text=True, input=input,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
     )
 
 

@@ -146,19 +146,42 @@ def test_thousand_deep_brackets_are_cpythons_syntax_error(tmp_path, opening, clo
     assert result.stdout.startswith("deep.py:3:209: DEV999 syntax error: too many nested parentheses")
 
 
-def test_analysis_that_exhausts_even_the_large_stack_is_dev999_at_1_1(monkeypatch):
-    from devlint.engine import engine
+def test_analysis_that_exhausts_even_the_large_stack_is_dev998_at_1_1_never_dev999(monkeypatch):
+    from devlint.engine import cst_stage, engine
 
     def bottomless(*args):  # stands in for code deeper than any stack
         raise RecursionError("maximum recursion depth exceeded")
 
-    monkeypatch.setattr(engine, "_analyze", bottomless)
-    monkeypatch.setattr(engine, "_fix_text", bottomless)
+    monkeypatch.setattr(cst_stage, "check", bottomless)
     source = TORCH_BUG + "value = flag\n"
     [report] = engine.analyze(source, "deep.py").diagnostics
-    assert (report.line, report.col, report.code) == (1, 1, "DEV999")
-    assert report.message == "syntax error: too deeply nested to analyse (recursion limit)"
+    assert (report.line, report.col, report.code) == (1, 1, "DEV998")
+    assert report.message.startswith("internal error: this file is nested too deeply for devlint to analyse")
     assert engine.fix_text(source, "deep.py", unsafe=True).source == source
+
+
+@pytest.mark.parametrize("terms", [100, 1_000, 2_900])
+def test_long_sums_python_parses_are_analysed(tmp_path, terms):
+    total = " + ".join(f"x{i}" for i in range(terms))
+    write(tmp_path / "long.py", (TORCH_BUG + f"total = {total}\n").encode())
+    result = check("long.py", cwd=tmp_path)
+    assert result.stdout.splitlines() == ["long.py:2:9: DEV004 " + result.stdout.split(" DEV004 ")[1].splitlines()[0]]
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("terms", [3_000, 5_000])
+def test_sums_too_long_for_pythons_parser_are_dev999_at_their_line(tmp_path, terms):
+    total = " + ".join(f"x{i}" for i in range(terms))
+    write(tmp_path / "long.py", (TORCH_BUG + f"total = {total}\n").encode())
+    result = check("long.py", cwd=tmp_path)
+    assert result.stdout.startswith("long.py:3:1: DEV999 syntax error: too long or too deeply nested for Python's parser")
+    assert result.returncode == 1 and "All checks passed" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_syntax_error_is_pythons_line_column_and_message(tmp_path):
+    write(tmp_path / "broken.py", b"import torch\ndef f(:\n    return torch.load('m.pt')\n")
+    result = check("broken.py", cwd=tmp_path)
+    assert result.stdout.splitlines() == ["broken.py:2:7: DEV999 syntax error: invalid syntax"]
 
 
 def test_very_long_line(tmp_path):
@@ -289,7 +312,7 @@ def test_unknown_code_in_select_lists_the_valid_ones(tmp_path):
     assert result.returncode == 2
     from devlint.rules import rule_codes
 
-    valid = ", ".join((*rule_codes(), "DEV999"))  # every rule's code, then the syntax error's
+    valid = ", ".join((*rule_codes(), "DEV998", "DEV999"))  # every rule's code, then the internal and syntax errors
     assert "DEV001, DEV002" in valid
     assert result.stderr.strip() == f"devlint: error: --select: unknown code or prefix 'DEV9x'; valid codes: {valid}"
 

@@ -304,7 +304,7 @@ def test_bad_notebooks_exit_2_and_the_other_files_are_still_checked(tmp_path):
 
 def test_a_cell_with_a_syntax_error_is_reported_and_the_other_cells_still_checked_and_fixed():
     text = notebook_text(SETUP, code("def f(:\n    pass\n"), code("x.to(dev)\n"))
-    assert reports(text) == [(2, 2, 1, "DEV999"), (3, 1, 1, "DEV001")]  # where LibCST places it, as in a .py
+    assert reports(text) == [(2, 1, 7, "DEV999"), (3, 1, 1, "DEV001")]  # where Python places it, as in a .py
     assert fixed_sources(text)[1:] == [["def f(:\n", "    pass\n"], ["x = x.to(dev)\n"]]
 
 

@@ -40,6 +40,7 @@ import libcst as cst
 
 from devlint.analysis.classes import ClassTable
 from devlint.analysis.names import dotted_name, string_value, target_names
+from devlint.analysis.terminating import terminating
 from devlint.analysis.torch_names import TorchNames
 from devlint.analysis.vocabulary import CONVERSIONS
 from devlint.analysis.walk import children
@@ -331,6 +332,7 @@ class TypeOracle:
         return index
 
     # -- questions --------------------------------------------------------------------
+    @terminating(Kind.UNKNOWN)
     def kind_of(
         self,
         expr: cst.BaseExpression,

@@ -13,11 +13,13 @@ and on generated programs.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 
 import libcst as cst
 
 _Methods = dict[str, list[Callable[..., object]]]
+# What `visit_batched` does with a callback that raised: (its visitor, the node, the error).
+OnError = Callable[[cst.BatchableCSTVisitor, Optional[cst.CSTNode], Exception], None]
 _FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}  # (field, visited only when it holds nodes)
 
 
@@ -96,13 +98,18 @@ def _visitor_methods(visitor: cst.BatchableCSTVisitor) -> dict[str, Callable[...
     return {name: getattr(visitor, name) for name in names}
 
 
-def visit_batched(module: cst.Module, visitors: Sequence[cst.BatchableCSTVisitor]) -> None:
+def visit_batched(module: cst.Module, visitors: Sequence[cst.BatchableCSTVisitor],
+                  on_error: Optional[OnError] = None) -> None:
     """Run `visitors` over `module` as `MetadataWrapper.visit_batched` would (visitors that
-    declare no metadata)."""
+    declare no metadata). With `on_error`, a callback that raises is handed to it (the visitor, the
+    node, the error); unless it raises in turn, that visitor's callbacks are not called again and
+    the others go on."""
     methods: _Methods = {}
+    owners: dict[int, cst.BatchableCSTVisitor] = {}
     for visitor in visitors:
         for name, function in _visitor_methods(visitor).items():
             methods.setdefault(name, []).append(function)
+            owners[id(function)] = visitor
     plans: dict[type, tuple] = {}
     # No callback on a token node: its subtree (tokens only) is not walked; the callbacks of the
     # field that holds it still run, as they would.
@@ -119,10 +126,27 @@ def visit_batched(module: cst.Module, visitors: Sequence[cst.BatchableCSTVisitor
         result = plans[type(node)] = (methods.get(f"visit_{name}", ()), tuple(fields), methods.get(f"leave_{name}", ()))
         return result
 
+    def failed(function: Callable[..., object], node: cst.CSTNode, error: Exception) -> None:
+        visitor = owners.get(id(function))
+        if on_error is None or visitor is None:
+            raise error
+        on_error(visitor, node, error)
+        for functions in methods.values():  # replaced, not removed: a loop may be iterating this list
+            for index, other in enumerate(functions):
+                if owners.get(id(other)) is visitor:
+                    functions[index] = _skip
+
+    def call(functions: Sequence[Callable[..., object]], node: cst.CSTNode) -> None:
+        for function in functions:
+            try:
+                function(node)
+            except Exception as error:
+                failed(function, node, error)
+
     def walk(node: cst.CSTNode) -> None:
         visits, fields, leaves = plans.get(type(node)) or plan(node)
-        for function in visits:
-            function(node)
+        if visits:
+            call(visits, node)
         for field, extra, visit_field, leave_field in fields:
             value = getattr(node, field)
             kind = kinds.get(type(value))
@@ -130,20 +154,24 @@ def visit_batched(module: cst.Module, visitors: Sequence[cst.BatchableCSTVisitor
                 kind = kinds[type(value)] = _kind(value)
             if extra and not kind:
                 continue  # not a child (a string, a flag, a missing format spec): LibCST skips it
-            for function in visit_field:
-                function(node)
+            if visit_field:
+                call(visit_field, node)
             if kind == 1:
                 walk(value)
             elif kind == 2:
                 for child in value:
                     if (kinds.get(type(child)) or _kind(child)) == 1:
                         walk(child)
-            for function in leave_field:
-                function(node)
-        for function in leaves:
-            function(node)
+            if leave_field:
+                call(leave_field, node)
+        if leaves:
+            call(leaves, node)
 
     walk(module)
+
+
+def _skip(node: cst.CSTNode) -> None:
+    """A failed visitor's callback, from then on."""
 
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:

@@ -8,7 +8,8 @@ one-file run, and most files never need it (tests/test_startup.py).
 from __future__ import annotations
 
 import ast
-import re
+import os
+import types
 from typing import TYPE_CHECKING, Callable, Mapping, Optional, Sequence
 
 import libcst as cst
@@ -18,11 +19,13 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 from devlint.analysis.context import ContextEnter, ContextExit, FileContext, RawReport
 from devlint.analysis.walk import nodes, visit_batched
 from devlint.contract.diagnostics import Diagnostic, Edit, FixInfo
+from devlint.engine.deep_stack import caused_by_recursion, on_deep_stack
 from devlint.engine.layout import Refused, lay_out, smallest
 from devlint.engine.line_length import line_limit
 from devlint.engine.lines import Lines
 from devlint.engine.noqa import Suppressions
-from devlint.engine.settings import SYNTAX_ERROR_CODE, Settings
+from devlint.engine.settings import INTERNAL_ERROR_CODE, Settings
+from devlint.engine.syntax import internal_error
 from devlint.engine.target_torch import target_torch
 from devlint.rules import RuleEntry
 from devlint.rules.base import Fix
@@ -32,12 +35,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from devlint.engine.engine import Analysis
     from devlint.engine.reparse import Reparser
 
-# CPython refuses more than 200 nested brackets ("too many nested parentheses"); LibCST accepts
-# them but takes minutes on a few thousand, so such files get CPython's own syntax error.
-MAX_BRACKET_DEPTH = 200
-_BRACKETS = re.compile(r"[][(){}]")
-
-
 def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleEntry], with_fixes: bool,
           ignore_noqa: bool, suppressions: Suppressions, syntax: Optional[SyntaxFacts] = None,
           reparser: Optional[Reparser] = None) -> None:
@@ -45,69 +42,93 @@ def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleE
     `syntax`: what the screen read from the text's `ast`, for rules that narrow their work by it;
     `reparser`: the parser of the document's earlier versions (an editor's), if it has one."""
     source = result.source
-    nesting = _nesting_error(source)
-    try:
-        if nesting is not None:
-            raise nesting
-        if reparser is not None:
-            module = reparser.parse(source, syntax.tree if syntax is not None else None)
-        else:
-            module = cst.parse_module(source)
-    except (cst.ParserSyntaxError, SyntaxError, MemoryError, ValueError) as error:
-        if settings.enabled(SYNTAX_ERROR_CODE, path):
-            result.diagnostics.append(syntax_error(path, source, error))
-        return
+    if reparser is not None:
+        module = reparser.parse(source, syntax.tree if syntax is not None else None)
+    else:
+        module = cst.parse_module(source)  # Python parsed it (engine.py): a failure here is LibCST's, DEV998
     result.module = module
     ctx = FileContext(module, path, target_torch(settings.target_torch, path), syntax=syntax)
     rule_visitors = [entry.visitor(ctx) for entry in rules]
+    failures = _Failures(rule_visitors)
+    _inject_fault(rule_visitors)
     # LibCST's callbacks in LibCST's order, without rebuilding every node (devlint/analysis/walk.py).
-    # A RecursionError propagates to _with_deep_stack, which retries on a large stack.
-    visit_batched(module, [ContextEnter(ctx), *rule_visitors, ContextExit(ctx)])
+    visit_batched(module, [ContextEnter(ctx), *rule_visitors, ContextExit(ctx)], on_error=failures.visiting)
     for visitor in rule_visitors:
-        visitor.finish()
-    raw = [r for r in ctx.reports if ctx.torch.imports_torch or not _needs_torch_import(r, rules)]
-    if not raw:
+        if visitor.rule.code not in failures.by_code:
+            try:
+                visitor.finish()
+            except Exception as error:
+                failures.visiting(visitor, None, error)
+    raw = [r for r in ctx.reports if r.rule.code not in failures.by_code
+           and (ctx.torch.imports_torch or not _needs_torch_import(r, rules))]
+    if not raw and not failures.by_code:
         return
     wanted = [node for report in raw for node in (report.node, *(report.fix.replacements if report.fix else ()))]
+    wanted += [node for node, _ in failures.by_code.values() if node is not None]
     limit = line_limit(settings.line_length, path) if with_fixes else 0
     lines = Lines(source)
-    positions = _positions(module, wanted, lines, syntax.tree if syntax is not None else None)
-    _resolve(result, lines, positions, raw, path, with_fixes, ignore_noqa, limit, suppressions)
-
-
-def syntax_error(path: str, source: str, error: Exception) -> Diagnostic:
-    """The DEV999 report of a text that does not parse (LibCST's error, CPython's, or too deep)."""
-    line, col = 1, 1
-    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    if isinstance(error, cst.ParserSyntaxError):
-        line, col = error.raw_line, error.raw_column + 1
-        message = error.message
-    elif isinstance(error, SyntaxError):
-        line, col = error.lineno or 1, error.offset or 1
-        message = str(error.msg)
-    elif isinstance(error, RecursionError):
-        message = "too deeply nested to analyse (recursion limit)"
-    return Diagnostic(path, line, col, SYNTAX_ERROR_CODE, f"syntax error: {message}", line, col)
-
-
-def _nesting_error(source: str) -> Optional[SyntaxError]:
-    """CPython's error for brackets nested deeper than it allows, if there are such.
-
-    The regex count is a cheap upper bound (brackets in strings count too); only when it is
-    over the limit does CPython's own parser decide."""
-    depth = deepest = 0
-    for match in _BRACKETS.finditer(source):
-        depth = depth + 1 if match.group() in "([{" else max(depth - 1, 0)
-        deepest = max(deepest, depth)
-    if deepest <= MAX_BRACKET_DEPTH:
-        return None
     try:
-        compile(source, "<devlint>", "exec", dont_inherit=True, flags=0x400)  # ast.PyCF_ONLY_AST
-    except SyntaxError as error:
-        return error if "nested parentheses" in str(error.msg) else None
-    except (RecursionError, MemoryError, ValueError):
-        return None
-    return None
+        positions = _positions(module, wanted, lines, syntax.tree if syntax is not None else None)
+        _resolve(result, lines, positions, raw, path, with_fixes, ignore_noqa, limit, suppressions)
+    except Exception as error:
+        if caused_by_recursion(error) and not isinstance(error, RecursionError):
+            raise RecursionError(str(error)) from error  # LibCST's position records hide it: retried deep
+        raise
+    for code, (node, error) in sorted(failures.by_code.items()):
+        where = positions.get(node) if node is not None else None
+        line, col = (where.start.line, where.start.column + 1) if where is not None else (1, 1)
+        if settings.enabled(INTERNAL_ERROR_CODE, path):
+            result.diagnostics.append(internal_error(
+                path, line, col, f"rule {code} failed here; its reports for this file are dropped", error))
+    result.diagnostics.sort(key=lambda d: d.sort_key)
+
+
+class _Failures:
+    """The rules that raised while checking this file, each with the node it was at (None: in `finish`).
+    A RecursionError off the large stack is not the rule's failure yet: the whole file is tried again
+    on a large stack (devlint/engine/deep_stack.py), where a rule that still recurses has failed."""
+
+    def __init__(self, rule_visitors: Sequence[cst.BatchableCSTVisitor]) -> None:
+        self.rule_visitors = {id(visitor) for visitor in rule_visitors}
+        self.by_code: dict[str, tuple[Optional[cst.CSTNode], Exception]] = {}
+
+    def visiting(self, visitor: cst.BatchableCSTVisitor, node: Optional[cst.CSTNode], error: Exception) -> None:
+        if id(visitor) not in self.rule_visitors:
+            raise error  # the shared context's visitors: the file cannot be analysed (engine.py: DEV998)
+        if isinstance(error, RecursionError) and not on_deep_stack():
+            raise error
+        self.by_code.setdefault(visitor.rule.code, (node, error))  # type: ignore[attr-defined]
+
+
+# A test-only hook (tests/test_isolation.py): `DEVLINT_TEST_FAULT=DEV004` makes that rule raise in its
+# `finish`, `DEV004:recursion` makes it recurse without end in its first callback.
+_FAULT_VARIABLE = "DEVLINT_TEST_FAULT"
+
+
+def _inject_fault(rule_visitors: Sequence[cst.BatchableCSTVisitor]) -> None:
+    fault = os.environ.get(_FAULT_VARIABLE)
+    if not fault:
+        return
+    code, _, kind = fault.partition(":")
+    for visitor in rule_visitors:
+        if visitor.rule.code != code:  # type: ignore[attr-defined]
+            continue
+        if kind == "recursion":
+            for name in visitor.get_visitors():
+                setattr(visitor, name, types.MethodType(_recurse_forever(name), visitor))
+        else:
+            def fail() -> None:
+                raise RuntimeError(f"{_FAULT_VARIABLE} made {code} fail")
+
+            visitor.finish = fail  # type: ignore[method-assign]
+
+
+def _recurse_forever(name: str) -> Callable[..., None]:
+    def callback(self: object, node: cst.CSTNode) -> None:
+        callback(self, node)
+
+    callback.__name__ = name  # LibCST lists a visitor's callbacks by their names
+    return callback
 
 
 def _needs_torch_import(report: RawReport, rules: Sequence[RuleEntry]) -> bool:

@@ -18,19 +18,19 @@ a file gets that far: this module, the prefilter, the screen and the rule table 
 from __future__ import annotations
 
 import ast
-import sys
-import threading
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING, Callable, Optional, TypeVar
+from typing import TYPE_CHECKING, Callable, Optional
 
 from devlint.analysis.prefilter import prefilter
 from devlint.analysis.screen import screen_with_facts
 from devlint.contract.diagnostics import Applicability, Diagnostic, FixResult
+from devlint.engine.deep_stack import caused_by_recursion, with_deep_stack
 from devlint.engine.line_length import line_limit
 from devlint.engine.lines import Lines
 from devlint.engine.noqa import Suppressions
-from devlint.engine.settings import DEFAULT_SETTINGS, SYNTAX_ERROR_CODE, Settings
+from devlint.engine.settings import DEFAULT_SETTINGS, INTERNAL_ERROR_CODE, SYNTAX_ERROR_CODE, Settings
+from devlint.engine.syntax import internal_error, parse_python
 from devlint.rules import RuleEntry, all_rules
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -42,13 +42,6 @@ if TYPE_CHECKING:  # pragma: no cover
 # `--fix` re-checks and fixes again until nothing changes (a fix may make another report: DEV001's
 # `x = x.to(d)` after `x = torch.randn(...)` is DEV002's two-statement pair); ruff's bound.
 MAX_FIX_PASSES = 100
-# LibCST's parser, its metadata providers and our visitors recurse once per level of nesting, so
-# deeply nested but valid code can exhaust Python's default limits. Such files are analysed again
-# in a thread with a large stack and a raised recursion limit (only they pay for it).
-DEEP_STACK_BYTES = 512 * 1024 * 1024
-DEEP_RECURSION_LIMIT = 100_000
-_DEEP_THREAD = "devlint-deep-analysis"
-_Result = TypeVar("_Result")
 
 
 def enabled_rules(settings: Settings, path: Optional[str]) -> list[RuleEntry]:
@@ -73,70 +66,50 @@ def _cst_stage() -> ModuleType:
     return cst_stage
 
 
-def _with_deep_stack(function: Callable[..., _Result], *args: object, **kwargs: object) -> _Result:
-    """`function(*args, **kwargs)`; on RecursionError, once more in a thread with a large stack."""
-    try:
-        return function(*args, **kwargs)
-    except RecursionError:
-        if threading.current_thread().name == _DEEP_THREAD:
-            raise
-    outcome: dict[str, object] = {}
-
-    def target() -> None:
-        try:
-            outcome["value"] = function(*args, **kwargs)
-        except BaseException as error:  # handed back to the calling thread
-            outcome["error"] = error
-
-    old_limit = sys.getrecursionlimit()
-    old_size = threading.stack_size(DEEP_STACK_BYTES)
-    try:
-        thread = threading.Thread(target=target, name=_DEEP_THREAD)
-        thread.start()
-    finally:
-        threading.stack_size(old_size)
-    sys.setrecursionlimit(max(old_limit, DEEP_RECURSION_LIMIT))
-    try:
-        thread.join()
-    finally:
-        sys.setrecursionlimit(old_limit)
-    if "error" in outcome:
-        raise outcome["error"]  # type: ignore[misc]
-    return outcome["value"]  # type: ignore[return-value]
-
-
 def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = None,
             *, with_fixes: bool = False, ignore_noqa: bool = False, tree: Optional[ast.AST] = None,
             reparser: Optional[Reparser] = None) -> Analysis:
     """Lint `source`. `with_fixes` computes each fix's text edits (for output formats);
     `ignore_noqa` keeps suppressed reports (flake8 applies `# noqa` itself); `tree` is the
     text's `ast` when the caller has it (flake8), saving the screen its own parse; `reparser`
-    parses successive versions of one document (an editor's), re-parsing only what changed."""
+    parses successive versions of one document (an editor's), re-parsing only what changed.
+
+    Text that Python rejects gets DEV999 (Python's line and message) and nothing else; a file that
+    devlint cannot analyse although Python parses it gets DEV998, and a rule that fails loses only
+    its own reports (devlint/engine/cst_stage.py)."""
     settings = settings or DEFAULT_SETTINGS
-    try:
-        return _with_deep_stack(_analyze, source, path, settings, with_fixes, ignore_noqa, tree, reparser)
-    except RecursionError as error:
-        result = Analysis(source)
-        if settings.enabled(SYNTAX_ERROR_CODE, path):
-            result.diagnostics.append(_cst_stage().syntax_error(path, source, error))
-        return result
-
-
-def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignore_noqa: bool,
-             tree: Optional[ast.AST] = None, reparser: Optional[Reparser] = None) -> Analysis:
     suppressions = Suppressions(source)
     if suppressions.devlint_whole_file or (suppressions.whole_file and not ignore_noqa):
         return Analysis(source, skipped=True)  # `# flake8: noqa` / `# devlint: noqa`: as flake8, not even parsed
     rules = prefilter(source, enabled_rules(settings, path))
-    facts = None
-    if rules:
-        rules, facts = screen_with_facts(source, rules, tree)
-    result = Analysis(source)
     if not rules:
-        result.skipped = True
+        return Analysis(source, skipped=True)
+    if not isinstance(tree, ast.Module):
+        parsed = parse_python(source, path)  # in the caller's thread: at the recursion limit `python` has
+        if isinstance(parsed, Diagnostic):
+            rejected = Analysis(source)
+            if settings.enabled(SYNTAX_ERROR_CODE, path):
+                rejected.diagnostics.append(parsed)
+            return rejected
+        tree = parsed
+    rules, facts = screen_with_facts(source, rules, tree)
+    if not rules:
+        return Analysis(source, skipped=True)
+
+    def attempt() -> Analysis:
+        result = Analysis(source)
+        _cst_stage().check(result, path, settings, rules, with_fixes, ignore_noqa, suppressions, facts, reparser)
         return result
-    _cst_stage().check(result, path, settings, rules, with_fixes, ignore_noqa, suppressions, facts, reparser)
-    return result
+
+    try:
+        return with_deep_stack(attempt)
+    except Exception as error:  # nothing a file holds may cost more than that file's reports
+        failed = Analysis(source)
+        if settings.enabled(INTERNAL_ERROR_CODE, path):
+            what = ("this file is nested too deeply for devlint to analyse; no rule checked it"
+                    if caused_by_recursion(error) else "devlint could not analyse this file; no rule checked it")
+            failed.diagnostics.append(internal_error(path, 1, 1, what, error))
+        return failed
 
 
 def fix_text(source: str, path: str = "<string>", settings: Optional[Settings] = None, *,
@@ -146,10 +119,7 @@ def fix_text(source: str, path: str = "<string>", settings: Optional[Settings] =
     `keep(text, start, end)` may veto a fix by the span it replaces (a notebook vetoes fixes that
     would cross cells or touch masked IPython lines); a vetoed fix's report stays in `remaining`."""
     settings = settings or DEFAULT_SETTINGS
-    try:
-        return _with_deep_stack(_fix_text, source, path, settings, unsafe, keep)
-    except RecursionError:  # even the large stack was not enough: nothing is fixed
-        return FixResult(source, {}, analyze(source, path, settings).diagnostics)
+    return _fix_text(source, path, settings, unsafe, keep)
 
 
 def _fix_text(source: str, path: str, settings: Settings, unsafe: bool,
@@ -179,7 +149,11 @@ def _fix_text(source: str, path: str, settings: Settings, unsafe: bool,
             return FixResult(current, fixed, analysis.diagnostics, unparsable)
         if limit is None:
             limit = line_limit(settings.line_length, path)
-        new = _cst_stage().apply_parsable(analysis.module, current, chosen, limit, unparsable, keep)
+        try:
+            new = with_deep_stack(_cst_stage().apply_parsable, analysis.module, current, chosen, limit,
+                                  unparsable, keep)
+        except RecursionError:  # too deep to rewrite even on the large stack: the text stays as it is
+            new = None
         if new is None or new[0] == current:
             return FixResult(current, fixed, analysis.diagnostics, unparsable)
         new_text, codes = new

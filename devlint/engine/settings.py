@@ -7,7 +7,12 @@ import os
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
-SYNTAX_ERROR_CODE = "DEV999"
+SYNTAX_ERROR_CODE = "DEV999"  # text that Python itself cannot parse
+# devlint failed on a file Python parses (a rule raised, or the code is deeper than LibCST can take):
+# that rule's reports for the file are dropped, the others stand, and the run exits 2.
+INTERNAL_ERROR_CODE = "DEV998"
+# Codes no rule owns: reported unless ignored by name.
+ENGINE_CODES = (INTERNAL_ERROR_CODE, SYNTAX_ERROR_CODE)
 
 # gitignore patterns (devlint/runner/ignores.py). Virtual environments are skipped by what they hold
 # (`pyvenv.cfg`, `conda-meta/`), not by name: a source folder called `env` is checked.
@@ -54,8 +59,8 @@ class Settings:
         if path is not None:
             ignores.extend(self.file_ignores(path))
         selected = _matches(code, (*self.select, *self.extend_select))
-        if code == SYNTAX_ERROR_CODE:
-            selected = max(selected, 1)  # syntax errors are reported unless ignored by name
+        if code in ENGINE_CODES:
+            selected = max(selected, 1)  # syntax and internal errors are reported unless ignored by name
         ignored = _matches(code, ignores)
         return selected > 0 and selected > ignored
 

@@ -165,9 +165,14 @@ def _subcommand(name: str, args: list[str]) -> int:
     if name == "rule":
         if len(args) != 1:
             raise UsageError("usage: devlint rule CODE")
+        from devlint.engine.codes import ENGINE_CODE_PAGES
+
         rule = get_rule(args[0])
+        if rule is None and args[0].upper() in ENGINE_CODE_PAGES:
+            print(ENGINE_CODE_PAGES[args[0].upper()], end="")
+            return EXIT_CLEAN
         if rule is None:
-            codes = ", ".join(entry.rule.code for entry in all_rules())
+            codes = ", ".join([*(entry.rule.code for entry in all_rules()), *ENGINE_CODE_PAGES])
             raise UsageError(f"unknown rule '{args[0]}'; valid codes: {codes}")
         print(rule.page(), end="")
         return EXIT_CLEAN
@@ -282,6 +287,7 @@ def _check(args: argparse.Namespace) -> int:
     from devlint.frontends.baseline import Baseline, write_baseline
     from devlint.frontends.report import EDIT_FORMATS, FORMATS, STREAMED_FORMATS, Context
     from devlint.frontends.report.paths import repository_root
+    from devlint.engine.settings import INTERNAL_ERROR_CODE
     from devlint.runner.runner import Mode, run
 
     if args.paths == ["-"] or (args.stdin_filename is not None and not args.paths):
@@ -333,6 +339,7 @@ def _check(args: argparse.Namespace) -> int:
     counts: Counter = Counter()
     files_with_reports = 0
     errors: list[str] = []
+    internal_errors = 0  # DEV998: devlint failed on a file (a rule's reports are lost): exit 2, as for errors
     fixed: dict[str, int] = {}
     diffs: list[str] = []
     for outcome in run(files, settings, mode, jobs, cache):
@@ -345,6 +352,7 @@ def _check(args: argparse.Namespace) -> int:
             diagnostics.extend(outcome.diagnostics)
         if outcome.error:
             errors.append(outcome.error)
+        internal_errors += sum(d.code == INTERNAL_ERROR_CODE for d in outcome.diagnostics)
         for warning in outcome.warnings:
             print(f"devlint: warning: {warning}", file=sys.stderr)
         for code, count in outcome.fixed.items():
@@ -386,7 +394,7 @@ def _check(args: argparse.Namespace) -> int:
             print(f"{verb} {fixes} report{'s' if fixes != 1 else ''}.", file=sys.stderr)
     elif not args.quiet:
         print(_summary(counts, fixed, len(files), mode, len(errors), baselined, files_with_reports), file=sys.stderr)
-    if errors:
+    if errors or internal_errors:
         return EXIT_ERROR
     if args.exit_zero:
         return EXIT_CLEAN
@@ -418,6 +426,7 @@ def _check_stdin(args: argparse.Namespace) -> int:
     With --fix the fixed source goes to stdout (the input unchanged when it cannot be fixed, so an
     editor piping its buffer never loses it) and the reports left go to stderr. An excluded PATH is
     passed through unchecked: editors pipe every buffer, whatever the project excludes."""
+    from devlint.engine.settings import INTERNAL_ERROR_CODE
     from devlint.sources import document
     from devlint.runner.discovery import is_excluded
     from devlint.sources.files import SourceError, decode_source
@@ -460,6 +469,8 @@ def _check_stdin(args: argparse.Namespace) -> int:
         sys.stdout.write(FORMATS[format_name](diagnostics, context))
     if not args.quiet:
         print(_summary(tally(diagnostics), fixed, 1, mode, files_with_reports=int(bool(diagnostics))), file=sys.stderr)
+    if any(d.code == INTERNAL_ERROR_CODE for d in diagnostics):
+        return EXIT_ERROR
     if args.exit_zero:
         return EXIT_CLEAN
     if mode.diff:

@@ -30,7 +30,7 @@ from typing import Optional
 
 from devlint.contract.diagnostics import Applicability, Diagnostic, Edit, FixInfo
 from devlint.contract.project import __version__
-from devlint.engine.settings import SYNTAX_ERROR_CODE, Settings
+from devlint.engine.settings import ENGINE_CODES, Settings
 
 DEFAULT_DIRECTORY = ".devlint_cache"
 # Present in every cache directory devlint made: `devlint clean` removes nothing else.
@@ -70,7 +70,7 @@ class Cache:
         from devlint.engine.target_torch import format_version, target_torch
         from devlint.rules import rule_codes
 
-        enabled = [code for code in (*rule_codes(), SYNTAX_ERROR_CODE) if settings.enabled(code, path)]
+        enabled = [code for code in (*rule_codes(), *ENGINE_CODES) if settings.enabled(code, path)]
         digest = hashlib.sha256()
         # fix edits are laid out within the line limit: it is part of what they depend on
         edits = str(line_limit(settings.line_length, path)) if with_edits else ""

@@ -9,7 +9,7 @@ import sys
 from typing import Any, Optional
 
 from devlint.engine.line_length import MAX_LINE_LENGTH, is_line_length
-from devlint.engine.settings import SYNTAX_ERROR_CODE, Settings
+from devlint.engine.settings import ENGINE_CODES, Settings
 from devlint.engine.target_torch import TorchVersion, parse_target_torch
 from devlint.runner.errors import UsageError
 
@@ -134,7 +134,7 @@ def _string_list(value: Any, key: str, source: str) -> list[str]:
 
 def validate_codes(codes: list[str], known_codes: tuple[str, ...], where: str) -> tuple[str, ...]:
     """Each entry must be a code or a prefix of one (`DEV`, `DEV0`, `DEV001`), or `ALL`."""
-    valid = (*known_codes, SYNTAX_ERROR_CODE)
+    valid = (*known_codes, *ENGINE_CODES)
     result = []
     for code in codes:
         upper = code.strip().upper()

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 from devlint.contract.diagnostics import Diagnostic, Edit, FixResult
 from devlint.engine.engine import Analysis, analyze, fix_text
 from devlint.engine.settings import SYNTAX_ERROR_CODE, Settings
+from devlint.engine.syntax import parse_python
 from devlint.sources.files import SourceError, read_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -353,22 +354,16 @@ def _analysable(notebook: Notebook, settings: Settings, with_fixes: bool = False
     `reparser`: the parser of the notebook's earlier versions (an editor's), for the joined module."""
     path = notebook.path
     analysis = analyze(notebook.module, path, settings, with_fixes=with_fixes, reparser=reparser)
-    if analysis.module is not None or analysis.skipped:
+    if analysis.module is not None or analysis.skipped or not _rejected(notebook.module):
         return notebook.module, [], set(), analysis
-    import libcst as cst  # the joined module reached LibCST and failed there: it is imported already
-
-    from devlint.engine.cst_stage import syntax_error
-
     lines = split_lines(notebook.module)
     broken: list[Diagnostic] = []
     blanked: set[int] = set()
     for cell in notebook.cells:
         span = range(cell.first_line - 1, cell.first_line - 1 + cell.line_count)
         text = "".join(lines[i] for i in span)
-        try:
-            cst.parse_module(text)
-        except (cst.ParserSyntaxError, RecursionError, MemoryError, ValueError) as error:
-            error_report = syntax_error(path, text, error)
+        error_report = parse_python(text, path)
+        if isinstance(error_report, Diagnostic):
             line = cell.first_line - 1 + max(1, min(error_report.line, cell.line_count))
             broken.append(replace(error_report, line=line, end_line=line))
             for i in span:
@@ -382,6 +377,10 @@ def _analysable(notebook: Notebook, settings: Settings, with_fixes: bool = False
     if not settings.enabled(SYNTAX_ERROR_CODE, path):
         broken = []
     return module, broken, blanked, analysis
+
+
+def _rejected(module: str) -> bool:
+    return isinstance(parse_python(module), Diagnostic)
 
 
 def lint_notebook(notebook: Notebook, settings: Settings, *, with_fixes: bool = False,

@@ -32,7 +32,7 @@ from pygls.uris import to_fs_path
 from devlint.contract.diagnostics import Applicability, Diagnostic
 from devlint.contract.project import __version__
 from devlint.engine.noqa import Suppressions, noqa_edit
-from devlint.engine.settings import SYNTAX_ERROR_CODE, Settings
+from devlint.engine.settings import ENGINE_CODES, SYNTAX_ERROR_CODE, Settings
 from devlint.frontends.lsp.project import CONFIG_FILES, ProjectSettings
 from devlint.frontends.lsp.text import UTF8, UTF16, Lines, changed_lines
 from devlint.frontends.report.meta import rule_url
@@ -254,12 +254,12 @@ class DevlintServer(LanguageServer):
         start_line, end_line = diagnostic.line - 1, (diagnostic.end_line or diagnostic.line) - 1
         end_col = diagnostic.end_col if diagnostic.end_line else diagnostic.col
         url = rule_url(diagnostic.code)
-        syntax_error = diagnostic.code == SYNTAX_ERROR_CODE
+        engine_error = diagnostic.code in ENGINE_CODES  # a syntax error, or devlint failed: not a finding
         return lsp.Diagnostic(
             range=lsp.Range(lsp.Position(start_line, lines.to_units(start_line, diagnostic.col - 1)),
                             lsp.Position(end_line, lines.to_units(end_line, end_col - 1))),
             message=diagnostic.message,
-            severity=lsp.DiagnosticSeverity.Error if syntax_error else lsp.DiagnosticSeverity.Warning,
+            severity=lsp.DiagnosticSeverity.Error if engine_error else lsp.DiagnosticSeverity.Warning,
             code=diagnostic.code,
             code_description=lsp.CodeDescription(href=url) if url else None,
             source=NAME,

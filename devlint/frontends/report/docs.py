@@ -10,6 +10,7 @@ import re
 import sys
 from typing import Optional, Sequence
 
+from devlint.engine.codes import ENGINE_CODE_PAGES
 from devlint.rules import all_rules
 
 TABLE_START = "<!-- rules-table"
@@ -19,7 +20,9 @@ _TABLE = re.compile(r"(<!-- rules-table[^>]*-->\n)(.*?)(<!-- /rules-table -->)",
 
 def rule_pages() -> dict[str, str]:
     """File name (`DEV001.md`) -> page text."""
-    return {f"{entry.rule.code}.md": entry.rule.page() for entry in all_rules()}
+    pages = {f"{entry.rule.code}.md": entry.rule.page() for entry in all_rules()}
+    pages.update((f"{code}.md", page) for code, page in ENGINE_CODE_PAGES.items())
+    return pages
 
 
 def rules_table() -> str:

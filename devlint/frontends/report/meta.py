@@ -5,20 +5,18 @@ from __future__ import annotations
 from typing import Optional
 
 from devlint.contract.diagnostics import Diagnostic
-from devlint.engine.settings import SYNTAX_ERROR_CODE
+from devlint.engine.codes import ENGINE_CODE_NAMES
 from devlint.rules import get_rule
-
-SYNTAX_ERROR_NAME = "syntax-error"
 
 
 def rule_name(code: str) -> str:
     rule = get_rule(code)
-    return rule.name if rule is not None else SYNTAX_ERROR_NAME
+    return rule.name if rule is not None else ENGINE_CODE_NAMES.get(code, code)
 
 
 def rule_url(code: str) -> Optional[str]:
-    """The rule's page; None for DEV999 (a syntax error has no rule page)."""
-    rule = get_rule(code) if code != SYNTAX_ERROR_CODE else None
+    """The rule's page; None for DEV998 and DEV999 (their pages are `devlint rule CODE` and docs/rules/)."""
+    rule = get_rule(code)
     return rule.url if rule is not None else None
 
 

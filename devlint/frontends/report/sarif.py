@@ -14,9 +14,10 @@ from urllib.parse import quote
 
 from devlint.contract.diagnostics import Diagnostic
 from devlint.contract.project import PROJECT_URL, __version__
-from devlint.engine.settings import SYNTAX_ERROR_CODE
+from devlint.engine.codes import ENGINE_CODE_NAMES, ENGINE_CODE_PAGES
+from devlint.engine.settings import INTERNAL_ERROR_CODE, SYNTAX_ERROR_CODE
 from devlint.frontends.report.fingerprint import statement_fingerprints
-from devlint.frontends.report.meta import SYNTAX_ERROR_NAME, file_message
+from devlint.frontends.report.meta import file_message
 from devlint.frontends.report.paths import relative_path
 from devlint.rules import all_rules
 
@@ -43,14 +44,19 @@ def rule_descriptors() -> list[dict[str, Any]]:
             "defaultConfiguration": {"level": LEVEL},
             "properties": {"fixSafety": rule.fix_safety.value},
         })
-    descriptors.append({
-        "id": SYNTAX_ERROR_CODE,
-        "name": SYNTAX_ERROR_NAME,
-        "shortDescription": {"text": "The file is not valid Python, so it cannot be checked"},
-        "fullDescription": {"text": "devlint reports the parser's error at its position and goes on."},
-        "help": {"text": "Fix the syntax error.", "markdown": "Fix the syntax error."},
-        "defaultConfiguration": {"level": LEVEL},
-    })
+    summaries = {
+        SYNTAX_ERROR_CODE: "Python cannot parse the file, so no rule can check it",
+        INTERNAL_ERROR_CODE: "devlint failed on this file: a defect of devlint, to be reported",
+    }
+    for code, page in ENGINE_CODE_PAGES.items():
+        descriptors.append({
+            "id": code,
+            "name": ENGINE_CODE_NAMES[code],
+            "shortDescription": {"text": summaries[code]},
+            "fullDescription": {"text": summaries[code]},
+            "help": {"text": plain_text(page), "markdown": page},
+            "defaultConfiguration": {"level": LEVEL},
+        })
     return descriptors
 
 

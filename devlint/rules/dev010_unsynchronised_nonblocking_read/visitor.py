@@ -9,6 +9,7 @@ import libcst as cst
 
 from devlint.analysis.factories import cpu_factory_name, is_host
 from devlint.analysis.names import dotted_name, keyword, positional
+from devlint.analysis.terminating import terminating
 from devlint.analysis.walk import own_nodes_in_order
 from devlint.rules.base import RuleVisitor
 from devlint.rules.dev010_unsynchronised_nonblocking_read import RULE
@@ -85,6 +86,7 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
             return []
         return [value for _, value in bindings]  # type: ignore[misc]
 
+    @terminating(False)
     def _on_host(self, source: cst.BaseExpression) -> bool:
         """Shown to be on the CPU: a chain through `.cpu()`, a CPU factory, or a name bound only to those."""
         node: cst.BaseExpression = source

@@ -1,0 +1,55 @@
+"""Every resolver terminates: a question asked again while it is being answered is a cycle.
+
+Resolvers follow a name, attribute or subscript to its bindings and the bindings' values to their
+names again. A value defined by itself (`x = x.to(d)`, `self.a = f(self.a)`, `a = b; b = a`,
+`x[k] = g(x[k])`) would send them round for ever. `@terminating(unknown)` on a resolver remembers what
+is being resolved (the resolver and the node it was asked about, with its first other argument) and
+answers `unknown` when the same question comes back inside itself, or when more questions are open
+than `MAX_DEPTH` (the second guard: chains that are long rather than circular). Unknown means no
+report and no fix, never an error.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from typing import Callable, TypeVar
+
+# Open questions, all resolvers together, before the answer is `unknown`: far beyond what real code
+# chains (a name bound to a name bound to ...), well inside Python's default recursion limit.
+MAX_DEPTH = 150
+
+_Function = TypeVar("_Function", bound=Callable[..., object])
+
+
+class _Open(threading.local):
+    def __init__(self) -> None:
+        self.questions: set[tuple[int, ...]] = set()
+
+
+_OPEN = _Open()
+
+
+def terminating(unknown: object) -> Callable[[_Function], _Function]:
+    """Make `resolver(a, b, ...)` answer `unknown` on a cycle or past `MAX_DEPTH` open questions.
+    The question is the resolver and the identities of its first two arguments (`self` and the node
+    for a method, the node and the next argument for a function)."""
+
+    def decorate(resolver: _Function) -> _Function:
+        tag = id(resolver)
+
+        @functools.wraps(resolver)
+        def answer(*args: object, **kwargs: object) -> object:
+            questions = _OPEN.questions
+            key = (tag, *map(id, args[:2]))
+            if key in questions or len(questions) >= MAX_DEPTH:
+                return unknown
+            questions.add(key)
+            try:
+                return resolver(*args, **kwargs)
+            finally:
+                questions.discard(key)
+
+        return answer  # type: ignore[return-value]
+
+    return decorate
