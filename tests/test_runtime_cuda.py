@@ -250,16 +250,24 @@ def test_dev010_on_cuda_judges_both_variants():
 
 
 def test_dev010_a_read_before_the_copy_landed_is_the_bug_whatever_values_it_read():
-    stale = dev010._judge("total", (0.0, False), 15.0)
-    assert (stale["result"], stale["detail"]) == (BUG, "read 0.0 before its copy landed (the copy brings 15.0)")
-    lucky = dev010._judge("total", (15.0, False), 15.0)
-    assert (lucky["result"], lucky["detail"]) == (BUG, "read 15.0 before its copy landed (the buffer held the right"
-                                                       " values by chance)")
+    stale = dev010._judge("total", (0.0, False, 0.04), 15.0)
+    assert (stale["result"], stale["detail"]) == (BUG, "read 0 before its copy landed (the copy brings 15); the call"
+                                                       " took 0.0 ms")
+    assert (stale["read"], stale["expected"], stale["landed"], stale["call_ms"]) == (0.0, 15.0, False, 0.04)
+    lucky = dev010._judge("total", (15.0, False, 0.1), 15.0)
+    assert (lucky["result"], lucky["detail"]) == (BUG, "read 15 before its copy landed (the buffer held the right"
+                                                       " values by chance); the call took 0.1 ms")
 
 
 def test_dev010_a_read_after_the_copy_landed_must_give_the_right_values():
-    assert dev010._judge("first_row", ([0.0, 1.0, 2.0], True), [0.0, 1.0, 2.0])["result"] == CLEAN
-    assert dev010._judge("first_row", ([0.0, 0.0, 0.0], True), [0.0, 1.0, 2.0])["result"] == UNEXPECTED
+    waited = dev010._judge("first_row", ([0.0, 1.0, 2.0], True, 50.25), [0.0, 1.0, 2.0])
+    assert (waited["result"], waited["detail"]) == (CLEAN, "read [0, 1, 2] after its copy landed; the call took"
+                                                           " 50.2 ms")
+    assert dev010._judge("first_row", ([0.0, 0.0, 0.0], True, 0.1), [0.0, 1.0, 2.0])["result"] == UNEXPECTED
+
+
+def test_dev010_shows_stale_floats_to_four_digits():
+    assert dev010._shown([0.09003056585788727, 2, 27.5]) == "[0.09003, 2, 27.5]"
 
 
 def test_dev010_each_call_reads_values_of_its_own():

@@ -8,13 +8,16 @@ keeps the stream busy for tens of milliseconds, so its non-blocking device-to-ho
 pinned memory) is still queued when the host reads. Right after each call returns the probe asks
 the stream whether the copy has landed: if not, the read came before the data, which is the bug
 (the values read show what was in the buffer instead); fixed.py's reads must come after the copy
-and give the right values. Each call has values of its own, so a reused pinned buffer cannot hold
-the right ones by chance. A direct `x.to("cpu", non_blocking=True)` is shown beside: pinned, still
-pending, and its values before and after a synchronize.
+and give the right values. How long each call took is shown: a call that held the host for the
+length of the busy kernel waited for the GPU (the copy did not run ahead of the read). Each call
+has values of its own, so a reused pinned buffer cannot hold the right ones by chance. A direct
+`x.to("cpu", non_blocking=True)` is shown beside: pinned, still pending, and its values before and
+after a synchronize.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable
 
 from devlint.frontends.runtime.probes.common import ProbeContext, Step, calling, evidence, record
@@ -78,24 +81,36 @@ def busy_source(torch: Any, values: Any) -> Any:
     return on_gpu + 0
 
 
-def _read_and_ask(torch: Any, function: Callable[[Any], Any], values: Any) -> tuple[Any, bool]:
-    got = function(busy_source(torch, values))
+def _read_and_ask(torch: Any, function: Callable[[Any], Any], values: Any) -> tuple[Any, bool, float]:
+    """What the function read, whether its copy had landed when it returned, and how long the call took."""
+    source = busy_source(torch, values)
+    began = time.perf_counter()
+    got = function(source)
+    took_ms = (time.perf_counter() - began) * 1000.0
     landed = bool(torch.cuda.current_stream().query())  # asked as the call returns: its copy is the last work queued
     torch.cuda.synchronize()
-    return got, landed
+    return got, landed, took_ms
 
 
-def _judge(name: str, outcome: tuple[Any, bool], want: Any) -> dict[str, Any]:
-    got, landed = outcome
+def _judge(name: str, outcome: tuple[Any, bool, float], want: Any) -> dict[str, Any]:
+    got, landed, took_ms = outcome
     right = _close(got, want)
+    seen = {"read": got, "expected": want, "landed": landed, "call_ms": round(took_ms, 3)}
+    took = f"the call took {took_ms:.1f} ms"
     if not landed:
-        shown = "the buffer held the right values by chance" if right else f"the copy brings {want!r}"
-        return record(name, BUG, f"read {got!r} before its copy landed ({shown})", read=got, expected=want,
-                      landed=False)
+        shown = "the buffer held the right values by chance" if right else f"the copy brings {_shown(want)}"
+        return record(name, BUG, f"read {_shown(got)} before its copy landed ({shown}); {took}", **seen)
     if right:
-        return record(name, CLEAN, f"read {got!r} after its copy landed", read=got, expected=want, landed=True)
-    return record(name, UNEXPECTED, f"read {got!r} after its copy landed, expected {want!r}", read=got, expected=want,
-                  landed=True)
+        return record(name, CLEAN, f"read {_shown(got)} after its copy landed; {took}", **seen)
+    return record(name, UNEXPECTED, f"read {_shown(got)} after its copy landed, expected {_shown(want)}; {took}",
+                  **seen)
+
+
+def _shown(value: Any) -> str:
+    """Floats to four decimals (a stale buffer holds long ones)."""
+    if isinstance(value, list):
+        return "[" + ", ".join(_shown(v) for v in value) + "]"
+    return f"{value:.4g}" if isinstance(value, float) else repr(value)
 
 
 def _bare_copy(torch: Any) -> dict[str, Any]:
@@ -105,8 +120,9 @@ def _bare_copy(torch: Any) -> dict[str, Any]:
     before = host.tolist()
     torch.cuda.synchronize()
     after = host.tolist()
-    detail = (f"returns a {'pinned' if pinned else 'pageable'} tensor, its copy"
-              f" {'landed' if landed else 'still queued'}; read before synchronize {before}, after {after}")
+    state = "landed" if landed else "still queued"
+    detail = (f"returns a {'pinned' if pinned else 'pageable'} tensor, its copy {state};"
+              f" read before synchronize {_shown(before)}, after {_shown(after)}")
     stale = not landed and before != after
     return record("x.to('cpu', non_blocking=True)", BUG if stale else CLEAN, detail, pinned=pinned, landed=landed,
                   before=before, after=after)
