@@ -23,8 +23,22 @@ needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
 def cpu_run(tmp_path_factory):
     """One real run: every rule, every device (CUDA and mps are skipped here when absent)."""
     report = tmp_path_factory.mktemp("confirm") / "confirm.json"
-    proc = run_devlint("confirm", "--device", "all", "--json", str(report))
+    proc = run_devlint("confirm", "--device", "all", "--json", str(report), "--markdown",
+                       str(report.with_suffix(".md")))
     return proc, json.loads(report.read_text())
+
+
+@needs_torch
+def test_the_markdown_page_is_written_from_the_run_with_its_command_table_and_evidence(cpu_run, tmp_path_factory):
+    proc, data = cpu_run
+    page = next(tmp_path_factory.getbasetemp().glob("confirm*/confirm.md")).read_text()
+    assert page.splitlines()[0] == "# `devlint confirm` on a machine without an accelerator"
+    assert "    devlint confirm --device all --json " in page
+    assert f"- date: {data['date']} (UTC)" in page
+    assert "- every call's evidence: [confirm.json](confirm.json)" in page
+    assert proc.stdout in page  # the table, as printed
+    assert "DEV002 on cpu: confirmed (bad shows the bug; the fixed code does not)" in page
+    assert "## Measurements" not in page  # nothing is timed without an accelerator
 
 
 def _row(data, code, device="cpu"):

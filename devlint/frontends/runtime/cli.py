@@ -12,6 +12,7 @@ import importlib.util
 import json
 import os
 import platform
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -40,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rule", action="extend", nargs="+", metavar="CODE", default=[],
                         help="rule codes to confirm (default: all)")
     parser.add_argument("--json", metavar="PATH", help="write the full evidence as JSON to PATH ('-': stdout)")
+    parser.add_argument("--markdown", metavar="PATH",
+                        help="write the report as a Markdown page to PATH: the command, the machine, the table,"
+                        " the measurements and every call's evidence")
     parser.add_argument("--timeout", type=float, metavar="S",
                         help="seconds per snippet (default: 3x the measured torch import time + 10 s, at least 60)")
     parser.add_argument("--fixtures", metavar="DIR", help="the fixtures directory (default: the project's fixtures/)")
@@ -69,7 +73,10 @@ def main(args: Sequence[str]) -> int:
         raise UsageError(f"`devlint confirm` needs torch, which is not installed: {INSTALL_HINT}")
     devices = list(engine.DEVICES) if options.device == "all" else [options.device]
 
+    shown: list[str] = []
+
     def progress(line: str) -> None:
+        shown.append(line)
         print(line, file=sys.stderr, flush=True)
 
     started = time.monotonic()
@@ -97,13 +104,22 @@ def main(args: Sequence[str]) -> int:
         human.write("\n" + report.details(verdicts))
     print(report.summary(verdicts), file=sys.stderr)
     status = 0 if all(v.verdict in (CONFIRMED, NOT_RUN) for v in verdicts) else 1
+    meta = {"devlint_confirm": 1, "devlint": __version__, "date": _now(), "platform": platform.platform(),
+            "processor": platform.machine(), "cpu_count": os.cpu_count(), "devices_requested": devices,
+            "rules": codes, "timeout_s": timeout, "seconds": round(time.monotonic() - started, 1),
+            "exit_code": status}
+    data = report.to_json(verdicts, machine.info, meta)
     if options.json:
-        meta = {"devlint_confirm": 1, "devlint": __version__, "date": _now(), "platform": platform.platform(),
-                "processor": platform.machine(), "cpu_count": os.cpu_count(), "devices_requested": devices,
-                "rules": codes, "timeout_s": timeout, "seconds": round(time.monotonic() - started, 1),
-                "exit_code": status}
-        _write_json(options.json, report.to_json(verdicts, machine.info, meta))
+        _write_json(options.json, data)
+    if options.markdown:
+        command = "devlint confirm " + shlex.join(args)
+        link = _relative_link(options.json, options.markdown) if options.json and options.json != "-" else ""
+        _write_text(options.markdown, report.markdown(verdicts, data, command, shown, link))
     return status
+
+
+def _relative_link(target: str, page: str) -> str:
+    return os.path.relpath(os.path.abspath(target), os.path.dirname(os.path.abspath(page))).replace(os.sep, "/")
 
 
 def _now() -> str:
@@ -145,6 +161,10 @@ def _write_json(path: str, data: dict) -> None:
     if path == "-":
         sys.stdout.write(text)
         return
+    _write_text(path, text)
+
+
+def _write_text(path: str, text: str) -> None:
     try:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as error:

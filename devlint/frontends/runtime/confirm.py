@@ -154,7 +154,18 @@ def judge(plan: Plan, results: dict[Snippet, ChildResult]) -> RuleVerdict:
         verdict.verdict, verdict.reason = NOT_RUN, "shown, not judged: " + (plan.notes[0] if plan.notes else "no check")
         return verdict
     verdict.verdict, verdict.reason = CONFIRMED, "bad shows the bug; the fixed code does not"
+    verdict.comparison = compare(plan.code, verdict)
     return verdict
+
+
+def compare(code: str, verdict: RuleVerdict) -> dict:
+    """What the rule's probe makes of bad set against fixed (their evidence side by side), if it compares them."""
+    probe = probe_for(code)
+    bad = next((i for i in verdict.bad if i.snippet.variant == "bad"), None)
+    fixed = next((i for i in verdict.fixed if i.snippet.variant == "fixed"), None)
+    if not hasattr(probe, "compare") or bad is None or fixed is None:
+        return {}
+    return probe.compare(bad.result.evidence, fixed.result.evidence)
 
 
 def confirm(codes: list[str], devices: list[str], fixtures: Path, machine: Machine, timeout: float, jobs: int,

@@ -82,3 +82,4 @@ class RuleVerdict:
     bad: list[SnippetResult] = field(default_factory=list)
     fixed: list[SnippetResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the evidence does not show (e.g. no cost measured)
+    comparison: dict[str, Any] = field(default_factory=dict)  # bad set against fixed by the probe (DEV002's saving)

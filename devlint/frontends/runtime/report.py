@@ -51,6 +51,8 @@ def details(verdicts: list[RuleVerdict]) -> str:
                 out.append(f"    {call['call']}: {call['result']}: {call['detail']}")
             for fact in item.result.evidence.get("facts", []):
                 out.append(f"    {fact}")
+        for fact in v.comparison.get("facts", []):
+            out.append(f"  bad against fixed: {fact}")
         for note in v.notes:
             out.append(f"  note: {note}")
     return "\n".join(out) + "\n"
@@ -78,6 +80,7 @@ def to_json(verdicts: list[RuleVerdict], machine: dict[str, Any], meta: dict[str
         "results": [
             {
                 "rule": v.code, "device": v.device, "verdict": v.verdict, "reason": v.reason, "notes": v.notes,
+                "comparison": v.comparison,
                 "snippets": [
                     {"variant": i.snippet.variant, "label": i.snippet.label, "hide_cuda": i.snippet.hide_cuda,
                      "path": _shown_path(i.snippet.path), **i.result.to_json()}
@@ -87,3 +90,54 @@ def to_json(verdicts: list[RuleVerdict], machine: dict[str, Any], meta: dict[str
             for v in verdicts
         ],
     }
+
+
+def tables(verdicts: list[RuleVerdict]) -> list[dict[str, Any]]:
+    """The measurement tables the probes left in their evidence and comparisons, titled with rule and device."""
+    found = []
+    for v in verdicts:
+        sources = [i.result.evidence for i in v.bad + v.fixed] + [v.comparison]
+        for source in sources:
+            for table_ in source.get("tables", []):
+                found.append({**table_, "title": f"{v.code} on {v.device}: {table_['title']}"})
+    return found
+
+
+def _markdown_table(table_: dict[str, Any]) -> list[str]:
+    def row(cells: list[Any]) -> str:
+        return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
+    lines = [f"### {table_['title']}", "", row(table_["columns"]), row(["---"] * len(table_["columns"]))]
+    return lines + [row(r) for r in table_["rows"]] + [""]
+
+
+def markdown(verdicts: list[RuleVerdict], data: dict[str, Any], command: str, progress: list[str],
+             json_link: str = "") -> str:
+    """The whole report as a page, from the run: how it was made, the table, the measurements, every call."""
+    machine = data["machine"]
+    gpus = ", ".join(f"{d['name']} ({d['memory_gib']} GiB)" for d in machine.get("cuda", []))
+    where = gpus or ("mps" if machine.get("mps") else "a machine without an accelerator")
+    lines = [
+        f"# `devlint confirm` on {where}", "",
+        "Written by `devlint confirm --markdown` from one run; nothing on this page was written by hand."
+        " The command:", "", f"    {command}", "",
+        f"- date: {data['date']} (UTC)",
+        f"- devices: {gpus or 'none besides the CPU'}; mps: {'yes' if machine.get('mps') else 'no'}",
+        f"- torch {machine.get('torch')} (CUDA build {machine.get('cuda_build')}, cuDNN {machine.get('cudnn', '-')}),"
+        f" Python {machine.get('python')}",
+        f"- {data['platform']}, {data['processor']}, {data['cpu_count']} CPUs",
+        f"- devlint {data['devlint']}; devices requested: {', '.join(data['devices_requested'])};"
+        f" {data['timeout_s']:g} s per snippet at most",
+        f"- exit status {data['exit_code']}; {data['seconds']} s in all; {summary(verdicts)}",
+    ]
+    if json_link:
+        lines.append(f"- every call's evidence: [{json_link}]({json_link})")
+    lines += ["", "## Table", "", "```", table(verdicts).rstrip("\n"), "```", ""]
+    measured = tables(verdicts)
+    if measured:
+        lines += ["## Measurements", ""]
+        for table_ in measured:
+            lines += _markdown_table(table_)
+    lines += ["## Details", "", "```", details(verdicts).rstrip("\n"), "```", ""]
+    if progress:
+        lines += ["## Progress lines (stderr)", "", "```", *progress, "```", ""]
+    return "\n".join(lines)

@@ -1,0 +1,373 @@
+"""Run DEV005's and DEV006's specification snippets for real on a device: every snippet the tests flag
+must fail there, every snippet they leave alone must work.
+
+    python benchmarks/cuda_snippets.py [--device cuda] [--json PATH] [--markdown PATH]
+
+The snippets are read from tests/rules/test_dev005.py and test_dev006.py (their FLAGGED and
+NOT_FLAGGED lists), so this always runs what the tests hold. Each snippet is executed in a fresh
+namespace, then called as its recipe below says: with the tensors its caller would hand it on the
+device (DEV005: the caller's tensors are on the device; DEV006: the code itself moves them). What
+happens decides, nothing else:
+
+- "fails": the rule's own error (DEV005: a device mismatch, an error naming both the host and the
+  device; DEV006: torch's "can't convert ... device type tensor to numpy"), or, for a recipe marked
+  so, a result left on the host where the caller's tensors are on the device;
+- "works": the call returns;
+- "error": any other exception (a snippet that cannot run as written, or a recipe gone wrong);
+- "not run": what the snippet does depends on code it does not show (the reason is given).
+
+Every DEV005 recipe is also run with the inputs on the CPU, the control: a device bug works there.
+A snippet suppressed with `# noqa` is not flagged by the tests but is the bug: it must fail.
+Needs torch and numpy (and jax for one DEV006 look-alike; without it that case is an error);
+run by hand or by benchmarks/gpu_report.sh, never by the tests (tests/test_cuda_snippets.py checks
+that every case has a recipe, and how outcomes are decided).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import sys
+import textwrap
+import time
+from dataclasses import dataclass
+from typing import Any, Optional
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RULES = ("DEV005", "DEV006")
+CONVERSION = r"can't convert [\w:]+ device type tensor to numpy"  # torch's message, as the DEV006 probe reads it
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How a snippet is called: `setup` statements, then the `call` expression, in the snippet's namespace.
+
+    Names there: `torch`, `nn`, `np`, `SimpleNamespace`, `dev` (the device), `D(*shape, dtype=...)` (ones on
+    the device) and `H(...)` (ones on the host)."""
+
+    call: str = ""
+    setup: str = ""
+    on_device: bool = False  # the bug shows as a result left on the host: a host result counts as failing
+    not_run: str = ""  # why it is not run: what it does depends on code the snippet does not show
+    note: str = ""  # what the inputs stand for, where the case's name does not say
+    noqa: bool = False  # suppressed by `# noqa`: the tests see no report, but the bug is there: it must fail
+
+
+RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
+    # flagged
+    "zero_dim_tensor_stacked_with_elements_of_the_callers_tensors": Recipe("total([D(3), D(0)], [D(3), D(0)])"),
+    "cpu_index_for_index_select_in_a_plain_function": Recipe("pad_or_trim(D(6, 4), 3)"),
+    "dtype_copied_device_forgotten_in_torch_cat": Recipe("autocorrelation(D(2, 5), 3)"),
+    "viterbi_scores_meet_a_module_parameter": Recipe("CRF(3).to(dev).viterbi(D(2, 4, 3))"),
+    "random_mask_from_a_comparison_in_torch_where": Recipe(
+        "m(D(8, dtype=torch.long))", "m = LabelDrop()\nm.p, m.null_id = 0.5, 0"),
+    "one_return_path_on_the_cpu": Recipe(
+        "mean_iou(D(0, 3, dtype=torch.bool), D(0, 3, dtype=torch.bool))", on_device=True,
+        note="empty inputs take the path that returns torch.tensor(0.0)"),
+    "zero_dim_tensor_stacked_with_the_inputs_losses": Recipe("total(D(2, 3), D(2, 3), [None, 0])"),
+    "submodule_called_on_a_host_state": Recipe("Encoder().to(dev)(D(2, 5, 8))"),
+    "submodule_of_the_file_called_on_positions": Recipe("Encoder().to(dev)(D(2, 5, 4))"),
+    "comparison_with_an_input_tensor": Recipe("masked_mean(D(2, 5, 3), D(2, dtype=torch.long))"),
+    "matmul_with_an_input": Recipe("rotate(D(4, 2), 0.5)"),
+    "masked_fill_method_with_a_cpu_mask": Recipe("causal(D(2, 4, 4))"),
+    "gather_method_with_a_cpu_index": Recipe("pick(D(3, 5), 2)"),
+    "legacy_constructor_of_data": Recipe("shift(D(3), [1, 2, 3])"),
+    "augmented_assignment": Recipe("accumulate(D(4, 3))"),
+    "derived_by_tensor_ops_before_it_meets": Recipe("bias(D(2, 5, 1))"),
+    "subclass_of_a_layer_meets_its_own_weight": Recipe("Noisy(4, 3).to(dev)(D(2, 4))"),
+    "buffer_read_through_self": Recipe("Norm().to(dev)(D(2, 3))"),
+    "factory_imported_from_torch_with_an_alias": Recipe("pad(D(2, 3))"),
+    "branches_merge_before_the_meeting": Recipe("weights(D(2, 3), True)"),
+    "tensor_of_a_comparison_is_not_a_scalar": Recipe(
+        "token_drop(D(4, dtype=torch.long), np.array([1, 0, 1, 0]), 7)",
+        note="force_drop_ids is a NumPy array (a CUDA tensor would keep its device through torch.tensor)"),
+    "tensor_of_a_sequence_parameter_is_not_a_scalar": Recipe("sample(D(2, 2), [4, 4])"),
+    "default_mask_handed_to_a_model_with_the_inputs": Recipe(
+        "Decoder(None).to(dev)(D(2, 3, 2, 4))",
+        "class GPT2Model(nn.Module):\n"
+        "    def __init__(self, config):\n"
+        "        super().__init__()\n"
+        "        self.proj = nn.Linear(4, 4)\n"
+        "    def forward(self, inputs_embeds, attention_mask):\n"
+        "        return self.proj(inputs_embeds) * attention_mask.flatten(1)[..., None]",
+        note="GPT2Model stands in as a model that masks its projected inputs"),
+    "nested_function_is_its_own_unit": Recipe("outer(D(2, 3))"),
+    # not flagged
+    "elements_of_a_sequence_not_shown_to_be_tensors": Recipe("total([D(3, 2)])"),
+    "host_coin_flips_from_one_draw": Recipe(
+        "m(D(2, 3))", "m = LayerDrop()\nm.layers = nn.ModuleList([nn.Linear(3, 3), nn.Linear(3, 3)]).to(dev)\n"
+        "m.p = 0.5"),
+    "random_draw_used_as_a_number": Recipe("crop(D(2, 5))"),
+    "coin_flip_in_an_if": Recipe("flip(D(2, 3), 0.5)"),
+    "as_tensor_of_what_is_already_a_tensor": Recipe("m(D(2, 3))", "m = Wrap()\nm.module = nn.Linear(3, 3).to(dev)"),
+    "kernel_kept_on_the_host_for_a_plain_function": Recipe(not_run="filter1d is not shown"),
+    "index_tensor_after_an_explicit_cpu": Recipe("sample(D(4, 3))"),
+    "generator_factories": Recipe("noisy(D(3), torch.Generator())", note="g is a CPU generator"),
+    "cpu_index_used_as_a_subscript": Recipe("take(D(4, 3), 2)"),
+    "zero_dim_tensors_in_arithmetic": Recipe("scale(D(3), 2)"),
+    "moved_later": Recipe("bias(D(2, 3))"),
+    "sent_to_the_host_on_purpose": Recipe("stats(D(10))"),
+    "like_and_new_factories_follow_the_input": Recipe("mix(D(2, 3))"),
+    "passed_to_a_plain_function": Recipe(not_run="apply_mask is not shown"),
+    "truth_tests_and_host_values": Recipe("check(D(3))"),
+    "under_with_torch_device": Recipe("make(D(3))"),
+    "after_set_default_device": Recipe("make(D(3))"),
+    "parameters_not_shown_to_be_tensors": Recipe("add(D(3), D(3))", note="a and b are tensors on the device"),
+    "a_list_parameter_is_not_a_tensor": Recipe("stack([D(3)], 3)", note="labels is a list of tensors on the device"),
+    "host_tensors_meeting_each_other": Recipe("grid(D(3), 4)"),
+    "tensor_attribute_set_outside_a_module_is_not_an_input": Recipe("Box().scaled(3)"),
+    "parameterless_submodule": Recipe("M().to(dev)(D(3))"),
+    "returns_of_host_values_only": Recipe("table(D(3))"),
+    "in_init_the_module_is_still_on_the_cpu": Recipe("Codes(3).to(dev)"),
+    "empty_placeholder_replaced_later": Recipe("chain(D(2, 3), [nn.Linear(3, 3).to(dev), nn.Linear(3, 3).to(dev)])"),
+    "numpy_data_converted_on_the_host": Recipe("poses(np.eye(4))"),
+    "every_caller_passes_a_host_tensor": Recipe("Pipeline()(3.0, 2, dev)"),
+    "a_parameter_no_caller_passes": Recipe("Pipeline()(D(2, 5))"),
+    "module_of_the_file_without_parameters": Recipe("Net().to(dev)(D(2, 5))"),
+    "a_module_of_the_file_that_places_its_inputs": Recipe("Net().to(dev)(D(2, 5))"),
+    "callers_pass_a_host_tensor_through_an_attribute": Recipe(
+        "Block()(state)", "state = SimpleNamespace(guidance=3.0, n=2, device=dev)"),
+    "callers_send_it_to_the_host_first": Recipe("align(D(20))"),
+    "noqa_on_the_line": Recipe("pad(D(3))", noqa=True),
+    "file_without_torch_import": Recipe(not_run="the snippet names torch without importing it"),
+}, "DEV006": {
+    # flagged
+    "cuda_then_numpy": Recipe("f(H(3))"),
+    "moved_to_a_cuda_string": Recipe("f(H(3))"),
+    "device_chosen_by_availability_at_module_level": Recipe("f(H(3))"),
+    "device_chosen_in_the_function": Recipe("f(H(3), True)"),
+    "device_parameter_whose_default_is_an_accelerator": Recipe("f(H(3))"),
+    "device_keyword_and_dtype": Recipe("f(H(3))"),
+    "self_device_bound_to_an_accelerator": Recipe("Runner().run(H(3))"),
+    "factory_made_on_the_device": Recipe("noise(3)"),
+    "output_of_a_moved_model": Recipe("predict(H(2, 4))", "Net = lambda: nn.Linear(4, 3)",
+                                      note="Net stands in as a linear layer"),
+    "model_moved_in_place_by_a_statement": Recipe("embed(nn.Linear(4, 3), H(2, 4))"),
+    "attribute_of_a_moved_models_output": Recipe(
+        "embed(Tagger(), D(2, 4))",
+        "class Tagger(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.head = nn.Linear(4, 3)\n"
+        "    def forward(self, batch):\n"
+        "        return SimpleNamespace(logits=self.head(batch).detach())",
+        note="a model whose output has .logits; the batch is on the device, as the moved model needs"),
+    "element_of_a_moved_batch": Recipe("show([H(3), H(2)])"),
+    "unpacked_pairwise": Recipe("show(H(3), H(3))"),
+    "np_asarray": Recipe("f(H(3))"),
+    "np_array_through_numpy_imported_plainly": Recipe("f(H(3))"),
+    "asarray_imported_from_numpy": Recipe("f(H(3))"),
+    "torch_functions_and_methods_keep_the_device": Recipe("f(H(2, 3))"),
+    "moved_on_one_branch_only": Recipe("f(H(3))"),
+    "moved_in_a_loop": Recipe("f([H(3)])"),
+    "moved_to_another_placed_tensor": Recipe("f(H(3), H(3))"),
+    "module_level_script": Recipe(note="the module itself is the run"),
+    # not flagged
+    "brought_back_with_cpu": Recipe("f(H(3))"),
+    "brought_back_with_to_cpu": Recipe("f(H(3))"),
+    "device_parameter_the_code_does_not_show": Recipe("f(H(3), dev)", note="called with the accelerator"),
+    "device_from_the_command_line": Recipe("f(H(3), SimpleNamespace(device=dev))", note="--device cuda"),
+    "device_variable_that_is_the_cpu": Recipe("f(H(3))"),
+    "dtype_only_is_not_a_move": Recipe("f(H(3))"),
+    "numpy_with_force_copies_to_the_host": Recipe("f(H(3))"),
+    "rebound_by_a_plain_function": Recipe(not_run="postprocess is not shown"),
+    "brought_back_on_a_path_where_it_was_on_the_device": Recipe("f(H(3))"),
+    "converted_in_a_branch_that_asks_where_it_is": Recipe("f(H(3))"),
+    "branch_that_moves_returns": Recipe("f(H(3), False)", note="gpu=False: the branch with gpu=True calls run(),"
+                                        " which is not shown"),
+    "moved_in_another_function": Recipe("show(H(3))"),
+    "asarray_of_a_models_output_object": Recipe(
+        "f(Tagger(), D(2, 4))",
+        "class Tagger(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.head = nn.Linear(4, 3)\n"
+        "    def forward(self, x):\n"
+        "        return {'logits': self.head(x)}",
+        note="a model returning a dict of outputs; its input on the device, as the moved model needs"),
+    "host_values_of_a_placed_tensor": Recipe("f(H(1))"),
+    "bare_move_of_a_tensor_does_nothing": Recipe("f()"),
+    "asarray_of_another_library": Recipe("f(H(3))", note="jax.numpy.asarray of a CUDA tensor"),
+    "a_name_array_not_from_numpy": Recipe("f(H(3))"),
+    "factory_on_the_host": Recipe("f(3)"),
+    "class_body_is_not_a_function": Recipe(note="the module itself is the run"),
+    "noqa_on_the_line": Recipe("f(H(3))", noqa=True),
+}}
+
+
+def test_cases(rule: str) -> list[tuple[str, str, bool]]:
+    """(case id, snippet, flagged by the tests) for every case of tests/rules/test_<rule>.py, in order."""
+    import importlib
+
+    tests = os.path.join(ROOT, "tests")
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
+    module = importlib.import_module(f"rules.test_{rule.lower()}")
+    return [(param.id, textwrap.dedent(param.values[0]), bool(param.values[1]))
+            for param in module.FLAGGED + module.NOT_FLAGGED]
+
+
+def device_error(message: str, rule: str, device: str) -> bool:
+    """Is this the rule's error? DEV005: a device mismatch; DEV006: NumPy refused a tensor off the host."""
+    if rule == "DEV006":
+        return re.search(CONVERSION, message, re.IGNORECASE) is not None
+    from devlint.frontends.runtime.probes.dev005 import MISMATCH
+
+    if any(re.search(pattern, message, re.IGNORECASE) for pattern in MISMATCH):
+        return True
+    return device != "cpu" and "cpu" in message.lower() and device in message.lower()
+
+
+def _namespace(torch: Any, device: str, name: str) -> dict[str, Any]:
+    import numpy
+    from types import SimpleNamespace
+
+    def on(where: str):
+        def make(*shape: int, dtype: Any = None) -> Any:
+            return torch.ones(*shape, dtype=dtype or torch.float32, device=where)
+        return make
+    return {"__name__": name, "torch": torch, "nn": torch.nn, "np": numpy, "SimpleNamespace": SimpleNamespace,
+            "dev": device, "D": on(device), "H": on("cpu")}
+
+
+def _host_tensors(torch: Any, value: Any) -> list[str]:
+    from torch.utils._pytree import tree_leaves
+
+    return sorted({str(t.device) for t in tree_leaves(value) if isinstance(t, torch.Tensor) and t.device.type == "cpu"})
+
+
+def run_one(torch: Any, rule: str, case: str, snippet: str, recipe: Recipe, device: str) -> dict[str, Any]:
+    """Execute one snippet and call it as its recipe says, on `device`: the outcome and what was seen."""
+    if recipe.not_run:
+        return {"outcome": "not run", "detail": recipe.not_run}
+    namespace = _namespace(torch, device, f"snippet_{case}")
+    try:
+        exec(compile(snippet, f"<{rule} {case}>", "exec"), namespace)
+        if recipe.setup:
+            exec(compile(recipe.setup, f"<{rule} {case} setup>", "exec"), namespace)
+        value = eval(compile(recipe.call, f"<{rule} {case} call>", "eval"), namespace) if recipe.call else None
+        if device == "cuda":
+            torch.cuda.synchronize()
+    except Exception as error:  # the snippet's own failure is the evidence
+        message = f"{type(error).__name__}: {error}".strip().splitlines()[0]
+        if device_error(str(error), rule, device):
+            return {"outcome": "fails", "detail": message}
+        return {"outcome": "error", "detail": message}
+    finally:
+        if hasattr(torch, "set_default_device"):  # a snippet may set it (after_set_default_device)
+            torch.set_default_device(None)
+    if recipe.on_device and device != "cpu":
+        host = _host_tensors(torch, value)
+        if host:
+            return {"outcome": "fails", "detail": f"returns a tensor on {', '.join(host)}; the inputs are on {device}"}
+    return {"outcome": "works", "detail": _describe(torch, value)}
+
+
+def _describe(torch: Any, value: Any) -> str:
+    from torch.utils._pytree import tree_leaves
+
+    tensors = [t for t in tree_leaves(value) if isinstance(t, torch.Tensor)]
+    if tensors:
+        return "returns tensors on " + ", ".join(sorted({str(t.device) for t in tensors}))
+    return f"returns {type(value).__name__}"
+
+
+def expected(flagged: bool, recipe: Recipe) -> str:
+    return "fails" if flagged or recipe.noqa else "works"
+
+
+def run_all(device: str, progress: Any = None) -> list[dict[str, Any]]:
+    import torch
+
+    rows = []
+    for rule in RULES:
+        for case, snippet, flagged in test_cases(rule):
+            recipe = RECIPES[rule][case]
+            seen = run_one(torch, rule, case, snippet, recipe, device)
+            row = {"rule": rule, "case": case, "flagged": flagged, "expected": expected(flagged, recipe),
+                   "call": recipe.call or "(the module)", "setup": recipe.setup, "note": recipe.note, **seen}
+            if rule == "DEV005" and device != "cpu":
+                control = run_one(torch, rule, case, snippet, recipe, "cpu")
+                row["control_cpu"] = control
+            row["agrees"] = None if seen["outcome"] == "not run" else seen["outcome"] == row["expected"]
+            rows.append(row)
+            if progress:
+                progress(f"{rule} {case}: {seen['outcome']} ({'flagged' if flagged else 'not flagged'})")
+    return rows
+
+
+def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
+    lines = ["## DEV005 and DEV006: the tests' snippets run on " + meta["device_name"], "",
+             "Written by `benchmarks/cuda_snippets.py` from one run; nothing here was written by hand. The command:",
+             "", f"    {meta['command']}", "",
+             f"- date: {meta['date']} (UTC); torch {meta['torch']}; device {meta['device']} ({meta['device_name']})",
+             "- each snippet of tests/rules/test_dev005.py and test_dev006.py is executed and called with its"
+             " recipe (benchmarks/cuda_snippets.py); flagged (and `# noqa`-suppressed) snippets must fail with the"
+             " rule's error, the others must work; DEV005's are also run with their inputs on the CPU (control)", ""]
+    for rule in RULES:
+        mine = [r for r in rows if r["rule"] == rule]
+        agree = sum(1 for r in mine if r["agrees"])
+        differ = [r for r in mine if r["agrees"] is False]
+        skipped = [r for r in mine if r["agrees"] is None]
+        lines.append(f"- {rule}: {len(mine)} snippets, {agree} as the tests say, {len(differ)} differ,"
+                     f" {len(skipped)} not run")
+    lines.append("")
+    differ = [r for r in rows if r["agrees"] is False]
+    lines += ["### Snippets that differ from what the tests say", ""]
+    if not differ:
+        lines += ["None.", ""]
+    for r in differ:
+        extra = f" ({r['note']})" if r["note"] else ""
+        lines.append(f"- {r['rule']} `{r['case']}` ({'flagged' if r['flagged'] else 'not flagged'}, must"
+                     f" {'fail' if r['expected'] == 'fails' else 'work'}): {r['outcome']}: {r['detail']};"
+                     f" called as `{r['call']}`{extra}")
+    lines += ["", "### Every snippet", "",
+              "| rule | case | tests | must | on the device | what happened | inputs on the CPU (control) |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        control = r.get("control_cpu")
+        shown = f"{control['outcome']}: {control['detail']}" if control else ""
+        lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in (
+            r["rule"], r["case"], "flagged" if r["flagged"] else "not flagged", r["expected"][:-1],
+            r["outcome"], r["detail"], shown)) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--device", default="cuda", help="cuda (default), or meta/cpu to try the recipes here")
+    parser.add_argument("--json", metavar="PATH")
+    parser.add_argument("--markdown", metavar="PATH")
+    options = parser.parse_args(argv)
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # jax (one case) must not take the GPU's memory
+    import torch
+
+    if options.device == "cuda" and not torch.cuda.is_available():
+        print("no CUDA device", file=sys.stderr)
+        return 2
+    started = time.monotonic()
+    rows = run_all(options.device, lambda line: print(line, file=sys.stderr, flush=True))
+    name = torch.cuda.get_device_name(0) if options.device == "cuda" else options.device
+    meta = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "command": "python benchmarks/cuda_snippets.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+            "device": options.device, "device_name": name, "torch": torch.__version__,
+            "platform": platform.platform(), "seconds": round(time.monotonic() - started, 1)}
+    if options.json:
+        with open(options.json, "w", encoding="utf-8") as handle:
+            json.dump({**meta, "snippets": rows}, handle, indent=2, default=str)
+            handle.write("\n")
+    page = markdown(rows, meta)
+    if options.markdown:
+        with open(options.markdown, "w", encoding="utf-8") as handle:
+            handle.write(page)
+    differ = [r for r in rows if r["agrees"] is False]
+    print(f"{len(rows)} snippets, {len(differ)} differ from the tests", file=sys.stderr)
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
