@@ -322,3 +322,19 @@ async def test_unsaved_buffers_are_checked_with_the_defaults(tmp_path):
         editor.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
             lsp.TextDocumentItem("untitled:Untitled-1", "python", 1, textwrap.dedent(LOAD))))
         assert [d.code for d in await editor.diagnostics("untitled:Untitled-1")] == ["DEV004"]
+
+
+async def test_a_half_typed_line_keeps_the_reports_of_the_statements_it_did_not_touch(tmp_path):
+    before = "import torch\n\n\ndef f(path):\n    return torch.load(path)\n\n\ndef g(path):\n    return torch.load(path)\n"
+    async with session(tmp_path) as editor:
+        uri = editor.open(tmp_path / "model.py", before)
+        assert [(d.code, d.range.start.line) for d in await editor.diagnostics(uri)] == [("DEV004", 4), ("DEV004", 8)]
+        broken = before.replace("def g(path):\n", "x = (\n\ndef g(path):\n")  # typing between f and g
+        editor.replace(uri, broken)
+        received = sorted((d.code, d.range.start.line) for d in await editor.diagnostics(uri))
+        assert received == [("DEV004", 4), ("DEV004", 10), ("DEV999", 7)]  # g's report moved down two lines
+        editor.replace(uri, before.replace("    return torch.load(path)\n\n\ndef g", "    return torch.load(path\n\n\ndef g"))
+        received = sorted((d.code, d.range.start.line) for d in await editor.diagnostics(uri))
+        assert ("DEV004", 4) not in received and ("DEV004", 8) in received  # f was edited: its report goes
+        editor.replace(uri, before)
+        assert [(d.code, d.range.start.line) for d in await editor.diagnostics(uri)] == [("DEV004", 4), ("DEV004", 8)]

@@ -10,6 +10,7 @@ import libcst as cst
 
 from devlint.analysis.context import FileContext
 from devlint.analysis.names import dotted_name, is_cuda_device_expr, named_parameters, string_value
+from devlint.analysis.terminating import terminating
 from devlint.analysis.walk import children
 
 _DEVICE_NAMES = ("device", "DEVICE", "dev")
@@ -130,6 +131,7 @@ def _annotation_is_device(annotation: cst.CSTNode) -> bool:
     return bool(words & {"device", "str"})
 
 
+@terminating(False)
 def _is_device_value(ctx: FileContext, scope: "cst.FunctionDef | cst.Module", expr: cst.BaseExpression,
                      strict: bool, depth: int = 0) -> bool:
     value = string_value(expr)

@@ -3,7 +3,7 @@
 Resolvers follow a name, attribute or subscript to its bindings and the bindings' values to their
 names again. A value defined by itself (`x = x.to(d)`, `self.a = f(self.a)`, `a = b; b = a`,
 `x[k] = g(x[k])`) would send them round for ever. `@terminating(unknown)` on a resolver remembers what
-is being resolved (the resolver and the node it was asked about, with its first other argument) and
+is being resolved (the resolver and the objects it was asked about: the node, its scope, `self`) and
 answers `unknown` when the same question comes back inside itself, or when more questions are open
 than `MAX_DEPTH` (the second guard: chains that are long rather than circular). Unknown means no
 report and no fix, never an error.
@@ -28,12 +28,13 @@ class _Open(threading.local):
 
 
 _OPEN = _Open()
+_PLAIN = (int, float, str, bytes, type(None))  # bool is an int
 
 
 def terminating(unknown: object) -> Callable[[_Function], _Function]:
     """Make `resolver(a, b, ...)` answer `unknown` on a cycle or past `MAX_DEPTH` open questions.
-    The question is the resolver and the identities of its first two arguments (`self` and the node
-    for a method, the node and the next argument for a function)."""
+    The question is the resolver and the identities of its positional arguments that are objects
+    (nodes, scopes, `self`); numbers, strings and flags (a depth, a mode) are not part of it."""
 
     def decorate(resolver: _Function) -> _Function:
         tag = id(resolver)
@@ -41,7 +42,7 @@ def terminating(unknown: object) -> Callable[[_Function], _Function]:
         @functools.wraps(resolver)
         def answer(*args: object, **kwargs: object) -> object:
             questions = _OPEN.questions
-            key = (tag, *map(id, args[:2]))
+            key = (tag, *(id(arg) for arg in args if not isinstance(arg, _PLAIN)))
             if key in questions or len(questions) >= MAX_DEPTH:
                 return unknown
             questions.add(key)

@@ -34,6 +34,7 @@ from devlint.contract.project import __version__
 from devlint.engine.noqa import Suppressions, noqa_edit
 from devlint.engine.settings import ENGINE_CODES, SYNTAX_ERROR_CODE, Settings
 from devlint.frontends.lsp.project import CONFIG_FILES, ProjectSettings
+from devlint.frontends.lsp.resilient import kept_reports
 from devlint.frontends.lsp.text import UTF8, UTF16, Lines, changed_lines
 from devlint.frontends.report.meta import rule_url
 from devlint.runner.discovery import is_excluded
@@ -102,6 +103,8 @@ class DevlintServer(LanguageServer):
         # The last documents checked, each with its parser: an edit re-parses what it touched.
         # Used on the checker thread only; a few, as each holds the LibCST tree of its text.
         self.reparsers: OrderedDict[str, Reparser] = OrderedDict()
+        # Each open document's last text that parsed, with its reports (devlint/frontends/lsp/resilient.py).
+        self.last_parsed: dict[str, tuple[str, list[Diagnostic]]] = {}
 
     # -- documents ------------------------------------------------------------------------------
 
@@ -153,8 +156,17 @@ class DevlintServer(LanguageServer):
     def check(self, snapshot: Snapshot, settings: Optional[Settings], with_fixes: bool = False) -> Checked:
         if settings is None:
             return Checked(snapshot, Settings())
-        return Checked(snapshot, settings, document.check(snapshot.source, settings, with_fixes=with_fixes,
-                                                          reparser=self.reparser(snapshot.key)))
+        diagnostics = document.check(snapshot.source, settings, with_fixes=with_fixes,
+                                     reparser=self.reparser(snapshot.key))
+        source = snapshot.source
+        if isinstance(source, document.PythonSource):
+            if any(d.code == SYNTAX_ERROR_CODE for d in diagnostics):
+                last = self.last_parsed.get(snapshot.key)
+                if last is not None:  # a half-typed line hides no report of the statements it did not touch
+                    diagnostics = sorted([*diagnostics, *kept_reports(*last, source.text)], key=lambda d: d.sort_key)
+            else:
+                self.last_parsed[snapshot.key] = (source.text, diagnostics)
+        return Checked(snapshot, settings, diagnostics)
 
     def reparser(self, key: str) -> Reparser:
         """The parser of `key`'s versions (on the checker thread)."""
@@ -202,6 +214,7 @@ class DevlintServer(LanguageServer):
 
     def clear(self, key: str, uris: list[str]) -> None:
         self.pending.discard(key)
+        self.last_parsed.pop(key, None)
         self.running.pop(key, None)
         self._with_fixes.pop(key, None)
         if self.push:
