@@ -136,17 +136,15 @@ def visit_batched(module: cst.Module, visitors: Sequence[cst.BatchableCSTVisitor
                 if owners.get(id(other)) is visitor:
                     functions[index] = _skip
 
-    def call(functions: Sequence[Callable[..., object]], node: cst.CSTNode) -> None:
-        for function in functions:
+    # The callbacks are called inline, each in its own `try` (free until something raises): this
+    # loop runs for every node of every file that reaches LibCST.
+    def walk(node: cst.CSTNode) -> None:
+        visits, fields, leaves = plans.get(type(node)) or plan(node)
+        for function in visits:
             try:
                 function(node)
             except Exception as error:
                 failed(function, node, error)
-
-    def walk(node: cst.CSTNode) -> None:
-        visits, fields, leaves = plans.get(type(node)) or plan(node)
-        if visits:
-            call(visits, node)
         for field, extra, visit_field, leave_field in fields:
             value = getattr(node, field)
             kind = kinds.get(type(value))
@@ -154,18 +152,27 @@ def visit_batched(module: cst.Module, visitors: Sequence[cst.BatchableCSTVisitor
                 kind = kinds[type(value)] = _kind(value)
             if extra and not kind:
                 continue  # not a child (a string, a flag, a missing format spec): LibCST skips it
-            if visit_field:
-                call(visit_field, node)
+            for function in visit_field:
+                try:
+                    function(node)
+                except Exception as error:
+                    failed(function, node, error)
             if kind == 1:
                 walk(value)
             elif kind == 2:
                 for child in value:
                     if (kinds.get(type(child)) or _kind(child)) == 1:
                         walk(child)
-            if leave_field:
-                call(leave_field, node)
-        if leaves:
-            call(leaves, node)
+            for function in leave_field:
+                try:
+                    function(node)
+                except Exception as error:
+                    failed(function, node, error)
+        for function in leaves:
+            try:
+                function(node)
+            except Exception as error:
+                failed(function, node, error)
 
     walk(module)
 
