@@ -27,7 +27,7 @@ _LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<code>DEV\d{3
 
 
 def read_reports(path: str) -> list[tuple[str, int, str]]:
-    roots = [os.path.expanduser(f"~/.cache/devlint-dev-corpus/{name}/") for name in ("src", "wide")]
+    roots = [os.path.expanduser(f"~/.cache/devlint-dev-corpus/{name}/") for name in ("src", "wide", "fresh")]
     reports = []
     with open(path, encoding="utf-8") as handle:
         for line in handle:
