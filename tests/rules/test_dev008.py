@@ -175,6 +175,12 @@ NOT_FLAGGED = [
         def check(scaler):
             assert isinstance(scaler, torch.cuda.amp.GradScaler)
     """, []),
+    case("a_decorator_that_reads_its_signature", """
+        import torch
+        @delegates(torch.cuda.amp.GradScaler)
+        def to_fp16(learn, **kwargs):
+            pass
+    """, []),
     case("in_an_annotation", """
         import torch
         def step(scaler: torch.cuda.amp.GradScaler) -> None:

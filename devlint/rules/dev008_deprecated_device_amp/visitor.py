@@ -55,6 +55,7 @@ class DeprecatedDeviceAmp(RuleVisitor):
         self._tried = 0  # inside a `try` (its handlers are `_version_gated`)
         self._version_gated = 0  # inside an `if` on the torch version, or an `except` fallback
         self._bindings: Optional[dict[str, int]] = None
+        self._decorating = 0  # inside a decorator
         self._not_values: set[int] = set()  # the classes a type test names (`isinstance(s, GradScaler)`)
         self._bodies: list[Sequence[cst.CSTNode]] = []  # the statement lists being visited, innermost last
         self._imports: list[tuple[cst.ImportFrom, cst.SimpleStatementLine, Sequence[cst.CSTNode]]] = []
@@ -106,10 +107,14 @@ class DeprecatedDeviceAmp(RuleVisitor):
             self._report(node, node, *found)
 
     def visit_Decorator(self, node: cst.Decorator) -> None:
+        self._decorating += 1  # `@delegates(GradScaler)` reads a signature: no call, no warning
         # `@custom_fwd` without parentheses: the decorator is the name itself
         found = self._deprecated(node.decorator)
         if found is not None and found[1] in ("custom_fwd", "custom_bwd"):
             self._report(node.decorator, None, *found)
+
+    def leave_Decorator(self, original_node: cst.Decorator) -> None:
+        self._decorating -= 1
 
     # -- the deprecated API passed on as a value --------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -146,7 +151,7 @@ class DeprecatedDeviceAmp(RuleVisitor):
         """`ctx = torch.cuda.amp.autocast if amp else nullcontext`, `partial(autocast, dtype=...)`: the
         deprecated API passed on as a value is called later, with the same warning. (No fix: the device
         type has no place there.)"""
-        if not isinstance(node, (cst.Name, cst.Attribute)):
+        if not isinstance(node, (cst.Name, cst.Attribute)) or self._decorating:
             return
         found = self._deprecated(node)
         if found is None:
