@@ -92,3 +92,40 @@ def test_bad_target_torch_is_a_configuration_error(tmp_path, value):
 
 def test_bad_target_torch_flag_is_a_usage_error(tmp_path):
     assert run_devlint("--target-torch", "two", str(tmp_path), cwd=tmp_path).returncode == 2
+
+
+def _project(tmp_path, files: dict) -> str:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    module = tmp_path / "pkg" / "train.py"
+    module.parent.mkdir()
+    module.write_text("")
+    return str(module)
+
+
+def test_requirements_files_declare_the_target(tmp_path):
+    module = _project(tmp_path, {"requirements.txt": "numpy\ntorch>=2.4  # cuda 12\n",
+                                 "requirements-dev.txt": "-r requirements.txt\ntorch==2.6.*\n"})
+    assert target_torch(None, module) == (2, 4)  # the lowest any file allows
+
+
+def test_setup_py_install_requires_through_a_name(tmp_path):
+    module = _project(tmp_path, {"setup.py": "REQUIRED = ['torch~=2.5.1']\nsetup(install_requires=REQUIRED)\n"})
+    assert target_torch(None, module) == (2, 5)
+
+
+def test_environment_yml_reads_dependencies_not_channels(tmp_path):
+    module = _project(tmp_path, {"environment.yml": "channels:\n  - pytorch\ndependencies:\n  - pytorch=2.3.1\n"
+                                                   "  - pip:\n    - torch>=2.2\n"})
+    assert target_torch(None, module) == (2, 2)
+
+
+def test_a_pyproject_with_dynamic_dependencies_leaves_them_to_setup_py(tmp_path):
+    module = _project(tmp_path, {"pyproject.toml": '[project]\nname = "p"\ndynamic = ["dependencies"]\n',
+                                 "setup.py": "setup(install_requires=['torch>=2.6'])\n"})
+    assert target_torch(None, module) == (2, 6)
+
+
+def test_a_requirement_without_a_bound_anywhere_makes_it_unknown(tmp_path):
+    module = _project(tmp_path, {"requirements.txt": "torch\n", "setup.py": "setup(install_requires=['torch>=2.6'])\n"})
+    assert target_torch(None, module) is None

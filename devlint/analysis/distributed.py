@@ -12,13 +12,13 @@ that imports one of them is taken as pinned.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import AbstractSet, Optional
+from typing import AbstractSet, Callable, Optional, Sequence
 
 import libcst as cst
 
 from devlint.analysis.names import dotted_name, positional, string_value
 from devlint.analysis.torch_names import TorchNames
-from devlint.analysis.walk import children
+from devlint.analysis.walk import children, own_nodes_in_order
 
 # Packages whose launch sets the current device before user code runs.
 # Ray gives each worker that asks for a GPU only that GPU (CUDA_VISIBLE_DEVICES): "cuda" is it there.
@@ -39,11 +39,20 @@ class DistributedFile:
     # (timm's task classes and its utils/distributed.py, Lightning's DDP strategy and its accelerator).
     starts: bool = False
     pins_device: bool = False  # set_device(...), `with torch.cuda.device(...)`, CUDA_VISIBLE_DEVICES, a launcher
+    # pinned before user code runs (a launcher import, CUDA_VISIBLE_DEVICES): no order to read
+    pinned_from_the_start: bool = False
     why_started: list[str] = field(default_factory=list)
+    backends: list[Optional[str]] = field(default_factory=list)  # each init_process_group's, None: not a literal
 
     @property
     def every_rank_on_default_gpu(self) -> bool:
-        return self.starts and not self.pins_device
+        return self.starts and not self.pins_device and not self.gloo_only
+
+    @property
+    def gloo_only(self) -> bool:
+        """Every process group is started on gloo, named as a literal: a CPU (often single-host) demo,
+        where GPU placement is not what the script is about."""
+        return bool(self.backends) and all(backend == "gloo" for backend in self.backends)
 
 
 def distributed_file(module: cst.Module, torch: TorchNames) -> DistributedFile:
@@ -56,12 +65,12 @@ def distributed_file(module: cst.Module, torch: TorchNames) -> DistributedFile:
             _call(node, torch, facts)
         elif isinstance(node, (cst.Import, cst.ImportFrom)):
             if _imports_launcher(node):
-                facts.pins_device = True
+                facts.pins_device = facts.pinned_from_the_start = True
         elif isinstance(node, cst.Subscript) and is_local_rank_read(node):
             facts.starts = True
             facts.why_started.append(_LOCAL_RANK)
         elif isinstance(node, cst.SimpleString) and "CUDA_VISIBLE_DEVICES" in node.value:
-            facts.pins_device = True  # the launcher or the script gives each rank one visible GPU
+            facts.pins_device = facts.pinned_from_the_start = True  # each rank is given one visible GPU
         stack.extend(children(node))
     return facts
 
@@ -70,16 +79,35 @@ def _call(node: cst.Call, torch: TorchNames, facts: DistributedFile) -> None:
     name = dotted_name(node.func) or ""
     last = name.rsplit(".", 1)[-1]
     full = torch.qualify(node.func) or ""
-    if last in _PINNING_METHODS or full in ("torch.cuda.device", "torch.cuda.device_of"):
+    if pins(node, torch):
         facts.pins_device = True
     if last == "init_process_group" or full.endswith(".init_process_group"):
         facts.starts = True
         facts.why_started.append("init_process_group")
-        if any(arg.keyword is not None and arg.keyword.value == "device_id" for arg in node.args):
-            facts.pins_device = True  # binds the process group, and its rank, to one device
+        facts.backends.append(_backend(node))
     if is_local_rank_read(node):
         facts.starts = True
         facts.why_started.append(_LOCAL_RANK)
+
+
+def pins(node: cst.Call, torch: TorchNames) -> bool:
+    """Does this call pin the process to one GPU? `set_device(...)` (any receiver), `torch.cuda.device(...)`,
+    `init_process_group(..., device_id=...)` (it binds the group, and its rank, to one device)."""
+    name = dotted_name(node.func) or ""
+    last = name.rsplit(".", 1)[-1]
+    full = torch.qualify(node.func) or ""
+    if last in _PINNING_METHODS or full in ("torch.cuda.device", "torch.cuda.device_of"):
+        return True
+    return (last == "init_process_group" or full.endswith(".init_process_group")) and any(
+        arg.keyword is not None and arg.keyword.value == "device_id" for arg in node.args)
+
+
+def _backend(node: cst.Call) -> Optional[str]:
+    """The backend an `init_process_group(...)` names as a literal (`"nccl"`, `backend="gloo"`), else None."""
+    for arg in node.args:
+        if (arg.keyword is None and arg is node.args[0]) or (arg.keyword is not None and arg.keyword.value == "backend"):
+            return string_value(arg.value)
+    return None
 
 
 def _imports_launcher(node: cst.Import | cst.ImportFrom) -> bool:
@@ -109,14 +137,120 @@ def is_local_rank_read(expr: cst.BaseExpression) -> bool:
 
 
 def holds_local_rank(value: cst.BaseExpression, torch: TorchNames) -> bool:
-    """An int that is this process's local rank: `int(<a LOCAL_RANK read>)` or
-    `torch.distributed.get_node_local_rank(...)`. (`dist.get_rank()` is the global rank: on a
-    second node it is past the last GPU.)"""
+    """An int that is this process's local rank: `int(<a LOCAL_RANK read>)`,
+    `torch.distributed.get_node_local_rank(...)`, or `<rank> % torch.cuda.device_count()` (each host
+    numbers its GPUs from 0). (`dist.get_rank()` is the global rank: on a second node it is past the
+    last GPU.)"""
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Modulo):
+        return isinstance(value.right, cst.Call) and torch.qualify(value.right.func) == "torch.cuda.device_count"
     if not isinstance(value, cst.Call):
         return False
     if isinstance(value.func, cst.Name) and value.func.value == "int" and len(value.args) == 1:
         return is_local_rank_read(value.args[0].value)
     return torch.qualify(value.func) == "torch.distributed.get_node_local_rank"
+
+
+# How deep calls of the file's own functions are followed, and what a cycle or a deeper call answers:
+# it may pin (so nothing after it is taken to run before the pin).
+_CALL_DEPTH = 6
+
+
+class BeforePinning:
+    """Which code every rank runs before the file pins its GPU: the module's statements in the order
+    they run (compound statements entered, a branch that depends on the rank skipped), and the bodies
+    of the file's own functions where a statement calls one, up to the first statement that may pin;
+    and in each of the file's functions that pins, its statements before that. A call of one of the
+    file's functions is followed `_CALL_DEPTH` deep, never into a function already being read (a
+    cycle), and what is not followed is taken to pin. `ran_before(node)` after `read()`."""
+
+    def __init__(self, module: cst.Module, torch: TorchNames, rank_dependent: Callable[[cst.BaseExpression], bool]):
+        self.torch = torch
+        self.rank_dependent = rank_dependent
+        self.functions: dict[str, Optional[cst.FunctionDef]] = {}  # module-level defs (None: bound twice)
+        for statement in module.body:
+            if isinstance(statement, cst.FunctionDef):
+                name = statement.name.value
+                self.functions[name] = None if name in self.functions else statement
+        self.module = module
+        self.before: set[int] = set()
+
+    def read(self) -> "BeforePinning":
+        self._statements(self.module.body, [])
+        # a function that pins runs its statements before the pin whoever calls it
+        for name, function in self.functions.items():
+            if function is not None and any(isinstance(node, cst.Call) and pins(node, self.torch)
+                                            for node in own_nodes_in_order(function.body)):
+                self._suite(function.body, [name])
+        return self
+
+    def ran_before(self, node: cst.CSTNode) -> bool:
+        return id(node) in self.before
+
+    def _statements(self, statements: Sequence[cst.CSTNode], calling: list[str]) -> bool:
+        """Read the statements in order; True once one may have pinned (then stop)."""
+        for statement in statements:
+            if self._statement(statement, calling):
+                return True
+        return False
+
+    def _statement(self, node: cst.CSTNode, calling: list[str]) -> bool:
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            return False  # runs when called (a class body is left alone: it holds no pinning)
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in node.body:
+                if self._simple(small, calling):
+                    return True
+            return False
+        if isinstance(node, cst.If):
+            if self._simple(node.test, calling):
+                return True
+            if self.rank_dependent(node.test):
+                # runs in some ranks only (rank 0's GPU 0 is right for rank 0): not read, but where it may
+                # pin (`if args.distributed: torch.cuda.set_device(...)`), nothing after it counts
+                return self._may_pin(node)
+            if self._suite(node.body, calling):
+                return True  # (its `else` runs where that branch does not: not read)
+            if isinstance(node.orelse, cst.If):
+                return self._statement(node.orelse, calling)
+            if isinstance(node.orelse, cst.Else):
+                return self._suite(node.orelse.body, calling)
+            return False
+        if isinstance(node, (cst.For, cst.While)):
+            head = node.iter if isinstance(node, cst.For) else node.test
+            return self._simple(head, calling) or self._suite(node.body, calling)
+        if isinstance(node, cst.With):
+            return any(self._simple(item.item, calling) for item in node.items) or self._suite(node.body, calling)
+        if isinstance(node, cst.Try):
+            return self._suite(node.body, calling) or any(self._suite(h.body, calling) for h in node.handlers)
+        return True  # (match, async blocks: not read; taken to pin, so nothing after them counts)
+
+    def _may_pin(self, root: cst.CSTNode) -> bool:
+        """Does `root` hold a pinning call, or a call of one of the file's functions (not followed)?"""
+        for node in own_nodes_in_order(root):
+            if isinstance(node, cst.Call) and (pins(node, self.torch) or (
+                    isinstance(node.func, cst.Name) and node.func.value in self.functions)):
+                return True
+        return False
+
+    def _suite(self, suite: cst.BaseSuite, calling: list[str]) -> bool:
+        return self._statements(suite.body if isinstance(suite, cst.IndentedBlock) else [suite], calling)
+
+    def _simple(self, root: cst.CSTNode, calling: list[str]) -> bool:
+        """A statement or an expression: True when it may pin. Its nodes run before the pin otherwise."""
+        found = list(own_nodes_in_order(root))
+        for node in found:
+            if isinstance(node, cst.Call) and pins(node, self.torch):
+                return True
+        for node in found:
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in self.functions:
+                name = node.func.value
+                function = self.functions[name]
+                if function is None or name in calling or len(calling) >= _CALL_DEPTH:
+                    return True  # unknown (bound twice, a cycle, too deep): it may pin
+                if self._suite(function.body, [*calling, name]):
+                    return True
+        self.before.update(id(node) for node in found)
+        return False
 
 
 class LocalRankNames:

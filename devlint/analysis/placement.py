@@ -1,16 +1,21 @@
-"""Which values does the code put on an accelerator? A forward read of one function (or module body).
+"""Which values may be on an accelerator? A forward read of one function (or module body).
 
-DEV006's question: at `x.numpy()` / `np.asarray(x)`, is `x` a tensor the code itself placed on a
-device that may not be the CPU? Only positive evidence counts, as what a value came from:
+DEV006's question: at `x.numpy()` / `np.asarray(x)`, may `x` be a tensor on a device that is not the
+CPU? What a value came from decides:
 
-- a move, `.cuda()`, or `.to(target)` where the code shows the target may be an accelerator
-  (`devices.shows_accelerator`: `"cuda"`, `torch.device("cuda" if ... else "cpu")`, a name bound to
-  such); `.to(dtype)` alone is no move, and `.to(device)` with a device the code does not show (a bare
-  parameter, `args.device`) is not evidence: it may be the CPU;
-- a torch factory given such a `device=` (or the `.device` of a placed value);
+- a move, `.cuda()`, or `.to(target)` unless the code shows the target is the host (`"cpu"`, a name
+  bound only to the CPU); `.to(dtype)` alone is no move;
+- a torch factory given such a `device=` (or the `.device` of a value that may be on a device);
 - the output of a model the function moved (`model = Net().to(device)`, or `model.cuda()` as a
-  statement), or of a module called on a placed value;
-- what tensor methods, torch functions, arithmetic, indexing and unpacking make of a placed value.
+  statement), or of a module called on such a value;
+- signs that the caller's value may be on a device: the inputs of a public method of an nn.Module
+  class and of a function that asks where its inputs are (`x.device`) without moving them itself, what
+  a module holds (`self.weight`, `self.crf.transitions`, outside `__init__`), and the output of a
+  module handed in or held (`model(x)`, `self.encoder(x)`) that is not given an input made on the host
+  here. Their kind is not known (`known=False`): their attributes are not followed (`x.meta`), except
+  for what a module holds (`holder`), and calling one makes an output only where it is named like a
+  module or bound to one;
+- what tensor methods, torch functions, arithmetic, indexing and unpacking make of any of those.
 
 `.cpu()`, `.to("cpu")`, `.numpy()`, `.item()`, `.tolist()`, a plain function's result and any other
 rebinding end it. Statements are read in order; an `if`'s branches each from the state before it, then
@@ -32,7 +37,9 @@ import libcst as cst
 from devlint.analysis.context import FileContext
 from devlint.analysis.devices import shows_accelerator
 from devlint.analysis.edits import short
-from devlint.analysis.factories import FACTORIES, LIKE_FACTORIES, is_dtype_only_move, move_target
+from devlint.analysis.factories import (
+    FACTORIES, LIKE_FACTORIES, cpu_factory_name, is_dtype_only_move, is_host, is_plain_device, move_target,
+)
 from devlint.analysis.names import dotted_name, keyword, string_value
 from devlint.analysis.types import TENSOR_METHODS, Kind
 from devlint.analysis.vocabulary import TENSOR_VIEWS
@@ -81,6 +88,12 @@ class Placed:
     how: str  # "moved with `.cuda()`", "made with `device=device`", "the output of `model`, moved with ..."
     is_tensor: bool  # one tensor (not a tuple, a list or a model's output object)
     may_require_grad: bool  # it may be part of an autograd graph (a model's output outside `no_grad`)
+    # False for a sign of a device whose kind is not known (an input, a module's attribute): it may be any
+    # object, so its attributes are not followed (`x.meta`) and calling it makes no output unless it is
+    # named as a module
+    known: bool = True
+    # a module, or what a module holds (`self.crf`): its attributes are its parameters, buffers and state
+    holder: bool = False
 
 
 # What a name holds at a point: placed, or bound to something else (`OTHER`); absent: never bound here.
@@ -144,10 +157,54 @@ class Placement:
             if any(self._turns_grad_off(d.decorator) for d in self.scope.decorators):
                 self._grad_off += 1
             self._block(self.scope.body.body if isinstance(self.scope.body, cst.IndentedBlock) else [self.scope.body],
-                        {})
+                        self._inputs(self.scope))
         else:
             self._block(self.scope.body, {})
         return self
+
+    # -- signs that a value may be on a device: it comes from the caller ----------------------
+    def _inputs(self, function: cst.FunctionDef) -> _Env:
+        """The parameters that may hold tensors on a device: every input of a public method of a module class
+        (`forward`, `training_step`, a metric's `update`), or of a function that asks where its inputs are
+        (`x.device`) and moves none of them itself (a function that does expects them on the host); and an
+        input that is a module by its use (called, and named like one: `model(x)`). Never in a `Dataset`,
+        whose items are built on the host."""
+        if self.cls is not None and _is_dataset(self.cls):
+            return {}
+        params = [p for p in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
+                  if p.name.value not in ("self", "cls")]
+        name = function.name.value
+        if self._module_method() and not name.startswith("_"):
+            # (a private helper is called by the class's own code, which may have copied to the host first)
+            how = f"an input of `{name}` of a module, which may run on a device"
+            return {p.name.value: Placed(f"`{p.name.value}`, {how}", False, False, known=False) for p in params}
+        inputs: _Env = {}
+        handles = _handles_devices(function, {p.name.value for p in params})
+        for param in params:
+            if handles:
+                inputs[param.name.value] = Placed(f"`{param.name.value}`, an input of `{name}`, which asks where its inputs are",
+                                                  False, False, known=False)
+            elif _MODULE_NAME.search(param.name.value) and param.name.value in self.ctx.types.scope_index(
+                    function).called:
+                inputs[param.name.value] = Placed(f"a module handed to `{name}`, which may be on a device", False, False,
+                                                  known=False, holder=True)
+        return inputs
+
+    def _module_method(self) -> bool:
+        """Inside a method of an nn.Module class, after its construction (in `__init__` nothing is moved yet)."""
+        return (self.cls is not None and bool(self.functions) and self.functions[-1].name.value != "__init__"
+                and self.ctx.types.classes.node_is_module_class(self.cls))
+
+    def _module_attribute(self, name: str) -> Optional[Placed]:
+        """`self.weight`, `self.crf.transitions`, `self.preds` (a metric's state): what a module holds is on
+        the device the module was moved to."""
+        if not name.startswith("self.") or not self._module_method():
+            return None
+        kind = self.ctx.types.kind_of(cst.parse_expression(name), self.functions, self.cls)
+        how = f"`{short(name, 30)}`, held by a module, which may be moved to a device"
+        if kind is Kind.TENSOR:
+            return Placed(how, True, False)
+        return Placed(how, False, False, known=False, holder=True)
 
     # -- statements --------------------------------------------------------------------
     def _block(self, statements: "list[cst.CSTNode] | tuple[cst.CSTNode, ...]", env: _Env) -> None:
@@ -329,6 +386,10 @@ class Placement:
             if name is not None and name in env:
                 known = env[name]
                 return known if isinstance(known, Placed) else None
+            if name is not None and name.count(".") == 1:
+                held = self._module_attribute(name)
+                if held is not None:
+                    return held
             if isinstance(expr, cst.Attribute):
                 base = self._expr(expr.value, env)
                 attr = expr.attr.value
@@ -336,6 +397,8 @@ class Placement:
                     return None
                 if attr in _PLACED_ATTRIBUTES:
                     return replace(base, is_tensor=True)
+                if not base.known and not base.holder:
+                    return None  # `x.meta` of an input of unknown kind: an object's attribute may be anything
                 return None if base.is_tensor else replace(base, is_tensor=False)  # `outputs.logits`
             return None
         if isinstance(expr, cst.Call):
@@ -429,6 +492,9 @@ class Placement:
                     func.value, self.functions, self.cls) not in (Kind.MODULE, Kind.OTHER))
                 return Placed(how, is_tensor, receiver is not None and receiver.may_require_grad)
             if receiver is None:
+                held = self._expr(func, env)  # `self.encoder(x)`: a module the module holds
+                if held is not None and not held.is_tensor and self._called_module(func) and not self._host_inputs(call):
+                    return self._output(dotted_name(func) or "the module", held)
                 return None
             if method == "forward" and not receiver.is_tensor:
                 return self._output(dotted_name(func.value) or "the model", receiver)
@@ -437,7 +503,8 @@ class Placement:
                               receiver.may_require_grad and method not in _NO_GRAD_RESULTS)
             return None
         callee = self._expr(func, env) if not isinstance(func, cst.Name) or func.value in env else None
-        if callee is not None and not callee.is_tensor:
+        if callee is not None and not callee.is_tensor and (callee.known or (
+                self._called_module(func) and not self._host_inputs(call))):
             return self._output(dotted_name(func) or "the model", callee)
         placed_args = [a for a in args if a is not None and a.is_tensor]
         if placed_args and self.ctx.types.kind_of(func, self.functions, self.cls) is Kind.MODULE:
@@ -445,8 +512,34 @@ class Placement:
             return Placed(f"the output of `{name}` on a tensor {placed_args[0].how}", False, self._grad_on())
         return None
 
+    def _host_inputs(self, call: cst.Call) -> bool:
+        """Is a module given an input this function makes on the host on some path (`x = torch.randn(...)`)?
+        Then the module is on the host too (it would raise otherwise), and so is its output."""
+        if not isinstance(self.scope, cst.FunctionDef):
+            return False
+        bindings = self.ctx.types.scope_index(self.scope).bindings
+        for arg in call.args:
+            if isinstance(arg.value, cst.Name):
+                for how, node in bindings.get(arg.value.value, []):
+                    if how == "value" and isinstance(node, cst.BaseExpression) and (
+                            cpu_factory_name(node, self.torch) is not None or self.torch.is_call_to(node, "from_numpy")):
+                        return True
+        return False
+
+    def _called_module(self, func: cst.BaseExpression) -> bool:
+        """A sign whose kind is not known, called: a module only when its name or the file says so
+        (`self.encoder(x)`, `model(x)`; not `self.tokenizer(text)`, `fn(x)`)."""
+        name = dotted_name(func) or ""
+        if _MODULE_NAME.search(name.rsplit(".", 1)[-1]):
+            return True
+        if self.cls is None or not name.startswith("self.") or name.count(".") != 1:
+            return False
+        # `self.proj = nn.Linear(...)`: bound to a module (being called alone says nothing: a tokenizer is)
+        return any(how == "value" and self.ctx.types.value_kind(node, [method] if method else [], self.cls)  # type: ignore
+                   is Kind.MODULE for how, node, method in self.ctx.types.class_index(self.cls).bindings.get(name[5:], []))
+
     def _output(self, name: str, model: Placed) -> Placed:
-        how = model.how.split(", ", 1)[1] if model.how.startswith("the output of") else model.how
+        how = model.how.split(", ", 1)[1] if model.how.startswith(("the output of", f"`{short(name, 30)}`, ")) else model.how
         return Placed(f"the output of `{name}`, {how}", False, self._grad_on())
 
     def _grad_on(self) -> bool:
@@ -496,15 +589,59 @@ class Placement:
         """A device the code shows may be an accelerator, or the device of (or a tensor) placed here."""
         if isinstance(target, cst.Attribute) and target.attr.value == "device" and not (
                 isinstance(target.value, cst.Name) and target.value.value == "self"):
+            # `y.device`: where `y` is (`args.device` reads the same, and is not told apart)
             source = self.found.get(target.value) or self._value(target.value, env)
-            return source is not None and source.is_tensor
+            return source is not None and (source.is_tensor or not source.known)
         if shows_accelerator(self.ctx, target, self.functions, self.cls):
             return True
         known = env.get(dotted_name(target) or "")
-        return isinstance(known, Placed) and known.is_tensor  # `.to(other)`: where `other` is
+        if isinstance(known, Placed) and known.is_tensor:
+            return True  # `.to(other)`: where `other` is
+        # `.to(device)`, `.to(args.device)`: a device the caller chooses, unless the code shows the host
+        return is_plain_device(target, self.torch) and not self._shows_host(target)
+
+    def _shows_host(self, target: cst.BaseExpression) -> bool:
+        """`"cpu"`, `torch.device("cpu")`, or a name whose every binding in its innermost scope is one."""
+        if is_host(target, self.torch):
+            return True
+        if not isinstance(target, cst.Name):
+            return False
+        for scope in [*self.functions, self.ctx.module]:
+            bindings = self.ctx.types.scope_index(scope).bindings.get(target.value)
+            if bindings:
+                return all(how == "value" and is_host(node, self.torch) for how, node in bindings)  # type: ignore
+        return False
 
 
 _DEVICE_WORDS = re.compile(r"device|cuda|gpu|cpu|accelerat|mps", re.IGNORECASE)
+# An input that is called and named like a module is one (`model(x)`, `self_encoder(x)`).
+_MODULE_NAME = re.compile(r"model|net$|module|encoder|decoder|backbone|classifier", re.IGNORECASE)
+# Bases of classes whose items are built on the host (a DataLoader's workers have no device).
+_HOST_CLASSES = re.compile(r"(Dataset|Sampler|Collator)$")
+
+
+def _is_dataset(cls: cst.ClassDef) -> bool:
+    return any(_HOST_CLASSES.search(dotted_name(base.value) or "") for base in cls.bases)
+
+
+def _handles_devices(function: cst.FunctionDef, inputs: set[str]) -> bool:
+    """Does the function ask where its inputs are (`x.device`, `batch["ids"].device`: code written for
+    inputs on any device), without moving any of them itself (then its callers hand it host tensors)?"""
+    handles = False
+    for node in own_nodes(function.body):
+        if isinstance(node, cst.Attribute) and node.attr.value == "device" and _root_name(node.value) in inputs:
+            handles = True
+        elif (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("to", "cuda")
+              and not is_dtype_only_move(node) and _root_name(node.func.value) in inputs):
+            return False
+    return handles
+
+
+def _root_name(expr: cst.BaseExpression) -> Optional[str]:
+    """`batch["ids"][0]` -> "batch": the name a chain of subscripts and attributes starts from."""
+    while isinstance(expr, (cst.Subscript, cst.Attribute)):
+        expr = expr.value
+    return expr.value if isinstance(expr, cst.Name) else None
 
 
 def _tests_device(test: cst.BaseExpression) -> bool:

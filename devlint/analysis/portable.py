@@ -1,7 +1,8 @@
 """What code that chooses a device, or names a mixed-precision API, may use on the target torch version.
 
 Checked against the torch documentation of each version and the installed torch (2.13):
-`torch.amp.autocast(device_type, ...)` is in every torch from 2.1 (it came in 1.10);
+`torch.amp.autocast(device_type, ...)` came in 1.12 (`torch.autocast` in 1.10, but `torch.amp` is
+newer: a project pinned to 1.10 or 1.11 has no `torch.amp`);
 `torch.amp.GradScaler(device, ...)` came in 2.3, `torch.amp.custom_fwd/custom_bwd(device_type=...)`
 in 2.4, `torch.accelerator` in 2.6 (where `current_accelerator()` raises when no accelerator is
 there), and `current_accelerator(check_available=True)`, which returns None instead, in 2.7.
@@ -13,6 +14,7 @@ from typing import Optional
 
 TorchVersion = tuple[int, int]
 
+AMP_AUTOCAST = (1, 12)  # torch.amp.autocast
 AMP_GRAD_SCALER = (2, 3)  # torch.amp.GradScaler
 AMP_CUSTOM_FUNCTION = (2, 4)  # torch.amp.custom_fwd / custom_bwd
 ACCELERATOR = (2, 6)  # torch.accelerator.is_available / current_accelerator

@@ -1,18 +1,23 @@
 """The torch version fixes write code for: `target-torch`, else the project's own dependency on torch.
 
 `target-torch = "2.6"` in devlint's configuration (or `--target-torch 2.6`) wins. Without it, the
-nearest `pyproject.toml` above the file that has a `[project]` table is read: the lowest version
-its requirements on torch allow (`[project] dependencies`; the optional dependencies where those
-do not name torch). `torch>=2.6` means 2.6, `torch~=2.5.1` 2.5, `torch==2.4.*` 2.4; a requirement
-without a lower bound, a pre-release bound (`>=2.6.0a0`), dependencies declared `dynamic`, or no
-requirement on torch at all mean unknown (None), and fixes then write what runs on every torch
-from 2.1. `packaging` is not a dependency of devlint, so the simple specifier forms are read here,
-and anything else counts as no lower bound: a wrong guess would write code the project's oldest
-torch cannot run.
+nearest directory above the file that declares requirements is read, as the configuration is found:
+its `pyproject.toml` (`[project] dependencies`; the optional dependencies where those do not name
+torch; not where dependencies are declared `dynamic`), `requirements*.txt`, `setup.py` (a literal
+`install_requires=[...]`), `setup.cfg` (`[options] install_requires`) and `environment.yml` /
+`environment.yaml` (conda's `pytorch=1.8` too). The target is the lowest version their requirements
+on torch allow: `torch>=2.6` means 2.6, `torch~=2.5.1` 2.5, `torch==2.4.*` 2.4. A requirement without
+a lower bound, a pre-release bound (`>=2.6.0a0`), or no requirement on torch in any of them mean
+unknown (None), and fixes that need a newer torch than every release has are then not offered.
+`packaging` is not a dependency of devlint, so the simple specifier forms are read here, and anything
+else counts as no lower bound: a wrong guess would write code the project's oldest torch cannot run.
+Each directory is read once per process.
 """
 
 from __future__ import annotations
 
+import ast
+import configparser
 import functools
 import os
 import re
@@ -57,11 +62,128 @@ def target_torch(configured: Optional[TorchVersion], path: Optional[str]) -> Opt
 
 @functools.lru_cache(maxsize=1024)
 def _declared_in(directory: str) -> Optional[TorchVersion]:
-    project = _project_table(os.path.join(directory, "pyproject.toml"))
-    if project is not None:
-        return declared_torch(project)
+    found = _requirements_in(directory)
+    if found is not None:
+        return _lowest(found)
     parent = os.path.dirname(directory)
     return None if parent == directory else _declared_in(parent)
+
+
+def _requirements_in(directory: str) -> Optional[list[str]]:
+    """The specifiers of every requirement on torch that the directory's declaration files make, or
+    None when it has no declaration file (then the parent directory is asked)."""
+    declared = False
+    found: list[str] = []
+    project = _project_table(os.path.join(directory, "pyproject.toml"))
+    if project is not None:
+        declared = True
+        found += _project_requirements(project)
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return None
+    for name in names:
+        path = os.path.join(directory, name)
+        lines: Optional[list[str]] = None
+        if name.startswith("requirements") and name.endswith(".txt"):
+            lines = _requirement_lines(_read(path))
+        elif name == "setup.py":
+            lines = _setup_py_requirements(_read(path))
+        elif name == "setup.cfg":
+            lines = _setup_cfg_requirements(_read(path))
+        elif name in ("environment.yml", "environment.yaml"):
+            lines = _environment_requirements(_read(path))
+        if lines is not None:
+            declared = True
+            found += _torch_requirements(lines)
+    return found if declared else None
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return ""
+
+
+def _lowest(specifiers: list[str]) -> Optional[TorchVersion]:
+    """The lowest torch that every requirement allows; None where one has no lower bound (or none)."""
+    bounds = [_lower_bound(specifier) for specifier in specifiers]
+    if not bounds or None in bounds:
+        return None  # some way of installing the project allows any torch
+    return min(bound for bound in bounds if bound is not None)
+
+
+def _requirement_lines(text: str) -> list[str]:
+    """The requirement lines of a requirements file (comments, options and `-r` includes dropped)."""
+    lines = []
+    for line in text.splitlines():
+        line = line.split(" #", 1)[0].strip()
+        if line and not line.startswith(("#", "-")):
+            lines.append(line)
+    return lines
+
+
+def _setup_py_requirements(text: str) -> list[str]:
+    """The string literals of `install_requires=[...]` in a setup.py (a list or tuple written in the call,
+    or a module-level name assigned one)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    assigned = {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
+                for target in node.targets if isinstance(target, ast.Name)}
+    lines = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        for keyword in node.keywords:
+            if keyword.arg != "install_requires":
+                continue
+            value = keyword.value
+            if isinstance(value, ast.Name):
+                value = assigned.get(value.id, value)
+            if isinstance(value, (ast.List, ast.Tuple)):
+                lines += [item.value for item in value.elts
+                          if isinstance(item, ast.Constant) and isinstance(item.value, str)]
+    return lines
+
+
+def _setup_cfg_requirements(text: str) -> list[str]:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return []
+    return _requirement_lines(parser.get("options", "install_requires", fallback=""))
+
+
+# `- pytorch=1.8.1`, `- torch>=2.1`, `  - torch==2.4.0` (a pip list inside), quoted or not
+_ENVIRONMENT_ITEM = re.compile(r"""\s*-\s*["']?([^"'#]+?)["']?\s*(?:#.*)?$""")
+# conda's package spec: `pytorch`, `pytorch=1.8` (that version), `conda-forge::pytorch>=2.1`
+_CONDA_TORCH = re.compile(r"(?:[\w-]+::)?pytorch(?![\w.-])\s*(.*)")
+
+
+def _environment_requirements(text: str) -> list[str]:
+    """The requirements under `dependencies:` in a conda environment file (the `channels:` list names
+    `pytorch` too, as a channel); conda's `pytorch` is torch, and its single `=` pins that version."""
+    lines = []
+    in_dependencies = False
+    for line in text.splitlines():
+        if line and not line[0].isspace() and not line.startswith(("-", "#")):
+            in_dependencies = line.split("#", 1)[0].strip() == "dependencies:"
+            continue
+        match = _ENVIRONMENT_ITEM.match(line) if in_dependencies else None
+        if match is None:
+            continue
+        item = match.group(1).strip()
+        conda = _CONDA_TORCH.fullmatch(item)
+        if conda is not None:
+            rest = conda.group(1)
+            item = "torch" + ("=" + rest if rest.startswith("=") and not rest.startswith("==") else rest)
+        lines.append(item)
+    return lines
 
 
 def _project_table(path: str) -> Optional[dict[str, Any]]:
@@ -78,20 +200,22 @@ def _project_table(path: str) -> Optional[dict[str, Any]]:
 
 def declared_torch(project: dict[str, Any]) -> Optional[TorchVersion]:
     """The lowest torch a `[project]` table's requirements allow, or None."""
-    dependencies = project.get("dependencies")
+    return _lowest(_project_requirements(project))
+
+
+def _project_requirements(project: dict[str, Any]) -> list[str]:
+    """The specifiers of a `[project]` table's requirements on torch: its dependencies, else (where
+    those do not name torch) every optional group's."""
     if "dependencies" in (project.get("dynamic") or ()):
-        return None  # declared elsewhere (setup.py, a requirements file): not read
-    groups: list[list[Any]] = []
+        return []  # declared elsewhere (setup.py, a requirements file): read there
+    dependencies = project.get("dependencies")
     if isinstance(dependencies, list) and _torch_requirements(dependencies):
-        groups = [dependencies]
-    else:
-        optional = project.get("optional-dependencies")
-        if isinstance(optional, dict):
-            groups = [group for group in optional.values() if isinstance(group, list)]
-    bounds = [_lower_bound(specifiers) for group in groups for specifiers in _torch_requirements(group)]
-    if not bounds or None in bounds:
-        return None  # some way of installing the project allows any torch
-    return min(bound for bound in bounds if bound is not None)
+        return _torch_requirements(dependencies)
+    optional = project.get("optional-dependencies")
+    if not isinstance(optional, dict):
+        return []
+    return [specifiers for group in optional.values() if isinstance(group, list)
+            for specifiers in _torch_requirements(group)]
 
 
 def _torch_requirements(requirements: list[Any]) -> list[str]:

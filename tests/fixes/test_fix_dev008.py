@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import textwrap
 
-from fixing import check, unchanged
+import pytest
+
+from fixing import unchanged
 
 from devlint import fix_source
 from devlint.engine.settings import Settings
 
 
 def fixed_for(code: str, target: tuple[int, int]) -> str:
-    return fix_source(textwrap.dedent(code), "example.py", Settings(target_torch=target)).source
+    result = fix_source(textwrap.dedent(code), "example.py", Settings(target_torch=target)).source
+    assert fix_source(result, "example.py", Settings(target_torch=target)).source == result, "a second run changed it"
+    return result
+
+
+def check(before: str, after: str, target: tuple[int, int] = (2, 4)) -> None:
+    """`before` fixes to exactly `after` for a project on `target` (default: one with all of `torch.amp`)."""
+    assert fixed_for(before, target) == textwrap.dedent(after)
 
 
 def test_autocast_takes_the_device_type_first():
@@ -71,17 +80,73 @@ def test_star_arguments_get_no_fix():
         """)
 
 
-def test_imported_name_is_replaced_through_the_torch_module():
+def test_imported_name_is_replaced_through_the_torch_module_and_its_import_removed():
     check("""
         from torch.cuda.amp import autocast
         with autocast():
             pass
         """, """
-        from torch.cuda.amp import autocast
         import torch
         with torch.amp.autocast("cuda"):
             pass
         """)
+
+
+def test_only_the_names_the_rewrite_left_unused_are_removed():
+    # on torch 2.2 the scaler keeps its old call (no fix), so its name stays imported
+    check("""
+        import torch
+        from torch.cuda.amp import GradScaler, autocast
+        scaler = GradScaler()
+        with autocast():
+            pass
+        """, """
+        import torch
+        from torch.cuda.amp import GradScaler
+        scaler = GradScaler()
+        with torch.amp.autocast("cuda"):
+            pass
+        """, target=(2, 2))
+
+
+def test_an_import_that_is_a_try_body_of_its_own_becomes_pass():
+    check("""
+        import torch
+        try:
+            from torch.cuda.amp import autocast
+        except ImportError:
+            pass
+        with torch.cuda.amp.autocast():
+            pass
+        """, """
+        import torch
+        try:
+            pass
+        except ImportError:
+            pass
+        with torch.amp.autocast("cuda"):
+            pass
+        """)
+
+
+def test_an_imported_name_used_elsewhere_or_exported_stays():
+    unchanged_for = """
+        import torch
+        from torch.cuda.amp import autocast
+        __all__ = ["autocast"]
+        with torch.amp.autocast("cuda"):
+            pass
+        """
+    assert fixed_for(unchanged_for, (2, 4)) == textwrap.dedent(unchanged_for)
+
+
+def test_a_symbol_used_as_a_value_is_reported_without_a_fix():
+    code = """
+        import torch
+        from contextlib import nullcontext
+        ctx = torch.cuda.amp.autocast if use_amp else nullcontext
+        """
+    assert fixed_for(code, (2, 4)) == textwrap.dedent(code)
 
 
 def test_the_files_alias_for_torch_is_used():
@@ -115,6 +180,56 @@ def test_grad_scaler_needs_torch_2_3():
 def test_unknown_target_gets_no_grad_scaler_fix():
     unchanged(SCALER)
 
+
+def test_unknown_target_gets_no_autocast_fix_either():
+    # a project that declares no torch may run one without `torch.amp` (before 1.12)
+    unchanged("""
+        import torch
+        with torch.cuda.amp.autocast():
+            pass
+        """)
+
+
+def test_autocast_needs_torch_1_12():
+    code = """
+        import torch
+        with torch.cuda.amp.autocast():
+            pass
+        """
+    assert fixed_for(code, (1, 11)) == textwrap.dedent(code)
+    assert 'torch.amp.autocast("cuda")' in fixed_for(code, (1, 12))
+
+
+PINNED_TO_AN_OLD_TORCH = """
+    import torch
+    from torch.cuda.amp import GradScaler, autocast
+
+    scaler = GradScaler()
+
+    def step(model, x):
+        with autocast():
+            loss = model(x)
+        with torch.cuda.amp.autocast(enabled=False):
+            return scaler.scale(loss)
+    """
+
+
+@pytest.mark.parametrize("declaration, name", [
+    ("torch==1.8.1\nnumpy\n", "requirements.txt"),
+    ("-r base.txt\ntorch>=1.7,<1.9  # our cluster\n", "requirements-gpu.txt"),
+    ("from setuptools import setup\nsetup(name='p', install_requires=['torch>=1.9.0'])\n", "setup.py"),
+    ("[options]\ninstall_requires =\n    numpy\n    torch>=1.6\n", "setup.cfg"),
+    ("channels:\n  - pytorch\ndependencies:\n  - python=3.8\n  - pytorch=1.10.2\n", "environment.yml"),
+    ('[project]\nname = "p"\ndependencies = ["torch>=1.8"]\n', "pyproject.toml"),
+])
+def test_a_project_pinned_to_a_torch_without_torch_amp_gets_no_fix(tmp_path, declaration, name):
+    (tmp_path / name).write_text(declaration)
+    module = tmp_path / "pkg" / "train.py"
+    module.parent.mkdir()
+    module.write_text(textwrap.dedent(PINNED_TO_AN_OLD_TORCH))
+    result = fix_source(module.read_text(), str(module))
+    assert result.source == module.read_text()
+    assert [d.line for d in result.remaining if d.code == "DEV008"] == [3, 5, 8, 10]  # the reports stand
 
 DECORATED = """
     import torch

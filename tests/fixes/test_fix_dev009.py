@@ -145,3 +145,59 @@ def test_an_unguarded_line_gets_dev003_and_dev009_and_their_fixes_compose():
         dist.init_process_group("nccl")
         x = torch.ones(2, device=f"cuda:{local_rank}" if torch.cuda.is_available() else "cpu")
         """, unsafe=True)
+
+
+def test_the_rank_modulo_the_gpu_count_is_a_local_rank():
+    check("""
+        import torch
+        import torch.distributed as dist
+        def main(rank):
+            dist.init_process_group("nccl")
+            gpu = rank % torch.cuda.device_count()
+            if torch.cuda.is_available():
+                model = torch.nn.Linear(2, 2).cuda()
+        """, """
+        import torch
+        import torch.distributed as dist
+        def main(rank):
+            dist.init_process_group("nccl")
+            gpu = rank % torch.cuda.device_count()
+            if torch.cuda.is_available():
+                model = torch.nn.Linear(2, 2).cuda(gpu)
+        """, unsafe=True)
+
+
+def test_the_global_rank_is_never_the_index():
+    unchanged("""
+        import torch
+        import torch.distributed as dist
+        def main():
+            dist.init_process_group("nccl")
+            rank = dist.get_rank()
+            if torch.cuda.is_available():
+                model = torch.nn.Linear(2, 2).cuda()
+        """, unsafe=True)
+
+
+def test_work_before_set_device_is_indexed_with_the_local_rank_bound_before_it():
+    check("""
+        import os
+        import torch
+        import torch.distributed as dist
+        def main():
+            local_rank = int(os.environ["LOCAL_RANK"])
+            dist.init_process_group("nccl")
+            if torch.cuda.is_available():
+                model = torch.nn.Linear(2, 2).cuda()
+            torch.cuda.set_device(local_rank)
+        """, """
+        import os
+        import torch
+        import torch.distributed as dist
+        def main():
+            local_rank = int(os.environ["LOCAL_RANK"])
+            dist.init_process_group("nccl")
+            if torch.cuda.is_available():
+                model = torch.nn.Linear(2, 2).cuda(local_rank)
+            torch.cuda.set_device(local_rank)
+        """, unsafe=True)

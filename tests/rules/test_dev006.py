@@ -147,6 +147,83 @@ FLAGGED = [
             ref = y.cuda()
             return x.to(ref).numpy(), x.to(ref.device).numpy()
     """, [(4, 12), (4, 31)]),
+    case("moved_to_a_device_the_caller_chooses", """
+        import torch
+        def f(x, device):
+            return x.to(device).numpy()
+    """, [(3, 12)]),
+    case("input_of_a_function_that_asks_where_its_inputs_are", """
+        import torch
+        def summarize(logits, labels):
+            weights = torch.ones(labels.shape[0], device=labels.device)
+            predictions = logits.argmax(-1).numpy()
+            return predictions, weights
+    """, [(4, 19)]),
+    case("value_of_a_batch_dict_in_a_step_of_a_module", """
+        import lightning as L
+        import torch
+        class Classifier(L.LightningModule):
+            def validation_step(self, batch, batch_idx):
+                labels = batch["labels"].numpy()
+                return labels
+    """, [(5, 18)]),
+    case("parameter_of_a_submodule", """
+        import torch
+        from torch import nn
+        class Tagger(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.crf = CRF(n)
+            def transitions(self):
+                return self.crf.transitions.detach().numpy()
+    """, [(8, 16)]),
+    case("buffer_of_the_module_itself", """
+        import torch
+        from torch import nn
+        class Scaler(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("mean", torch.zeros(3))
+            def stats(self):
+                return self.mean.numpy()
+    """, [(8, 16)]),
+    case("accumulated_state_of_a_metric", """
+        import torch
+        from torchmetrics import Metric
+        class AUROC(Metric):
+            def __init__(self):
+                super().__init__()
+                self.add_state("preds", default=[], dist_reduce_fx="cat")
+            def compute(self):
+                return score(torch.cat(self.preds).numpy())
+    """, [(8, 22)]),
+    case("output_of_a_model_handed_in", """
+        import torch
+        def predict(model, images):
+            with torch.no_grad():
+                return model(images).argmax(1).numpy()
+    """, [(4, 16)]),
+    case("output_of_a_layer_the_module_holds", """
+        import torch
+        from torch import nn
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(4, 2)
+            def scores(self, x):
+                with torch.no_grad():
+                    return self.proj(x).numpy()
+    """, [(9, 20)]),
+    case("output_of_a_submodule", """
+        import torch
+        from torch import nn
+        class Wrapper(nn.Module):
+            def __init__(self, encoder):
+                super().__init__()
+                self.encoder = encoder
+            def embed(self, x):
+                return self.encoder(x).numpy()
+    """, [(8, 16)]),
     case("module_level_script", """
         import torch
         x = torch.ones(3).cuda()
@@ -167,11 +244,6 @@ NOT_FLAGGED = [
             y = x.cuda() * 2
             y = y.to("cpu")
             return np.asarray(y)
-    """, []),
-    case("device_parameter_the_code_does_not_show", """
-        import torch
-        def f(x, device):
-            return x.to(device).numpy()
     """, []),
     case("device_from_the_command_line", """
         import torch
@@ -276,6 +348,95 @@ NOT_FLAGGED = [
         class Table:
             values = torch.ones(3).cuda()
             host = values.cpu().numpy()
+    """, []),
+    case("input_rebuilt_on_the_host_in_this_function", """
+        import torch
+        def f(x):
+            mask = torch.ones(3, device=x.device)
+            x = torch.tensor([1, 2, 3])
+            return x.numpy(), mask
+    """, []),
+    case("input_copied_to_the_host_first", """
+        import torch
+        def f(x):
+            mask = torch.ones(3, device=x.device)
+            x = x.detach().cpu()
+            return x.numpy(), mask
+    """, []),
+    case("input_of_a_function_that_asks_nothing_about_devices", """
+        import torch
+        def to_array(t):
+            return t.numpy()
+    """, []),
+    case("a_function_that_moves_its_inputs_is_handed_host_tensors", """
+        import torch
+        def evaluate(images, labels, device):
+            images = images.to(device)
+            mask = torch.ones(2, device=images.device)
+            return labels.numpy(), mask
+    """, []),
+    case("item_of_a_dataset", """
+        import torch
+        from torch.utils.data import Dataset
+        class Frames(Dataset):
+            def __getitem__(self, index):
+                frame = self.frames[index]
+                return frame.numpy()
+    """, []),
+    case("made_from_numpy_in_the_function", """
+        import torch
+        def f(x, array):
+            device = x.device
+            t = torch.from_numpy(array)
+            return t.numpy()
+    """, []),
+    case("loaded_with_map_location_cpu", """
+        import torch
+        def restore(model, path):
+            state = torch.load(path, map_location="cpu")
+            return state["weight"].numpy()
+    """, []),
+    case("a_module_under_construction_is_on_the_host", """
+        import torch
+        from torch import nn
+        class Layer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.weight = nn.Parameter(torch.randn(3))
+                self.initial = self.weight.detach().numpy()
+    """, []),
+    case("private_helper_of_a_module_called_after_a_copy", """
+        import torch
+        from torch import nn
+        class Codec(nn.Module):
+            def _encode(self, waveform):
+                return encode(waveform.numpy())
+            def forward(self, waveform):
+                return self._encode(waveform.detach().cpu())
+    """, []),
+    case("what_a_tokenizer_or_a_helper_returns", """
+        import torch
+        from torch import nn
+        class Encoder(nn.Module):
+            def encode(self, text, fn):
+                ids = self.tokenizer(text, return_tensors="pt")["input_ids"].numpy()
+                return ids, fn(text).numpy(), torch.arange(self.config.size).numpy()
+    """, []),
+    case("output_of_a_model_given_an_input_made_on_the_host", """
+        import torch
+        def export(model, example=None):
+            if example is None:
+                example = torch.randn(1, 3, 224, 224)
+            with torch.inference_mode():
+                reference = model(example)
+            return reference.numpy()
+    """, []),
+    case("an_object_held_by_an_input", """
+        import torch
+        from torch import nn
+        class Spacing(nn.Module):
+            def forward(self, x):
+                return x.meta["pixdim"].numpy()
     """, []),
     case("noqa_on_the_line", """
         import torch

@@ -32,12 +32,12 @@ FLAGGED = [
         scaler = GradScaler()
         with autocast():
             pass
-    """, [(2, 10), (3, 6)]),
+    """, [(1, 1), (2, 10), (3, 6)]),
     case("imported_under_another_name", """
         from torch.cuda.amp import autocast as amp_autocast
         with amp_autocast(enabled=True):
             pass
-    """, [(2, 6)]),
+    """, [(1, 1), (2, 6)]),
     case("amp_module_imported_from_torch_cuda", """
         from torch.cuda import amp
         with amp.autocast():
@@ -72,7 +72,7 @@ FLAGGED = [
         @custom_bwd
         def backward(ctx, grad):
             return grad
-    """, [(2, 2), (5, 2)]),
+    """, [(1, 1), (2, 2), (5, 2)]),
     case("autocast_as_a_decorator", """
         import torch
         @torch.cuda.amp.autocast()
@@ -82,7 +82,34 @@ FLAGGED = [
     case("submodule_path", """
         from torch.cuda.amp.grad_scaler import GradScaler
         scaler = GradScaler()
-    """, [(2, 10)]),
+    """, [(1, 1), (2, 10)]),
+    case("import_line_inside_try", """
+        try:
+            from torch.cuda.amp import GradScaler, autocast
+        except ImportError:
+            GradScaler = autocast = None
+    """, [(2, 5)]),
+    case("import_line_of_names_used_nowhere", """
+        from torch.cuda.amp import autocast
+    """, [(1, 1)]),
+    case("symbol_chosen_as_a_value", """
+        import torch
+        from contextlib import nullcontext
+        ctx = torch.cuda.amp.autocast if use_amp else nullcontext
+        with ctx():
+            pass
+    """, [(3, 7)]),
+    case("symbol_passed_on_and_returned", """
+        import functools
+        import torch
+        bf16 = functools.partial(torch.cuda.amp.autocast, dtype=torch.bfloat16)
+        def context():
+            return torch.cpu.amp.autocast
+    """, [(3, 26), (5, 12)]),
+    case("symbol_referenced_plainly", """
+        import torch
+        context = torch.cuda.amp.autocast
+    """, [(2, 11)]),
 ]
 
 NOT_FLAGGED = [
@@ -111,6 +138,13 @@ NOT_FLAGGED = [
         import torch
         scaler = torch.amp.GradScaler(device=d) if _TORCH_GREATER_EQUAL_2_4 else torch.cuda.amp.GradScaler()
     """, []),
+    case("a_name_bound_to_the_old_symbol_in_one_branch_and_the_new_in_the_other", """
+        import torch
+        if OLD_TORCH:
+            custom_fwd = torch.cuda.amp.custom_fwd
+        else:
+            custom_fwd = torch.amp.custom_fwd
+    """, []),
     case("in_a_branch_on_the_api_being_there", """
         import torch
         scaler = torch.amp.GradScaler("cuda") if hasattr(torch.amp, "GradScaler") else torch.cuda.amp.GradScaler()
@@ -136,9 +170,30 @@ NOT_FLAGGED = [
         with autocast():
             pass
     """, []),
-    case("referenced_not_called", """
+    case("named_in_a_type_test", """
         import torch
-        context = torch.cuda.amp.autocast
+        def check(scaler):
+            assert isinstance(scaler, torch.cuda.amp.GradScaler)
+    """, []),
+    case("a_decorator_that_reads_its_signature", """
+        import torch
+        @delegates(torch.cuda.amp.GradScaler)
+        def to_fp16(learn, **kwargs):
+            pass
+    """, []),
+    case("in_an_annotation", """
+        import torch
+        def step(scaler: torch.cuda.amp.GradScaler) -> None:
+            pass
+    """, []),
+    case("importing_the_amp_module_of_torch_cuda", """
+        from torch.cuda import amp
+    """, []),
+    case("import_line_in_an_except_fallback", """
+        try:
+            from torch.amp import GradScaler
+        except ImportError:
+            from torch.cuda.amp import GradScaler
     """, []),
     case("someone_elses_amp", """
         import apex.amp as amp

@@ -41,6 +41,31 @@ dist.init_process_group("nccl")
 def get_device():
     return "cuda" if torch.cuda.is_available() else "cpu"
 """, [(6, 12)]),
+    case("module_level_allocation_runs_before_set_device_in_main", HEAD + """
+workspace = torch.empty(1 << 20, device="cuda")
+def main():
+    local_rank = int(os.environ["LOCAL_RANK"])
+    torch.cuda.set_device(local_rank)
+    dist.init_process_group("nccl")
+if __name__ == "__main__":
+    main()
+""", [(4, 41)]),
+    case("import_time_warm_up_before_set_device", HEAD + """
+def warm_up():
+    torch.ones(8).cuda().sum()
+warm_up()
+def main():
+    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+    dist.init_process_group("nccl")
+""", [(5, 5)]),
+    case("model_moved_in_main_before_its_set_device", HEAD + """
+def main():
+    dist.init_process_group("nccl")
+    model = torch.nn.Linear(2, 2).cuda()
+    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+    batch = torch.ones(2, 2).to("cuda")
+main()
+""", [(6, 13)]),
 ]
 
 CLEAN = [
@@ -105,6 +130,45 @@ def f(x):
     same = x.device == torch.device("cuda")
     with torch.autocast("cuda"):
         return same
+""", []),
+    case("gloo_only_single_host_demo", HEAD + """
+dist.init_process_group("gloo", rank=int(os.environ["RANK"]), world_size=2)
+model = torch.nn.Linear(2, 2).cuda()
+""", []),
+    case("a_device_object_made_before_set_device_places_nothing", HEAD + """
+device = torch.device("cuda")
+DEVICE = "cuda"
+def main():
+    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+    dist.init_process_group("nccl")
+    model = torch.nn.Linear(2, 2).to(device)
+main()
+""", []),
+    case("set_device_in_a_branch_on_distribution_comes_first", HEAD + """
+def main(args):
+    if args.distributed:
+        torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+        dist.init_process_group("nccl")
+    model = torch.nn.Linear(2, 2).cuda()
+main(parse())
+""", []),
+    case("functions_that_call_each_other_are_read_once", HEAD + """
+def a(n):
+    return b(n - 1) if n else torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+def b(n):
+    return a(n)
+a(3)
+dist.init_process_group("nccl")
+model = torch.nn.Linear(2, 2).cuda()
+""", []),
+    case("work_of_a_function_nobody_calls_at_import", HEAD + """
+def build():
+    return torch.nn.Linear(2, 2).cuda()
+def main():
+    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+    dist.init_process_group("nccl")
+    return build()
+main()
 """, []),
     case("torch_cuda_module_is_not_a_move", HEAD + """
 dist.init_process_group("nccl")

@@ -71,9 +71,57 @@ def f(x):
     y = x.to("cpu", non_blocking=True)
     return np.asarray(y)
 """, [(5, 12)]),
+    case("handed_to_native_code_right_after_the_copy", """
+import torch
+def plan_attention(wrapper, indptr):
+    host_indptr = indptr.to("cpu", non_blocking=True)
+    wrapper.plan(host_indptr, num_heads=8)
+""", [(4, 5)]),
+    case("handed_to_a_function_of_another_library", """
+import torch
+from flashinfer import plan
+def f(indptr):
+    host_indptr = indptr.to("cpu", non_blocking=True)
+    return plan(host_indptr[1:])
+""", [(5, 12)]),
+    case("numpy_under_another_alias_and_a_pinned_buffer", """
+import numpy as onp
+import torch
+def f(x):
+    buf = torch.empty(4, pin_memory=True)
+    buf.copy_(x, non_blocking=True)
+    return onp.asarray(buf)
+""", [(6, 12)]),
 ]
 
 CLEAN = [
+    case("kept_in_a_list_or_measured_is_not_read", """
+import torch
+def f(x, out):
+    y = x.to("cpu", non_blocking=True)
+    out.append(y)
+    n = len(y)
+    torch.cuda.synchronize()
+    return n, y.tolist()
+""", []),
+    case("handed_to_a_function_of_this_file", """
+import torch
+def consume(t):
+    torch.cuda.synchronize()
+    return t.tolist()
+def f(x):
+    y = x.to("cpu", non_blocking=True)
+    return consume(y)
+""", []),
+    case("a_copy_back_to_the_gpu_is_queued_after_the_first", """
+import torch
+def f(x, gpu_buf):
+    y = x.to("cpu", non_blocking=True)
+    gpu_buf.copy_(y, non_blocking=True)
+    torch.cuda.synchronize()
+    return y.tolist()
+""", []),
+
     case("synchronize_between", """
 import torch
 def f(x):

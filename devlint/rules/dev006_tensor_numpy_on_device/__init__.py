@@ -1,27 +1,51 @@
-"""DEV006 — `.numpy()` / `np.asarray` on a tensor the code put on a device."""
+"""DEV006 — `.numpy()` / `np.asarray` on a tensor that may be on a device."""
 
 from __future__ import annotations
 
 import ast
 import re
 
-from devlint.analysis.prefilter import method_call, words
+from devlint.analysis.prefilter import words
 from devlint.analysis.screen import SyntaxFacts, contains
 from devlint.rules.rule import FixSafety, Rule
 
 
 def _screen(facts: SyntaxFacts) -> bool:
-    """A conversion (`.numpy()`, `<numpy>.asarray/array(...)`, an imported `asarray`/`array`) in a function
-    that also holds a way onto a device (a `.to(...)`/`.cuda(...)` call or a call given `device=`), or
-    outside every function in a file that holds one: a value is followed only in the scope it is in."""
+    """A conversion (`.numpy()`, `<numpy>.asarray/array(...)`, an imported `asarray`/`array`) that does not
+    come back through `.cpu()` first, in a function that shows a sign of a device: it holds a way onto one
+    (a `.to(...)`/`.cuda(...)` call or a call given `device=`), is a method of a class with a base (a
+    module's method: its inputs and state), reads a `.device`, or calls an input named like a module
+    (`model(x)`); or outside every function in a file that holds a way onto a device."""
     placing = facts.moves + facts.device_calls
-    if not placing:
-        return False
+    methods = {id(statement) for cls in facts.classes if cls.bases for statement in cls.body
+               if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef)}
     for conversion in facts.numpy_conversions_made():
         if _comes_back_first(conversion):
             continue
         functions = [f for f in facts.functions if contains(f, conversion)]
-        if not functions or any(contains(f, call) for f in functions for call in placing):
+        if not functions:
+            if placing:
+                return True
+            continue
+        if any(contains(f, call) for f in functions for call in placing) or any(id(f) in methods for f in functions):
+            return True
+        if any(_shows_a_device_sign(f) for f in functions):
+            return True
+    return False
+
+
+# An input named like a module (`model(x)`): its output is on the module's device.
+_MODULE_INPUT = re.compile(r"model|net$|module|encoder|decoder|backbone|classifier", re.IGNORECASE)
+
+
+def _shows_a_device_sign(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """`x.device` read, or an input named like a module called (`model(x)`)."""
+    inputs = {arg.arg for arg in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)
+              if _MODULE_INPUT.search(arg.arg)}
+    for node in ast.walk(function):
+        if type(node) is ast.Attribute and node.attr == "device":  # type: ignore[attr-defined]
+            return True
+        if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in inputs:  # type: ignore
             return True
     return False
 
@@ -54,22 +78,32 @@ def _comes_back_first(conversion: ast.Call) -> bool:
 RULE = Rule(
     code="DEV006",
     name="tensor-numpy-on-device",
-    summary="`.numpy()` / `np.asarray(...)` of a tensor the code put on a device raises there",
+    summary="`.numpy()` / `np.asarray(...)` of a tensor that may be on a device raises there",
     why="""
         NumPy arrays live in host memory: `x.numpy()`, `np.asarray(x)` and `np.array(x)` of a tensor on a GPU
         raise `TypeError: can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the
         tensor to host memory first`. On a CPU-only machine the same code runs, so the bug ships and fails on
-        the first machine with a GPU. The rule reports only a tensor the code itself placed: moved with
-        `.cuda()` or `.to(target)`, made by a torch factory with `device=target`, the output of a model the
-        function moved (`model = Net().to(device)`, `model.cuda()`), or what tensor methods, torch functions,
-        arithmetic, indexing and unpacking make of one, with no `.cpu()`, `.to("cpu")` or rebinding between.
-        The target must be shown to be possibly not the CPU: `"cuda"`, `torch.device("cuda" if
-        torch.cuda.is_available() else "cpu")`, or a name (or `self.device`, a parameter's default) bound to
-        such. `.to(device)` with a `device` the code does not show (a bare parameter, `args.device`) is not
-        reported: it may be the CPU at run time, and the file does not say. `.to(dtype)` is not a move, and
-        `.numpy(force=True)` copies to the host itself. Nor is a conversion in a branch of a test that asks
-        where things are (`if x.device.type == "cpu":`, `x.is_cuda`, `device != "cpu"`, `use_gpu`), and
-        `np.asarray(...)` only of a value shown to be one tensor.
+        the first machine with a GPU. The rule reports a tensor that the code shows may be on a device:
+        one it placed itself (moved with `.cuda()` or `.to(target)`, made by a torch factory with
+        `device=target`, the output of a model the function moved), or one that comes from the caller
+        with a sign of a device: an input of a function that asks where its inputs are (`x.device`) and
+        moves none of them itself; an input of a public method of an nn.Module class (`forward`,
+        `training_step(self, batch, ...)`: `batch["labels"]`), or what the module holds outside its
+        `__init__` (a parameter or buffer, `self.crf.transitions`, a metric's accumulated state
+        `self.preds`); the output of a module handed in or held (`model(x)`, `self.encoder(x)`, called and
+        named like a module, or bound to one); and what tensor methods, torch functions, arithmetic,
+        indexing and unpacking make of those, with no `.cpu()`, `.to("cpu")` or rebinding between. A
+        target is a device unless the code shows the host: `.to(device)` with a `device` from the caller
+        counts (it may be a GPU), `.to("cpu")` and a name bound only to the CPU do not (`args.device` reads
+        as the `.device` of `args`, and counts only where `args` is a sign itself). Left alone: values
+        built on the host in the function (a factory without `device=`, `torch.from_numpy`, `torch.load`
+        with any `map_location`), anything in a `Dataset` (its items are built on the host), a module
+        given an input the function makes on the host (then the module is there too), a private helper of
+        a module (its class may copy to the host before calling it), an attribute of an input of unknown
+        kind (`x.meta`), and what a tokenizer or a plain function returns. `.to(dtype)` is not a move, and
+        `.numpy(force=True)` copies to the host itself. Nor is a conversion in a branch of a test that
+        asks where things are (`if x.device.type == "cpu":`, `x.is_cuda`, `device != "cpu"`, `use_gpu`),
+        and `np.asarray(...)` only of a value shown to be one tensor.
     """,
     example="""
         device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -96,6 +130,6 @@ RULE = Rule(
         the same values; on a device the call now works. No fix for `np.asarray(...)` of a value that is not
         shown to be one tensor (a model's output object, a list of tensors): `.cpu()` may not exist there.
     """,
-    tokens=("torch", words("numpy"), re.compile(r"\bdevice\b|" + method_call("to", "cuda").pattern)),
+    tokens=("torch", words("numpy")),
     screen=_screen,
 )

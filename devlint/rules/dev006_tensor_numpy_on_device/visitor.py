@@ -104,8 +104,8 @@ def _message(module: cst.Module, call: cst.Call, found: Candidate, placed: Place
     function = "" if found[2] == "numpy" else module.code_for_node(call.func)
     what = f"`{text}.numpy()`" if found[2] == "numpy" else f"`{function}({text})`"
     advice = f"`{host}.numpy()`" if found[2] == "numpy" else f"`{function}({host})`"
-    return (f"{what} of a tensor on a device ({placed.how}) raises there: NumPy cannot read device memory; "
-            f"copy it to the host first: {advice}")
+    return (f"{what} of a tensor that may be on a device ({placed.how}) raises there: NumPy cannot read device"
+            f" memory; copy it to the host first: {advice}")
 
 
 def _detached(value: cst.BaseExpression) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 from devlint.analysis.prefilter import words
 from devlint.analysis.screen import SyntaxFacts
 from devlint.rules.rule import FixSafety, Rule
@@ -10,13 +12,13 @@ _OLD_MODULES = ("torch.cuda.amp", "torch.cpu.amp")
 
 
 def _screen(facts: SyntaxFacts) -> bool:
-    """A name bound to something in `torch.cuda.amp` / `torch.cpu.amp`, or a call or a decorator that
-    names one written out (`torch.cuda.amp.autocast(...)`, `@th.cuda.amp.custom_bwd`)."""
+    """A name bound to something in `torch.cuda.amp` / `torch.cpu.amp` (an import of one), or one
+    written out anywhere (`torch.cuda.amp.autocast(...)`, `@th.cuda.amp.custom_bwd`, `ctx =
+    torch.cuda.amp.autocast`). (Only files whose tokens name AMP get here: the walk is rare.)"""
     if any(name.startswith(_OLD_MODULES) for names in facts.aliases.values() for name in names):
         return True
-    written = [*(name for call in facts.calls for name in facts.torch_names(call)),
-               *(name for decorator in facts.decorators() for name in facts.names_of(decorator))]
-    return any(name.startswith(_OLD_MODULES) for name in written)
+    return any(type(node) is ast.Attribute and any(name.startswith(_OLD_MODULES) for name in facts.names_of(node))
+               for node in ast.walk(facts.tree))
 
 
 RULE = Rule(
@@ -29,8 +31,13 @@ RULE = Rule(
         `FutureWarning` on every call (once per decorated function, per autocast region, per scaler), and
         they tie mixed precision to one backend: code written with them cannot run its AMP on `mps` or
         `xpu`. `torch.amp` takes the device type as an argument, so the device can come from what the
-        machine has. Calls in a branch that tests the torch version (or `hasattr`), or in an `except`
-        fallback, are left alone: that is code kept for an older torch on purpose.
+        machine has. Reported: each call, the import line that brings the names in (`from torch.cuda.amp import
+        GradScaler, autocast`, inside a `try:` too), and the symbol passed on as a value (`ctx =
+        torch.cuda.amp.autocast if amp else nullcontext`, `partial(torch.cuda.amp.autocast, ...)`), which is
+        called later. Calls in a branch that tests the torch version (or `hasattr`), in an `except`
+        fallback, or bound to a name that is bound to something else elsewhere (`custom_fwd = torch.amp.custom_fwd`
+        in the other branch) are left alone: that is code kept for an older torch on purpose. Naming the
+        class in `isinstance(...)` or an annotation calls nothing and is not reported.
     """,
     example="""
         from torch.cuda.amp import GradScaler, autocast
@@ -57,12 +64,16 @@ RULE = Rule(
         cache_enabled)`, `GradScaler(init_scale, growth_factor, backoff_factor, growth_interval,
         enabled)`), so none is shifted into the new leading device argument; keywords and `**options`
         are kept (the names are the same). It uses the file's alias for torch (adding `import torch`
-        when there is none), so a name imported from `torch.cuda.amp` is never needed by the new code
-        (the import stays, unused, for the user's import sorter to remove). Only where the target torch
-        version (`target-torch`, else the project's torch requirement) has the new API:
-        `torch.amp.autocast` always (it is in every torch from 2.1), `torch.amp.GradScaler` from 2.3,
-        `torch.amp.custom_fwd` / `custom_bwd` from 2.4; with an older or unknown target those are
-        reported without a fix. No fix for `*args`, or more positional arguments than the old call
+        when there is none), so a name imported from `torch.cuda.amp` is never needed by the new code;
+        the import line's fix then removes the names nothing uses any more where the module uses their
+        `torch.amp` replacement (the whole line where none is left; never in an `__init__.py`, nor a
+        name listed as a string, as `__all__` does). Only where the target torch version (`target-torch`,
+        else what the project declares: `pyproject.toml`, `requirements*.txt`, `setup.py`, `setup.cfg`,
+        `environment.yml`) has the new API: `torch.amp.autocast` from 1.12 (`torch.autocast` came in
+        1.10, `torch.amp` later), `torch.amp.GradScaler` from 2.3, `torch.amp.custom_fwd` / `custom_bwd`
+        from 2.4; with an older or unknown target nothing is rewritten and the reports stand (a project
+        pinned to an old torch has no `torch.amp`). No fix for a symbol passed on as a value, `*args`,
+        or more positional arguments than the old call
         takes. Safe: the new calls behave exactly as the old ones did (same default dtypes: float16 on
         CUDA, bfloat16 on the CPU), without the warning.
     """,

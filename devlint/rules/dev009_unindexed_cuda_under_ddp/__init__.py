@@ -30,7 +30,7 @@ RULE = Rule(
     code="DEV009",
     name="unindexed-cuda-under-ddp",
     summary="`.cuda()`, `torch.device(\"cuda\")` or `\"cuda\"` without an index in a distributed script that never"
-            " calls `torch.cuda.set_device`",
+            " calls `torch.cuda.set_device`, or that calls it after placing something",
     why="""
         Every process of a multi-GPU run starts with GPU 0 as its current device. `torchrun` and
         `torch.distributed.launch` only set `LOCAL_RANK`; they pin nothing. Until the script calls
@@ -46,7 +46,17 @@ RULE = Rule(
         each GPU worker only its own GPU. The availability
         guard that DEV003 asks for does not help here: `"cuda" if torch.cuda.is_available() else "cpu"`
         is still GPU 0 in every rank, and is reported. An unguarded `.cuda()` in such a file gets both
-        reports: DEV003 (fails without CUDA) and DEV009 (every rank on GPU 0).
+        reports: DEV003 (fails without CUDA) and DEV009 (every rank on GPU 0). A file whose every
+        `init_process_group` names the `"gloo"` backend is a CPU demo and is left alone.
+
+        Order matters too: where the file pins with `set_device`, what every rank places on the GPU
+        before that call runs (`.cuda()`, `.to("cuda")`, `device="cuda"` or `map_location="cuda"` given)
+        is already on GPU 0: a module-level `torch.empty(..., device="cuda")`, an import-time warm-up (a
+        function of the file called at module level), or a model moved earlier in the function that pins.
+        The module's statements are read in the order they run, following calls of the file's own
+        functions (a branch that depends on the rank is skipped; a call that cannot be followed, or a
+        branch that may pin, ends the read). A `torch.device("cuda")` made early places nothing: it
+        means the current device when it is used.
     """,
     example="""
         local_rank = int(os.environ["LOCAL_RANK"])
@@ -65,8 +75,8 @@ RULE = Rule(
     fix="""
         Where a name holding the local rank is bound at that line (assigned `int(os.environ["LOCAL_RANK"])`,
         `int(os.environ.get("LOCAL_RANK", ...))`, `int(os.getenv("LOCAL_RANK"))` or
-        `torch.distributed.get_node_local_rank()` by a statement directly in the function's or the module's
-        body, and not rebound since), the fix indexes the device with it: `.cuda()` becomes `.cuda(local_rank)`,
+        `torch.distributed.get_node_local_rank()` or `rank % torch.cuda.device_count()` by a statement directly
+        in the function's or the module's body, and not rebound since), the fix indexes the device with it: `.cuda()` becomes `.cuda(local_rank)`,
         `torch.device("cuda")` becomes `torch.device("cuda", local_rank)`, and another `"cuda"` becomes
         `f"cuda:{local_rank}"`. `dist.get_rank()` is the global rank, past the last GPU on a second node, and
         is never used. No fix without such a name. Unsafe: where a launcher gives each process only its own

@@ -8,7 +8,7 @@ from typing import Optional
 import libcst as cst
 
 from devlint.analysis.devices import names_a_device
-from devlint.analysis.distributed import LocalRankNames, distributed_file
+from devlint.analysis.distributed import BeforePinning, LocalRankNames, distributed_file
 from devlint.analysis.names import (
     dotted_name, has_cuda_method_signature, identifiers, keyword, positional, string_value, target_names,
 )
@@ -54,7 +54,8 @@ class UnindexedCudaUnderDdp(RuleVisitor):
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
-        self.pending: list[tuple[cst.CSTNode, str, Optional[Fix]]] = []
+        # (node, message, fix, places something on the GPU: a move, or `device=` / `map_location=` given)
+        self.pending: list[tuple[cst.CSTNode, str, Optional[Fix], bool]] = []
         self.local_ranks = LocalRankNames()
         self._statements: list[cst.CSTNode] = []
         self._compared: set[int] = set()  # `x.device == torch.device("cuda")`: a comparison places nothing
@@ -62,12 +63,10 @@ class UnindexedCudaUnderDdp(RuleVisitor):
 
     # -- code that runs in some ranks, or only without distribution ------------------------
     def visit_If(self, node: cst.If) -> None:
-        if any(_RANK_DEPENDENT.search(word) for word in identifiers(node.test)):
-            self._rank_dependent += 1
+        self._rank_dependent += _depends_on_rank(node.test)
 
     def leave_If(self, original_node: cst.If) -> None:
-        if any(_RANK_DEPENDENT.search(word) for word in identifiers(original_node.test)):
-            self._rank_dependent -= 1
+        self._rank_dependent -= _depends_on_rank(original_node.test)
 
     # -- which names hold the local rank -------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
@@ -119,14 +118,14 @@ class UnindexedCudaUnderDdp(RuleVisitor):
     def visit_Comparison(self, node: cst.Comparison) -> None:
         self._compared.update(id(operand) for operand in (node.left, *(c.comparator for c in node.comparisons)))
 
-    def _literal(self, literal: cst.BaseExpression) -> None:
+    def _literal(self, literal: cst.BaseExpression, places: bool = False) -> None:
         if self._rank_dependent:
             return
         index = self._local_rank()
         fix = None
         if index is not None:
             fix = Fix(Applicability.UNSAFE, f"Index the device with `{index}`", {literal: _indexed_string(literal, index)})
-        self.pending.append((literal, _message(f"`{self.ctx.module.code_for_node(literal)}`"), fix))
+        self.pending.append((literal, f"`{self.ctx.module.code_for_node(literal)}`", fix, places))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if any(names_a_device(dotted_name(t.target) or "") for t in node.targets):
@@ -151,7 +150,7 @@ class UnindexedCudaUnderDdp(RuleVisitor):
                     if index is not None:
                         fix = Fix(Applicability.UNSAFE, f"Index the device with `{index}`",
                                   {node: _with_last_argument(node, index)})
-                    self.pending.append((node, _message(f"`{self.ctx.module.code_for_node(node)}`"), fix))
+                    self.pending.append((node, f"`{self.ctx.module.code_for_node(node)}`", fix, False))
                 else:
                     for literal in _cuda_literals(value):
                         self._literal(literal)
@@ -159,7 +158,7 @@ class UnindexedCudaUnderDdp(RuleVisitor):
             arg = keyword(node, name)
             if arg is not None:
                 for literal in _cuda_literals(arg.value):
-                    self._literal(literal)
+                    self._literal(literal, places=True)
         if not isinstance(node.func, cst.Attribute):
             return
         method = node.func.attr.value
@@ -167,7 +166,7 @@ class UnindexedCudaUnderDdp(RuleVisitor):
             args = positional(node)
             if args:
                 for literal in _cuda_literals(args[0].value):
-                    self._literal(literal)
+                    self._literal(literal, places=True)
         elif method == "cuda":
             if dotted_name(node.func.value) in ("torch", self.torch.torch_module_name()):
                 return  # torch.cuda is a module, not a move
@@ -180,20 +179,42 @@ class UnindexedCudaUnderDdp(RuleVisitor):
             if index is not None:
                 fix = Fix(Applicability.UNSAFE, f"Index the device with `{index}`",
                           {node: _with_first_argument(node, index)})
-            self.pending.append((node, _message("`.cuda()`"), fix))
+            self.pending.append((node, "`.cuda()`", fix, True))
 
     def finish(self) -> None:
         if not self.pending:
             return
-        if not distributed_file(self.ctx.module, self.torch).every_rank_on_default_gpu:
+        facts = distributed_file(self.ctx.module, self.torch)
+        if facts.every_rank_on_default_gpu:
+            for node, what, fix, _places in self.pending:
+                self.report(node, _message(what), fix)
             return
-        for node, message, fix in self.pending:
-            self.report(node, message, fix)
+        if not facts.starts or facts.gloo_only or facts.pinned_from_the_start:
+            return
+        # pinned by a `set_device` call: what every rank places on the GPU before that call runs is on GPU 0
+        order = BeforePinning(self.ctx.module, self.torch, _depends_on_rank).read()
+        for node, what, fix, places in self.pending:
+            if places and order.ran_before(node):
+                self.report(node, _before_pinning_message(what), fix)
+
+
+_LOCAL_RANK_ADVICE = ("index it with the local rank (`int(os.environ[\"LOCAL_RANK\"])`, or `rank %"
+                      " torch.cuda.device_count()`; never the global rank, past the last GPU on a second host)")
 
 
 def _message(what: str) -> str:
     return (f"{what} without an index in a distributed script that never calls `torch.cuda.set_device`: every"
-            f" rank uses GPU 0; index it with the local rank, or call `torch.cuda.set_device(local_rank)` first")
+            f" rank uses GPU 0; {_LOCAL_RANK_ADVICE}, or call `torch.cuda.set_device(local_rank)` first")
+
+
+def _before_pinning_message(what: str) -> str:
+    return (f"{what} places a tensor or model in every rank before the file's `set_device` call pins the rank to"
+            f" its GPU (at import, or earlier in the function that pins): it lands on GPU 0 in each; move it after"
+            f" the `set_device` call, or {_LOCAL_RANK_ADVICE}")
+
+
+def _depends_on_rank(test: cst.BaseExpression) -> bool:
+    return any(_RANK_DEPENDENT.search(word) for word in identifiers(test))
 
 
 def _names(target: cst.BaseExpression) -> list[str]:

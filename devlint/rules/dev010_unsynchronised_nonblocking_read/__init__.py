@@ -19,13 +19,18 @@ RULE = Rule(
     why="""
         A copy from a GPU to the CPU with `non_blocking=True` lands in pinned memory and returns at once,
         before the GPU has written anything: the copy is only queued on the stream. Reading the result on
-        the host (`.numpy()`, `.tolist()`, `.item()`, `float(y)`, `print(y)`) before
+        the host (`.numpy()`, `.tolist()`, `.item()`, `float(y)`, `print(y)`, or handing it to native code or
+        another library, which reads the memory at once: `wrapper.plan(host_indptr)`, `onp.asarray(y)`) before
         `torch.cuda.synchronize()`, `torch.accelerator.synchronize()`, a stream's or an event's
         `.synchronize()` reads whatever the buffer held: zeros, or the previous batch's values, with no error.
         The read is reported when it follows the copy in the same block (or is chained onto the copy
         itself) and nothing between can wait for the GPU: any call of `synchronize`, `.item()`,
         `.tolist()`, `.numpy()`, `.cpu()`, a blocking `.to(...)`, or `print`/`float`/`int`/`bool` of
-        another value ends the search. A copy into a buffer (`buf.copy_(x, non_blocking=True)`) counts
+        another value ends the search. A call that hands the tensor on counts as a read when it is not
+        torch's (not followed yet: a copy back to a GPU, `gpu_buf.copy_(y, non_blocking=True)`, is queued
+        after the first one, but a CPU operation such as `torch.cat([y, ...])` reads at once), not a
+        function of this file (it may wait first), and not one that only keeps or inspects the value
+        (`ys.append(y)`, `len(y)`, `list(y)`). A copy into a buffer (`buf.copy_(x, non_blocking=True)`) counts
         when `buf` is shown to be pinned (`pin_memory=True`, `.pin_memory()`): into pageable memory the copy
         is synchronous. Not reported when the source is shown to be on the CPU already. `.cpu()` takes no
         `non_blocking` argument (torch 2.13: `TypeError`). Confirmed on paper only: the stale read is a race

@@ -10,7 +10,8 @@ import libcst as cst
 from devlint.analysis.factories import cpu_factory_name, is_host
 from devlint.analysis.names import dotted_name, keyword, positional
 from devlint.analysis.terminating import terminating
-from devlint.analysis.walk import own_nodes_in_order
+from devlint.analysis.types import TENSOR_METHODS
+from devlint.analysis.walk import nodes, own_nodes_in_order
 from devlint.rules.base import RuleVisitor
 from devlint.rules.dev010_unsynchronised_nonblocking_read import RULE
 
@@ -22,6 +23,13 @@ _HOST_BUILTINS = frozenset({"print", "float", "int", "bool", "str", "repr"})
 _READ_METHODS = frozenset({"numpy", "tolist", "item"})
 _VIEW_READS = frozenset({"numpy", "asarray"})  # share the buffer: the read happens later (`np.array` copies)
 _NUMPY_READS = frozenset({"asarray", "array"})
+# Calls that take a tensor without reading its values: containers keep it, builtins look at the object
+# (`list(y)` makes views), and tensor methods of another value run in stream order like the copy.
+_KEEPS_OR_INSPECTS = frozenset({
+    "append", "extend", "insert", "add", "put", "put_nowait", "update", "setdefault", "appendleft", "push",
+    "record_stream", "wait_stream", "len", "isinstance", "type", "id", "list", "tuple", "dict", "set", "zip",
+    "enumerate", "iter", "getattr", "setattr", "hasattr", "super", "partial", "register_buffer",
+})
 
 
 def _is_true(expr: cst.BaseExpression) -> bool:
@@ -45,6 +53,7 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self._reported: set[int] = set()
+        self._functions: Optional[set[str]] = None  # the names of every function this file defines
 
     # -- what is a copy to the host that has not landed yet ----------------------------------
     def _host_copy(self, call: cst.BaseExpression) -> Optional[cst.Call]:
@@ -166,10 +175,31 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
                     return node
             callee = dotted_name(func) or ""
             last = callee.rsplit(".", 1)[-1]
-            if callee in _HOST_BUILTINS or (last in _NUMPY_READS and callee.split(".")[0] in ("np", "numpy")):
+            if callee in _HOST_BUILTINS or (last in _NUMPY_READS and callee.split(".")[0] in ("np", "numpy")) or (
+                    self._hands_over(func, callee)):
                 if any(_is_name(_chain_root(arg.value), name) for arg in node.args):
                     return node
         return None
+
+    def _hands_over(self, func: cst.BaseExpression, callee: str) -> bool:
+        """`plan(indptr_host)`, `self.wrapper.plan(...)`, `onp.asarray(y)`: a function of another library
+        (or native code) given the host tensor reads its memory on the host now, without waiting for the
+        stream. Not torch's (not followed: a copy back to a GPU is queued in stream order), not another
+        tensor's method, not a function of this file (it may wait first), not a call that only keeps or
+        inspects the value (`ys.append(y)`, `len(y)`)."""
+        last = callee.rsplit(".", 1)[-1]
+        if not callee or self.torch.qualify(func) is not None or last in _KEEPS_OR_INSPECTS:
+            return False
+        if "." in callee and last in TENSOR_METHODS:
+            return False  # `other.copy_(y)`: a tensor method of another value
+        if last in _HOST_BUILTINS or last in _READ_METHODS:
+            return False  # (read above where it is one)
+        return last not in self._own_functions()
+
+    def _own_functions(self) -> set[str]:
+        if self._functions is None:
+            self._functions = {node.name.value for node in nodes(self.ctx.module) if isinstance(node, cst.FunctionDef)}
+        return self._functions
 
     @staticmethod
     def _is_view_read(read: cst.Call) -> bool:
