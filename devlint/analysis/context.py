@@ -55,6 +55,8 @@ class FileContext:
     path: str
     # The torch version fixes write code for, (major, minor); None: unknown, write for every torch >= 2.1
     target_torch: Optional[tuple[int, int]] = None
+    # Preview is on (`--preview`): rules may report their preview shapes (RuleVisitor.preview).
+    preview: bool = False
     torch: TorchNames = field(default_factory=TorchNames)
     frames: list[Frame] = field(default_factory=list)
     guard_depth: int = 0  # inside the branch of an `if` / `x if c else y` that only runs where CUDA is

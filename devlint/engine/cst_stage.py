@@ -58,7 +58,8 @@ def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleE
             result.diagnostics.append(syntax_error(path, source, error))
         return
     result.module = module
-    ctx = FileContext(module, path, target_torch(settings.target_torch, path), syntax=syntax)
+    ctx = FileContext(module, path, target_torch(settings.target_torch, path), syntax=syntax,
+                      preview=settings.preview)
     rule_visitors = [entry.visitor(ctx) for entry in rules]
     # LibCST's callbacks in LibCST's order, without rebuilding every node (devlint/analysis/walk.py).
     # A RecursionError propagates to _with_deep_stack, which retries on a large stack.

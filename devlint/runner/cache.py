@@ -6,9 +6,9 @@ One small JSON file per result, named by its key, under `.devlint_cache/` at the
 - the file's exact bytes (sha256), and the path as given (reports name it);
 - devlint's version and a hash of the source of every devlint module (editing a rule, or the
   engine, gives new keys);
-- the codes enabled for that path (select, ignore, per-file-ignores), whether fix edits
-  were computed (and the line limit they keep to), and the target torch version (which fixes
-  are offered and what they write follow it).
+- the codes enabled for that path (select, ignore, per-file-ignores, preview), whether preview
+  shapes report, whether fix edits were computed (and the line limit they keep to), and the
+  target torch version (which fixes are offered and what they write follow it).
 
 So the cache never has to be invalidated: stale entries are never looked up again
 (`devlint clean` removes them). Writes go to a temporary file renamed into place, so
@@ -77,7 +77,7 @@ class Cache:
         # which fixes are offered, and what they write, follow the target torch version
         torch_version = format_version(target_torch(settings.target_torch, path))
         digest.update("\0".join([code_fingerprint(), path, ",".join(enabled), str(with_edits), edits,
-                                  torch_version]).encode())
+                                  torch_version, f"preview={settings.preview}"]).encode())
         digest.update(b"\0")
         digest.update(raw)
         return digest.hexdigest()
