@@ -23,6 +23,8 @@ from devlint.engine.line_length import line_limit
 from devlint.engine.lines import Lines
 from devlint.engine.noqa import Suppressions
 from devlint.engine.settings import SYNTAX_ERROR_CODE, Settings
+from devlint.analysis.project_index import IndexReads
+from devlint.engine.project import index_for
 from devlint.engine.target_torch import target_torch
 from devlint.rules import RuleEntry
 from devlint.rules.base import Fix
@@ -59,13 +61,14 @@ def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleE
         return
     result.module = module
     ctx = FileContext(module, path, target_torch(settings.target_torch, path), syntax=syntax,
-                      preview=settings.preview)
+                      preview=settings.preview, project=IndexReads(index_for(path)))
     rule_visitors = [entry.visitor(ctx) for entry in rules]
     # LibCST's callbacks in LibCST's order, without rebuilding every node (devlint/analysis/walk.py).
     # A RecursionError propagates to _with_deep_stack, which retries on a large stack.
     visit_batched(module, [ContextEnter(ctx), *rule_visitors, ContextExit(ctx)])
     for visitor in rule_visitors:
         visitor.finish()
+    result.index_reads = ctx.project.reads
     raw = [r for r in ctx.reports if ctx.torch.imports_torch or not _needs_torch_import(r, rules)]
     if not raw:
         return
