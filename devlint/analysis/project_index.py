@@ -77,11 +77,6 @@ class CallShape:
     positional: int
     star: bool  # `*args` or `**kwargs`: anything may be passed
 
-    def passes(self, name: str, position: int) -> bool:
-        """Does the call give the parameter `name` (the `position`-th, 0-based, counting `self`
-        out) a value of its own, by keyword or by position?"""
-        return self.star or name in self.keywords or self.positional > position
-
     def as_json(self) -> list:  # type: ignore[type-arg]
         return [list(self.keywords), self.positional, self.star]
 

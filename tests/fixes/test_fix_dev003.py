@@ -585,3 +585,88 @@ def test_an_indexed_device_keeps_its_backend_check():
     # `torch.accelerator` gives the current device, not GPU 1
     assert fixed_for('import torch\nx = x.to("cuda:1")\n', (2, 7)) == (
         'import torch\nx = x.to("cuda:1" if torch.cuda.is_available() else "cpu")\n')
+
+
+# -- in a test, the fix is a skip marker (issue 28): the test needs CUDA, it is not run on the CPU --
+
+def _fixed_test(code: str, path: str = "test_model.py") -> str:
+    import textwrap
+
+    from devlint import fix_source
+
+    return fix_source(textwrap.dedent(code), path, unsafe=True).source
+
+
+def test_a_test_function_gets_a_pytest_skip_marker():
+    assert _fixed_test("""
+        import pytest
+        import torch
+
+        def test_sum():
+            x = torch.ones(3, device="cuda")
+            y = x.cuda()
+            assert x.sum() == 3
+    """) == textwrap.dedent("""
+        import pytest
+        import torch
+
+        @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+        def test_sum():
+            x = torch.ones(3, device="cuda")
+            y = x.cuda()
+            assert x.sum() == 3
+    """)
+
+
+def test_a_test_case_method_gets_a_unittest_skip_marker_below_its_decorators():
+    assert _fixed_test("""
+        import unittest
+        import torch
+
+        class TestOps(unittest.TestCase):
+            @slow
+            def test_matmul(self):
+                a = torch.randn(2, 2, device="cuda")
+                self.assertEqual(a.shape, (2, 2))
+    """) == textwrap.dedent("""
+        import unittest
+        import torch
+
+        class TestOps(unittest.TestCase):
+            @slow
+            @unittest.skipIf(not torch.cuda.is_available(), "needs CUDA")
+            def test_matmul(self):
+                a = torch.randn(2, 2, device="cuda")
+                self.assertEqual(a.shape, (2, 2))
+    """)
+
+
+def test_an_mps_test_is_skipped_on_mps_availability():
+    assert "@pytest.mark.skipif(not torch.backends.mps.is_available(), reason=\"needs MPS\")" in _fixed_test("""
+        import pytest
+        import torch
+
+        def test_on_mac():
+            x = torch.ones(3, device="mps")
+    """)
+
+
+def test_a_test_file_without_pytest_or_unittest_gets_no_fix():
+    code = """
+        import torch
+
+        def test_sum():
+            x = torch.ones(3, device="cuda")
+    """
+    assert _fixed_test(code) == textwrap.dedent(code)
+
+
+def test_a_function_named_test_outside_a_test_file_keeps_the_device_fallback():
+    fixed_text = _fixed_test("""
+        import pytest
+        import torch
+
+        def test_speed():
+            x = torch.ones(3, device="cuda")
+    """, path="bench.py")
+    assert 'device="cuda" if torch.cuda.is_available() else "cpu"' in fixed_text

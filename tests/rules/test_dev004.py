@@ -84,6 +84,12 @@ FLAGGED = [
             torch.save(model.state_dict(), "converted.pt")
             return torch.load(path)["model"]
     """, [(4, 12)]),
+    case("a_save_after_the_load_writes_the_file_after_it_was_read", """
+        import torch
+        model.load_state_dict(torch.load("checkpoints/model.pt"))
+        train(model)
+        torch.save(model.state_dict(), "checkpoints/model.pt")
+    """, [(2, 23)]),
     case("the_else_of_a_cuda_test_loads_without_map_location_too", """
         import torch
         if torch.cuda.is_available():

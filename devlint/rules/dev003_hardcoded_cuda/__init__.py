@@ -28,8 +28,13 @@ RULE = Rule(
         with a CUDA device
         (`x.device.type == "cuda"`), `isinstance(device, int)` (an int device is a CUDA index), a loop over
         the GPUs; `if x.device != torch.device("cuda"): x = x.to("cuda")` guards nothing. Functions that
-        cannot run without CUDA anyway (they call `torch.cuda.synchronize()` or `torch.cuda.Stream()`,
-        use TensorRT, or hand a `data_ptr()` to a CUDA library) are not reported. `.cuda()` of a value a
+        cannot run without CUDA anyway (they call `torch.cuda.synchronize()`, `torch.cuda.Stream()` or
+        `torch.cuda.get_device_properties()`, use TensorRT, hand a `data_ptr()` to a CUDA library, start
+        an NCCL process group or build a CUDA extension) are not reported, nor is a module that does so
+        at its top level or in its `if __name__ == "__main__":` block (a GPU timing script). A
+        `device="cuda"` default is not reported where every call of the function in the project (its
+        class, for `__init__`) passes the device itself, by keyword or by position (the project index;
+        a call with `*args`/`**kwargs` is not shown to pass it). `.cuda()` of a value a
         function computed from its tensor input on the host (`x.cpu().cumsum(0).cuda()`) is reported even
         under a guard: it goes to the default GPU, not back to `x.device`. Apple's `"mps"` and Intel's
         `"xpu"` (`"xpu:N"`) are the same bug on the other backends (`NotImplementedError: Could not run
@@ -72,7 +77,10 @@ RULE = Rule(
         becomes `.to(...)`, keeping `non_blocking=` and `memory_format=`; `.cuda()` of a value computed from
         input `x` becomes `.to(x.device)`. Unsafe: on a machine without the backend the code now runs on
         the CPU (with `torch.accelerator`, on the accelerator the machine has) instead of failing, which
-        changes what it does. No fix for `.cuda(i)`, a two-argument
+        changes what it does. In a test (a `test_*` function of a `test_*.py` file or a `Test*` class)
+        the fix is a skip marker on the test instead, `@pytest.mark.skipif(not torch.cuda.is_available(),
+        reason="needs CUDA")` (`@unittest.skipIf(...)` in a `unittest.TestCase`; no fix where the file
+        imports neither): a test that needs CUDA is skipped without it, not run on the CPU. No fix for `.cuda(i)`, a two-argument
         `torch.device("cuda", i)` or a device string built at run time (the index would be kept for a CPU
         device).
     """,

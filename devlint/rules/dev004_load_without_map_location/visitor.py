@@ -10,7 +10,7 @@ from devlint.analysis.devices import DeviceNameTracker, DeviceVariable
 from devlint.analysis.edits import append_keyword, code_of
 from devlint.analysis.names import dotted_name, has_star_kwargs, identifiers, keyword, positional
 from devlint.analysis.project_index import path_keys_of_code
-from devlint.analysis.walk import children
+from devlint.analysis.walk import children, nodes as _nodes
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 from devlint.rules.dev004_load_without_map_location import LOADS, RULE
@@ -38,12 +38,22 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
     def _loads_in(self, root: cst.CSTNode) -> list[cst.Call]:
         return [node for node in _nodes(root) if isinstance(node, cst.Call) and self.torch.is_call_to(node, *LOADS)]
 
-    def _saves_in(self, root: cst.CSTNode) -> list[cst.Call]:
-        return [node for node in _nodes(root) if isinstance(node, cst.Call) and self.torch.is_call_to(node, "save")]
+    def _saves_before(self, root: cst.CSTNode, load: cst.Call) -> list[cst.Call]:
+        """The `torch.save(...)` calls in `root` that come before `load` in the source."""
+        found: list[cst.Call] = []
+        stack: list[cst.CSTNode] = [root]
+        while stack:
+            node = stack.pop()
+            if node is load:
+                break
+            if isinstance(node, cst.Call) and self.torch.is_call_to(node, "save"):
+                found.append(node)
+            stack.extend(reversed(children(node)))
+        return found
 
     def _reloads_what_it_saved(self, load: cst.Call) -> bool:
-        """The same function (else class, else module) saves to the file the load reads: a
-        save-and-reload on one machine, where every device the file names exists."""
+        """The same function (else class, else module) saves to the file the load reads, before it
+        (in the source): a save-and-reload on one machine, where every device the file names exists."""
         source = positional(load)[0].value
         target = _normalised(code_of(source))
         names = set(identifiers(source))
@@ -52,7 +62,7 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
         if isinstance(scope, cst.FunctionDef) and self.ctx.current_class() is not None:
             scopes.append(self.ctx.current_class())  # a test class: `setUp` saves, a test loads
         for where in scopes:
-            for save in self._saves_in(where):
+            for save in self._saves_before(where, load):
                 written = _saved_path(save)
                 if written is None:
                     continue
@@ -159,16 +169,6 @@ _ORDERINGS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.GreaterThan, cst.LessTh
 # Calls that compare tensors: they need both on one device
 _COMPARISONS = frozenset({"equal", "allclose", "isclose", "assert_close", "assert_allclose", "assertEqual",
                           "assert_equal", "assert_array_equal", "assertTrue", "eq"})
-
-
-def _nodes(root: cst.CSTNode) -> list[cst.CSTNode]:
-    found: list[cst.CSTNode] = []
-    stack: list[cst.CSTNode] = [root]
-    while stack:
-        node = stack.pop()
-        found.append(node)
-        stack.extend(children(node))
-    return found
 
 
 def _saved_path(save: cst.Call) -> Optional[cst.BaseExpression]:
