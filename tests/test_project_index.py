@@ -59,9 +59,15 @@ def test_a_function_called_from_too_many_files_has_unknown_callers():
     assert index.calls_of("forward") is None
 
 
-def test_the_default_device_set_at_the_top_level_of_a_conftest():
-    assert _index({"conftest.py": "import torch\ntorch.set_default_device('cuda')\n"}).sets_default_device()
-    assert not _index({"a.py": "def f():\n    torch.set_default_device('cuda')\n"}).sets_default_device()
+def test_the_default_device_set_at_the_top_level_of_a_conftest_holds_below_its_folder():
+    index = _index({"/p/tests/conftest.py": "import torch\ntorch.set_default_device('cuda')\n"})
+    assert index.default_device_for("/p/tests/unit/test_a.py")
+    assert not index.default_device_for("/p/src/model.py")
+
+
+def test_the_default_device_set_by_an_entry_point_holds_in_the_whole_project():
+    assert _index({"/p/main.py": "import torch\ntorch.set_default_device('cuda')\n"}).default_device_for("/p/x.py")
+    assert not _index({"/p/a.py": "def f():\n    torch.set_default_device('cuda')\n"}).default_device_for("/p/x.py")
 
 
 def test_a_files_reads_record_each_question_and_answer_and_can_be_asked_again():
@@ -75,7 +81,7 @@ def test_a_files_reads_record_each_question_and_answer_and_can_be_asked_again():
 
 def test_without_a_project_nothing_is_known_and_nothing_recorded():
     reads = IndexReads(None)
-    assert (reads.saved_from_host("vocab.pt"), reads.calls_of("f"), reads.sets_default_device()) == (None, None, False)
+    assert (reads.saved_from_host("vocab.pt"), reads.calls_of("f"), reads.default_device_for("a.py")) == (None, None, False)
     assert reads.reads == {}
 
 

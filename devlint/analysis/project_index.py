@@ -11,8 +11,10 @@ first time a rule asks, and kept for the process (one index per project root):
   arguments: which keywords, how many positional, whether `*args`/`**kwargs` (DEV003: a `device="cuda"`
   default that every caller overrides never runs); unknown (None) for a name called from more than
   `MAX_CALLER_FILES` files (`forward`, `__call__`: too common to tell one function's callers).
-- `sets_default_device()`: the project calls `torch.set_default_device(...)` at the top level of a
-  `conftest.py` or a module (factories without `device=` follow it there).
+- `default_device_for(path)`: `torch.set_default_device(...)` runs before the code of `path` does: it
+  is called at the top level of a `conftest.py` in `path`'s folder or above (pytest runs it before the
+  tests there), or of any other module of the project (an entry point, a package's `__init__`), so
+  factories without `device=` follow it there.
 
 A rule asks through `IndexReads` (one per checked file), which records every question and answer:
 the result cache stores them with the file's reports and uses the reports again only while the
@@ -24,6 +26,7 @@ on a cycle and at a depth bound, answering "not shown to be host data".
 from __future__ import annotations
 
 import ast
+import os
 import re
 from dataclasses import dataclass
 from typing import Callable, Iterator, Optional
@@ -88,7 +91,7 @@ class ProjectIndex:
         self._files_holding = files_holding
         self._saves: Optional[dict[str, bool]] = None  # key -> every save of it writes host data
         self._calls: dict[str, Optional[tuple[CallShape, ...]]] = {}
-        self._default_device: Optional[bool] = None
+        self._default_device: Optional[tuple[str, ...]] = None
 
     def _trees(self, word: str) -> Iterator[tuple[str, ast.Module]]:
         for path, text in self._files_holding(word):
@@ -143,11 +146,19 @@ class ProjectIndex:
         return self._calls[function]
 
     # -- the default device -------------------------------------------------------------
-    def sets_default_device(self) -> bool:
+    def default_device_for(self, path: str) -> bool:
         if self._default_device is None:
-            self._default_device = any(
-                _calls_at_top_level(tree, "set_default_device") for _, tree in self._trees("set_default_device"))
-        return self._default_device
+            self._default_device = tuple(sorted(
+                file for file, tree in self._trees("set_default_device")
+                if _calls_at_top_level(tree, "set_default_device")))
+        folder = os.path.dirname(os.path.abspath(path))
+        for file in self._default_device:
+            if os.path.basename(file) != "conftest.py":
+                return True
+            where = os.path.dirname(os.path.abspath(file))
+            if folder == where or folder.startswith(where + os.sep):
+                return True
+        return False
 
 
 class IndexReads:
@@ -172,11 +183,11 @@ class IndexReads:
         self.reads[f"calls_of:{function}"] = _calls_json(answer)
         return answer
 
-    def sets_default_device(self) -> bool:
+    def default_device_for(self, path: str) -> bool:
         if self.index is None:
             return False
-        answer = self.index.sets_default_device()
-        self.reads["sets_default_device:"] = answer
+        answer = self.index.default_device_for(path)
+        self.reads[f"default_device_for:{path}"] = answer
         return answer
 
 
@@ -187,8 +198,8 @@ def answer(index: ProjectIndex, read: str) -> object:
         return index.saved_from_host(argument)
     if kind == "calls_of":
         return _calls_json(index.calls_of(argument))
-    if kind == "sets_default_device":
-        return index.sets_default_device()
+    if kind == "default_device_for":
+        return index.default_device_for(argument)
     raise ValueError(f"unknown index question {read!r}")
 
 

@@ -561,8 +561,42 @@ def test_torch_2_6_asks_whether_an_accelerator_is_there_first():
         """)
 
 
-def test_a_fallback_that_does_not_fit_the_line_limit_is_not_offered():
-    assert fixed_for('import torch\nx = x.to("mps")\n', (2, 6)) == 'import torch\nx = x.to("mps")\n'
+# Issue 28: the 2.6 forms are longer than a line; they are wrapped as black wraps them (checked
+# against black 26: each expected text below is black's output for the one-line fix).
+def test_a_fallback_longer_than_the_line_is_split_at_if_and_else_in_its_call():
+    assert fixed_for('import torch\nx = x.to("mps")\n', (2, 6)) == textwrap.dedent("""\
+        import torch
+        x = x.to(
+            torch.accelerator.current_accelerator()
+            if torch.accelerator.is_available()
+            else torch.device("cpu")
+        )
+        """)
+
+
+def test_a_keyword_fallback_longer_than_the_line_is_parenthesised():
+    assert fixed_for('import torch\nx = torch.zeros(3, device="cuda")\n', (2, 6)) == textwrap.dedent("""\
+        import torch
+        x = torch.zeros(
+            3,
+            device=(
+                torch.accelerator.current_accelerator()
+                if torch.accelerator.is_available()
+                else torch.device("cpu")
+            ),
+        )
+        """)
+
+
+def test_an_assigned_fallback_longer_than_the_line_is_parenthesised():
+    assert fixed_for('import torch\ndevice = "cuda"\n', (2, 6)) == textwrap.dedent("""\
+        import torch
+        device = (
+            torch.accelerator.current_accelerator().type
+            if torch.accelerator.is_available()
+            else "cpu"
+        )
+        """)
 
 
 def test_a_device_kept_as_a_string_stays_a_string():

@@ -268,3 +268,14 @@ def test_a_move_to_a_tensor_says_that_it_also_takes_the_dtype() -> None:
     """, "DEV002")
     assert messages == ["`torch.zeros(...)` is created on the CPU and then moved with `.to(hidden)`, which also"
                         " converts it to `hidden`'s dtype; create it there: `hidden.new_zeros(...)`"]
+
+
+def test_a_conftest_that_sets_the_default_device_covers_the_tests_below_it(tmp_path) -> None:
+    from conftest import lint
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "conftest.py").write_text("import torch\ntorch.set_default_device('cuda')\n")
+    code = "import torch\nx = torch.zeros(3).to(device)\n"
+    assert [r for r in lint(code, str(tmp_path / "tests" / "test_a.py")) if r[2] == "DEV002"] == []
+    assert [r for r in lint(code, str(tmp_path / "model.py")) if r[2] == "DEV002"] == [(2, 5, "DEV002")]

@@ -72,7 +72,7 @@ RULE = Rule(
         torch.device("cpu")` (replacing a whole `torch.device("cuda")`), and where the code keeps the device
         as a string (a device-named variable, a default, an option dict) the accelerator's type as a
         string. An indexed device (`"cuda:1"`) keeps its backend's own check, which keeps the index. A
-        fallback that does not fit the line limit is not offered. All with the file's alias for torch
+        fallback longer than the line limit is wrapped as black wraps it (split before `if` and `else`). All with the file's alias for torch
         (adding `import torch` when the file has none). `.cuda()`
         becomes `.to(...)`, keeping `non_blocking=` and `memory_format=`; `.cuda()` of a value computed from
         input `x` becomes `.to(x.device)`. Unsafe: on a machine without the backend the code now runs on
