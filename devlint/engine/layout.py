@@ -90,7 +90,7 @@ def lay_out(source: str, start: int, end: int, replacement: str, limit: int) -> 
     if broken is None and joined:
         raise Refused  # never join lines that were split
     if broken is None:
-        broken = _split_conditional(new, start)  # `device = a if b else c` at a statement's top level
+        broken = _split_conditional(new, start, limit)  # `device = a if b else c` at a statement's top level
     tail = len(new) - stop  # new[-tail:] is source[-tail:]: the lines after the edit's
     for _ in range(100):
         if broken is None:
@@ -108,18 +108,19 @@ def lay_out(source: str, start: int, end: int, replacement: str, limit: int) -> 
             offset += len(line) + 1
         else:
             break
-        broken = _split_conditional(new, offset) or _break(new, offset, offset, force=False)
+        broken = _split_conditional(new, offset, limit) or _break(new, offset, offset, force=False)
     result = new[line_start:stop]
     if any(width(line) > allowed for line in _lines(result)):
         raise Refused
     return line_start, len(source) - tail, result
 
 
-def _split_conditional(text: str, start: int) -> Optional[tuple[int, int, str]]:
+def _split_conditional(text: str, start: int, limit: int) -> Optional[tuple[int, int, str]]:
     """The line holding `start`, when it is `[name =] a if b else c[,]` (an item, a keyword argument,
-    an assignment): split before `if` and `else` as black does. In parentheses it adds, one level
-    deeper, after a `name =` or before a trailing comma; without them where the line is all that a
-    bracket closing on the next line holds. None for any other line."""
+    an assignment, a parameter's default): laid out as black does. In parentheses it adds, one level
+    deeper, after a `name =` or before a trailing comma: on one line there when it fits in `limit`,
+    else split before `if` and `else`; split without parentheses where the line is all that a bracket
+    closing on the next line holds. None for any other line."""
     line_start = text.rfind("\n", 0, start) + 1
     line_stop = text.find("\n", line_start)
     line_stop = len(text) if line_stop < 0 else line_stop
@@ -161,10 +162,7 @@ def _split_conditional(text: str, start: int) -> Optional[tuple[int, int, str]]:
     unit = "\t" if "\t" in indent else "    "
     parts = [text[mine[first].start:mine[cut_if - 1].end], text[mine[cut_if].start:mine[cut_else - 1].end],
              text[mine[cut_else].start:mine[last - 1].end]]
-    head = text[mine[0].start:mine[first - 1].end] if first else ""
-    if head:
-        head += " " if assign is not None and mine[assign].start > mine[assign - 1].end and not _in_brackets(
-            tokens, mine[0]) else ""
+    head = text[mine[0].start:mine[first].start] if first else ""  # `name=`, `name = `, `name: T = `
     before = [t for t in tokens if t.end <= mine[0].start and t.kind not in (tokenize.NL, tokenize.NEWLINE)]
     after = [t for t in tokens if t.start >= line_stop and t.kind not in (tokenize.NL, tokenize.NEWLINE)]
     # all a bracket holds (a trailing comma the fix's own break added goes: black writes none there)
@@ -175,7 +173,9 @@ def _split_conditional(text: str, start: int) -> Optional[tuple[int, int, str]]:
     elif head or comma:
         if not _in_brackets(tokens, mine[0]) and (assign is None or not _statement_start(tokens, mine[0])):
             return None
-        inner = newline.join(indent + unit + part for part in parts)
+        whole = text[mine[first].start:mine[last - 1].end]
+        inner = (indent + unit + whole if width(indent + unit + whole) <= limit
+                 else newline.join(indent + unit + part for part in parts))
         body = f"{indent}{head}({newline}{inner}{newline}{indent}){',' if comma else ''}"
     else:
         return None

@@ -704,3 +704,70 @@ def test_a_function_named_test_outside_a_test_file_keeps_the_device_fallback():
             x = torch.ones(3, device="cuda")
     """, path="bench.py")
     assert 'device="cuda" if torch.cuda.is_available() else "cpu"' in fixed_text
+
+
+def test_a_literal_in_a_function_of_one_tensor_follows_that_tensors_device():
+    check(
+        """
+        import torch
+        def pad(x: torch.Tensor, n):
+            return torch.cat([x, torch.zeros(n, device="cuda")])
+        """,
+        """
+        import torch
+        def pad(x: torch.Tensor, n):
+            return torch.cat([x, torch.zeros(n, device=x.device)])
+        """,
+        unsafe=True,
+    )
+
+
+def test_a_literal_in_a_function_of_two_tensors_takes_the_machines_device():
+    check(
+        """
+        import torch
+        def pad(x: torch.Tensor, y: torch.Tensor, n):
+            return torch.zeros(n, device="cuda")
+        """,
+        """
+        import torch
+        def pad(x: torch.Tensor, y: torch.Tensor, n):
+            return torch.zeros(n, device="cuda" if torch.cuda.is_available() else "cpu")
+        """,
+        unsafe=True,
+    )
+
+
+def test_a_tensor_input_that_may_be_none_is_not_followed():
+    check(
+        """
+        import torch
+        def generate(n, condition: torch.Tensor = None):
+            return torch.zeros(n, device="cuda")
+        """,
+        """
+        import torch
+        def generate(n, condition: torch.Tensor = None):
+            return torch.zeros(n, device="cuda" if torch.cuda.is_available() else "cpu")
+        """,
+        unsafe=True,
+    )
+
+
+def test_a_default_too_long_for_its_line_is_parenthesised_on_one_line_where_that_fits():
+    code = textwrap.dedent("""\
+        import torch
+        class Erasing:
+            def __init__(
+                self,
+                probability: float = 0.5,
+                device: Union[str, torch.device] = 'cuda',
+            ) -> None:
+                self.device = device
+        """)
+    result = fix_source(code, "example.py", Settings(line_length=70), unsafe=True).source
+    assert result == code.replace("""        device: Union[str, torch.device] = 'cuda',
+""", """        device: Union[str, torch.device] = (
+            'cuda' if torch.cuda.is_available() else 'cpu'
+        ),
+""")

@@ -63,7 +63,9 @@ RULE = Rule(
         string; where `map_location=` is written, never one that may be an int GPU index), never a name
         deleted before the line, never the variable the statement itself assigns, and the resolved name
         where the function resolved its `device` argument into another. A device-named variable that is
-        not shown to hold a device means no fix. Without one, the machine's device, written for the target
+        not shown to hold a device means no fix. Without one, in a function with exactly one parameter shown
+        to be a tensor, that tensor's device (`device=x.device`: the value follows its input, never
+        for `map_location=`); else the machine's device, written for the target
         torch version (`target-torch`, else the project's torch requirement; README, "Portability"):
         before 2.6 or unknown, `"cuda" if torch.cuda.is_available() else "cpu"` (`"mps" if
         torch.backends.mps.is_available() else "cpu"`; no fix for `"xpu"`, as `torch.xpu` is not in every

@@ -115,7 +115,8 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
     # -- literals ------------------------------------------------------------------------
     def _flag_literal(self, literal: cst.BaseExpression, where: str, plain_torch: bool,
                       defines_device: bool = False, fixable: bool = True, strict: bool = False,
-                      device_call: Optional[cst.Call] = None, as_option: bool = False) -> None:
+                      device_call: Optional[cst.Call] = None, as_option: bool = False,
+                      follows_input: bool = False) -> None:
         backend = _backend(literal)
         if backend is None or self._needs_backend_anyway(backend):
             return
@@ -133,7 +134,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
             return
         if fixable and _is_device_literal(literal):  # a string built at run time (`f"cuda:{i}"`) keeps its index
             # a device-named variable, a default or an option dict keeps a string: code may compare it
-            fix = self._literal_fix(literal, self._variable(defines_device, strict),
+            fix = self._literal_fix(literal, self._variable(defines_device, strict, follows_input),
                                     as_string=defines_device or as_option, device_call=device_call)
         self.pending.append((literal, message, fix, plain_torch))
 
@@ -142,10 +143,33 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
             return self._needs_cuda_anyway()
         return self.ctx.backend_guarded(backend)
 
-    def _variable(self, defines_device: bool, strict: bool) -> DeviceVariable:
+    def _variable(self, defines_device: bool, strict: bool, follows_input: bool = False) -> DeviceVariable:
         # Where the literal *defines* the device (`device = "cuda"`, a default), the file's device
-        # variable cannot be used: it is the thing being defined.
-        return DeviceVariable() if defines_device else self.device_variable(strict=strict)
+        # variable cannot be used: it is the thing being defined. `follows_input`: a tensor made or
+        # moved here (`device=`, `.to(...)`) may follow the function's one tensor input instead.
+        if defines_device:
+            return DeviceVariable()
+        found = self.device_variable(strict=strict)
+        if found.name is None and not found.blocked and follows_input:
+            tensor = self._tensor_input()
+            if tensor is not None:
+                return DeviceVariable(f"{tensor}.device")  # the value follows the function's tensor
+        return found
+
+    def _tensor_input(self) -> Optional[str]:
+        """The one parameter of the enclosing function shown to be a tensor (none, or several: None).
+        A parameter with a default may be given none (`condition=None`): it does not count."""
+        function = self.ctx.current_function()
+        if function is None:
+            return None
+        functions, cls = self.ctx.enclosing_functions(), self.ctx.current_class()
+        narrowed = self.ctx.types.narrowed_kinds(self.ctx.narrowed())
+        params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
+        tensors = [param.name.value for param in params if param.name.value not in ("self", "cls")
+                   and self.ctx.types.kind_of(param.name, functions, cls, narrowed) is Kind.TENSOR]
+        if len(tensors) != 1 or any(p.default is not None for p in params if p.name.value == tensors[0]):
+            return None
+        return tensors[0]
 
     def _literal_fix(self, literal: cst.BaseExpression, variable: DeviceVariable, as_string: bool = False,
                      device_call: Optional[cst.Call] = None) -> Optional[Fix]:
@@ -203,7 +227,8 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         for name in ("device", "map_location"):
             arg = keyword(node, name)
             if arg is not None:
-                self._flag_literal(arg.value, f"`{name}=`", plain_torch, strict=name == "map_location")
+                self._flag_literal(arg.value, f"`{name}=`", plain_torch, strict=name == "map_location",
+                                   follows_input=name == "device")
         for arg in node.args:
             if isinstance(arg.value, cst.Dict):
                 # `f(**{"device": "cuda"})`, `Model.load(run_opts={"device": "cuda"})`
@@ -219,7 +244,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
             if method == "to":
                 args = positional(node)
                 if args:
-                    self._flag_literal(args[0].value, "`.to(...)`", False)
+                    self._flag_literal(args[0].value, "`.to(...)`", False, follows_input=True)
             elif method == "cuda" and self.ctx.torch.imports_torch:
                 if dotted_name(node.func.value) in ("torch", self.torch.torch_module_name()):
                     return  # torch.cuda is a module, not a move
