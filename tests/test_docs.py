@@ -57,6 +57,14 @@ def test_a_preview_rule_says_so_in_its_row_and_on_its_page():
     assert "preview" not in all_rules()[0].rule.page().split("## What it does")[0]
 
 
+def test_a_rules_preview_shapes_get_their_own_section_on_its_page():
+    from dataclasses import replace
+
+    rule = replace(all_rules()[0].rule, preview_shapes="`x.to(d)` of an unknown `x`.")
+    assert rule.page().endswith("## In preview\n\nWith `--preview` the rule also reports: `x.to(d)` of an unknown `x`.\n")
+    assert "## In preview" not in all_rules()[0].rule.page()
+
+
 def test_rule_urls_point_at_the_committed_pages():
     assert DOCS_URL == f"{PROJECT_URL}/blob/main/docs/rules"
     for entry in all_rules():

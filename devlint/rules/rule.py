@@ -44,6 +44,9 @@ class Rule:
     # selected as any other rule (by its code, a prefix, `ALL`). Rules whose FALSE share on unseen
     # code is above the default bar ship so (DESIGN.md section 6).
     preview: bool = False
+    # The shapes the rule reports only with preview on (its visitor asks `self.preview` before
+    # reporting them), said for its page; "" when it has none.
+    preview_shapes: str = ""
 
     @property
     def url(self) -> str:
@@ -70,6 +73,8 @@ class Rule:
             f"## Example\n\n```python\n{textwrap.dedent(self.example).strip()}\n```\n\n"
             f"## Use instead\n\n```python\n{textwrap.dedent(self.instead).strip()}\n```\n\n"
             f"## Fix safety\n\n{safety} {_para(self.fix)}\n"
+            + (f"\n## In preview\n\nWith `--preview` the rule also reports: {_para(self.preview_shapes)}\n"
+               if self.preview_shapes else "")
         )
 
 
