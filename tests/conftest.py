@@ -15,14 +15,15 @@ FIXTURES = ROOT / "fixtures"
 RULE_DIRS = sorted(p for p in FIXTURES.iterdir() if p.is_dir() and p.name.startswith("DEV"))
 
 
-def expected_fix(rule_dir: Path) -> str:
-    """What `devlint --fix --unsafe-fixes` makes of the fixture's bad.py: fixed.py, or, for a rule without an
-    automatic fix (whose fixed.py is written by hand), bad.py unchanged."""
+def expected_fix(rule_dir: Path, preview: bool = False) -> str:
+    """What `devlint --fix --unsafe-fixes` (with `--preview` when `preview`) makes of the fixture's bad.py:
+    fixed.py, or, for a rule without an automatic fix (whose fixed.py is written by hand) or a rule in
+    preview without preview, bad.py unchanged."""
     from devlint.rules import get_rule
     from devlint.rules.rule import FixSafety
 
     rule = get_rule(rule_dir.name.split("-", 1)[0])
-    has_fix = rule is not None and rule.fix_safety is not FixSafety.NONE
+    has_fix = rule is not None and rule.fix_safety is not FixSafety.NONE and (preview or not rule.preview)
     return (rule_dir / ("fixed.py" if has_fix else "bad.py")).read_text()
 
 
@@ -33,6 +34,15 @@ def lint(code: str, path: str = "example.py", **settings) -> list[tuple[int, int
 
     diagnostics = lint_source(textwrap.dedent(code), path, Settings(**settings) if settings else None)
     return [(d.line, d.col, d.code) for d in diagnostics]
+
+
+def lint_messages(code: str, rule: str, path: str = "example.py", **settings) -> list[str]:
+    """The messages of rule `rule`'s reports on `code` (dedented)."""
+    from devlint import lint_source
+    from devlint.engine.settings import Settings
+
+    diagnostics = lint_source(textwrap.dedent(code), path, Settings(**settings) if settings else None)
+    return [d.message for d in diagnostics if d.code == rule]
 
 
 def run_devlint(*args: str, cwd: os.PathLike | str | None = None, input: str | None = None,

@@ -15,7 +15,7 @@ import yaml
 from conftest import ROOT
 from devlint import DOCS_URL, PROJECT_URL, __version__
 from devlint.runner.config import tomllib
-from devlint.frontends.report.docs import readme_with_table, rule_pages, rules_table
+from devlint.frontends.report.docs import readme_with_table, rule_pages, rules_table, table_row
 from devlint.rules import all_rules
 
 README = (ROOT / "README.md").read_text()
@@ -44,7 +44,25 @@ def test_readme_rules_table_is_generated_from_the_metadata():
     for entry in all_rules():
         rule = entry.rule
         link = f"[{rule.code}](docs/rules/{rule.code}.md)"
-        assert f"| {link} | {rule.name} | {rule.summary} | {rule.fix_safety.value} |" in table
+        tier = "preview" if rule.preview else "default"
+        assert f"| {link} | {rule.name} | {rule.summary} | {rule.fix_safety.value} | {tier} |" in table
+
+
+def test_a_preview_rule_says_so_in_its_row_and_on_its_page():
+    from dataclasses import replace
+
+    rule = replace(all_rules()[0].rule, preview=True)
+    assert table_row(rule).endswith("| preview |")
+    assert "in **preview**" in rule.page() and "`--preview`" in rule.page()
+    assert "preview" not in all_rules()[0].rule.page().split("## What it does")[0]
+
+
+def test_a_rules_preview_shapes_get_their_own_section_on_its_page():
+    from dataclasses import replace
+
+    rule = replace(all_rules()[0].rule, preview_shapes="`x.to(d)` of an unknown `x`.")
+    assert rule.page().endswith("## In preview\n\nWith `--preview` the rule also reports: `x.to(d)` of an unknown `x`.\n")
+    assert "## In preview" not in all_rules()[0].rule.page()
 
 
 def test_rule_urls_point_at_the_committed_pages():

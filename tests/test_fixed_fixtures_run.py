@@ -43,14 +43,22 @@ def _dev001(m, tmp_path):
 def _dev002(m, tmp_path):
     assert m.make_mask(2, 3, "cpu").shape == (2, 3)
     assert m.make_positions(5, "cpu").tolist() == [0, 1, 2, 3, 4]
-    assert m.make_targets([1, 2], "cpu").dtype == torch.float32
     assert m.make_image_batch("cpu").shape == (64, 3, 224, 224)
     assert m.make_noise((2, 2), "cpu").shape == (2, 2)
     assert m.make_grid(2, 3, "cpu").shape == (2, 3)
+    padding = m.make_padding(torch.zeros(2, 4, dtype=torch.float64), 3)
+    assert padding.shape == (3, 4) and padding.dtype == torch.float64
+    return {"make_mask", "make_positions", "make_image_batch", "make_noise", "make_grid", "make_padding"}
+
+
+def _dev011(m, tmp_path):
+    assert m.make_targets([1, 2], "cpu").dtype == torch.float32
     lengths = m.make_lengths(["a", "bcd"], "cpu")
     assert lengths.tolist() == [1, 3] and lengths.dtype == torch.long
-    return {"make_mask", "make_positions", "make_targets", "make_image_batch", "make_noise", "make_grid",
-            "make_lengths"}
+    assert m.make_scale(0.5, "cpu").item() == 0.5
+    np = pytest.importorskip("numpy", reason="numpy is not installed (pip install 'devlint[runtime]')")
+    assert m.make_weights(np.ones(3), "cpu").tolist() == [1.0, 1.0, 1.0]
+    return {"make_targets", "make_lengths", "make_scale", "make_weights"}
 
 
 def _dev003(m, tmp_path):
@@ -161,7 +169,8 @@ def _dev010(m, tmp_path):
 
 
 EXERCISE = {"DEV001": _dev001, "DEV002": _dev002, "DEV003": _dev003, "DEV004": _dev004, "DEV005": _dev005,
-            "DEV006": _dev006, "DEV007": _dev007, "DEV008": _dev008, "DEV009": _dev009, "DEV010": _dev010}
+            "DEV006": _dev006, "DEV007": _dev007, "DEV008": _dev008, "DEV009": _dev009, "DEV010": _dev010,
+            "DEV011": _dev011}
 
 
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)

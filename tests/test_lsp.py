@@ -14,6 +14,7 @@ from lsprotocol import types as lsp
 
 from conftest import FIXTURES, RULE_DIRS, expected_fix
 from devlint import fix_source
+from devlint.rules import get_rule
 from devlint.sources import document
 from devlint.engine.settings import Settings
 
@@ -47,7 +48,8 @@ async def test_a_bad_fixture_gets_every_report_with_its_exact_range_code_and_rul
     async with session(tmp_path) as editor:
         received = await editor.diagnostics(editor.open(path))
     assert spans(received) == sorted((d.code, d.line - 1, d.col - 1, d.end_line - 1, d.end_col - 1) for d in expected)
-    assert code_of(rule_dir) in {d.code for d in received}
+    # a rule in preview reports only with `preview = true` (test_preview_in_the_configuration_turns_on_a_preview_rule)
+    assert (code_of(rule_dir) in {d.code for d in received}) is not get_rule(code_of(rule_dir)).preview
     for diagnostic in received:
         assert diagnostic.source == "devlint"
         assert diagnostic.severity == lsp.DiagnosticSeverity.Warning
@@ -243,6 +245,16 @@ async def test_configuration_is_read_for_the_files_folder_and_reread_when_it_cha
         editor.client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(
             [lsp.FileEvent((project / "pyproject.toml").as_uri(), lsp.FileChangeType.Changed)]))
         assert await editor.diagnostics(source) == []
+
+
+async def test_preview_in_the_configuration_turns_on_a_preview_rule(tmp_path):
+    text = "import torch\nx = torch.tensor([1, 2]).to(device)\n"
+    (tmp_path / "off").mkdir()
+    (tmp_path / "on").mkdir()
+    (tmp_path / "on" / "pyproject.toml").write_text("[tool.devlint]\npreview = true\n")
+    async with session(tmp_path) as editor:
+        assert await editor.diagnostics(editor.open(tmp_path / "off" / "a.py", text)) == []
+        assert [d.code for d in await editor.diagnostics(editor.open(tmp_path / "on" / "a.py", text))] == ["DEV011"]
 
 
 async def test_an_edited_configuration_applies_at_the_next_check_without_a_file_event(tmp_path):

@@ -196,7 +196,7 @@ def _apply(text: str, edits: list[dict]) -> str:
 def test_every_fix_description_quotes_code_the_fix_writes():
     """Each rule's fixtures: the code a description shows in backticks (`x = ...`: the part before
     ` ...`) is in the file once that fix alone is applied, character for character."""
-    reports = json.loads(devlint_in(ROOT, "--output-format", "json", "--unsafe-fixes", *(
+    reports = json.loads(devlint_in(ROOT, "--output-format", "json", "--unsafe-fixes", "--preview", *(
         str(path / "bad.py") for path in sorted(FIXTURES.iterdir()) if path.name.startswith("DEV"))).stdout)
     codes_with_quoted_fixes = set()
     for report in reports:

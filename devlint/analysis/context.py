@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Optional, Union
 import libcst as cst
 
 from devlint.analysis import guards, narrowing
+from devlint.analysis.project_index import IndexReads
 from devlint.analysis.torch_names import TorchNames
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,6 +56,10 @@ class FileContext:
     path: str
     # The torch version fixes write code for, (major, minor); None: unknown, write for every torch >= 2.1
     target_torch: Optional[tuple[int, int]] = None
+    # Preview is on (`--preview`): rules may report their preview shapes (RuleVisitor.preview).
+    preview: bool = False
+    # The project index as this file reads it (every question recorded for the cache key)
+    project: IndexReads = field(default_factory=lambda: IndexReads(None))
     torch: TorchNames = field(default_factory=TorchNames)
     frames: list[Frame] = field(default_factory=list)
     guard_depth: int = 0  # inside the branch of an `if` / `x if c else y` that only runs where CUDA is

@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from devlint.analysis.names import dotted_name, identifiers, is_cuda_device_expr, string_value
-from devlint.analysis.walk import children
+from devlint.analysis.names import dotted_name, identifiers, is_cuda_device_expr, keyword, positional, string_value
+from devlint.analysis.walk import children, nodes
 
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.analysis.torch_names import TorchNames
@@ -332,8 +332,60 @@ def _cuda_only_expression(root: cst.CSTNode, torch: "TorchNames", cuda_modules: 
                 return f"calls the CUDA-only `{name}`"
             if not full and any(_is_data_ptr(arg.value) for arg in node.args):
                 return "hands a `data_ptr()` to a CUDA library"
+            if _initialises_nccl(node, full or name):
+                return "initialises NCCL, which runs only on CUDA"
+            if _builds_cuda_extension(node, full or name):
+                return "builds a CUDA extension"
         stack.extend(children(node))
     return None
+
+
+def _initialises_nccl(call: cst.Call, name: str) -> bool:
+    """`dist.init_process_group("nccl")`, `init_process_group(backend="nccl")`."""
+    if not name.endswith("init_process_group"):
+        return False
+    backend = keyword(call, "backend")
+    args = positional(call)
+    value = backend.value if backend is not None else args[0].value if args else None
+    return value is not None and (string_value(value) or "").lower() == "nccl"
+
+
+def _builds_cuda_extension(call: cst.Call, name: str) -> bool:
+    """`cpp_extension.load_inline(..., cuda_sources=...)`, `cpp_extension.load(sources=[... ".cu" ...])`,
+    `CUDAExtension(...)`: kernels that run only on CUDA."""
+    last = name.rsplit(".", 1)[-1]
+    if last == "CUDAExtension":
+        return True
+    if last == "load_inline" and keyword(call, "cuda_sources") is not None:
+        return True
+    if last == "load" and "cpp_extension" in name:
+        return any(isinstance(node, cst.SimpleString) and (string_value(node) or "").endswith((".cu", ".cuh"))
+                   for node in nodes(call))
+    return False
+
+
+def module_cuda_only_reason(module: cst.Module, torch: "TorchNames", cuda_modules: set[str]) -> "str | None":
+    """Why the module, run as a script, cannot run without CUDA: a statement at its top level (or in
+    its `if __name__ == "__main__":` block; never in a function, a class or another `if`) does what
+    makes a function CUDA-only (`cuda_only_reason`): a GPU timing script's module-level
+    `torch.cuda.synchronize()`, an NCCL process group, a CUDA extension built on import."""
+    statements: list[cst.CSTNode] = list(module.body)
+    while statements:
+        statement = statements.pop()
+        if isinstance(statement, cst.If) and _is_main_test(statement.test):
+            statements.extend(statement.body.body if isinstance(statement.body, cst.IndentedBlock) else [])
+        elif isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            reason = _cuda_only_expression(statement, torch, cuda_modules)
+            if reason is not None:
+                return reason
+        elif isinstance(statement, (cst.For, cst.While, cst.With)):
+            statements.extend(statement.body.body if isinstance(statement.body, cst.IndentedBlock) else [])
+    return None
+
+
+def _is_main_test(test: cst.BaseExpression) -> bool:
+    return (isinstance(test, cst.Comparison) and dotted_name(test.left) == "__name__"
+            and any(string_value(c.comparator) == "__main__" for c in test.comparisons))
 
 
 def _is_data_ptr(expr: cst.BaseExpression) -> bool:
@@ -372,7 +424,14 @@ def is_tensorrt_module(module: cst.Module) -> bool:
 
 def cuda_library_names(module: cst.Module) -> set[str]:
     """The local names a module binds to CUDA-only libraries (`import tensorrt as trt` -> trt)."""
-    names: set[str] = set()
+    return {local.split(".")[0] for full, local in top_level_imports(module)
+            if full.split(".")[0] in _CUDA_LIBRARIES}
+
+
+def top_level_imports(module: cst.Module) -> list[tuple[str, str]]:
+    """(module imported, the local name bound to it) of each `import x` / `import x as y` at the
+    module's top level."""
+    found: list[tuple[str, str]] = []
     for statement in module.body:
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
@@ -380,10 +439,9 @@ def cuda_library_names(module: cst.Module) -> set[str]:
             if isinstance(small, cst.Import):
                 for alias in small.names:
                     full = dotted_name(alias.name) or ""
-                    if full.split(".")[0] in _CUDA_LIBRARIES:
-                        local = alias.asname.name if alias.asname else alias.name
-                        names.add((dotted_name(local) or full).split(".")[0])  # type: ignore[arg-type]
-    return names
+                    local = dotted_name(alias.asname.name) if alias.asname else full  # type: ignore[arg-type]
+                    found.append((full, local or full))
+    return found
 
 
 def loops_over_gpus(iterable: cst.BaseExpression) -> bool:

@@ -17,6 +17,7 @@ from libcst.metadata import CodeRange, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from devlint.analysis.context import ContextEnter, ContextExit, FileContext, RawReport
+from devlint.analysis.project_index import IndexReads
 from devlint.analysis.walk import nodes, visit_batched
 from devlint.contract.diagnostics import Diagnostic, Edit, FixInfo
 from devlint.engine.deep_stack import caused_by_recursion, on_deep_stack
@@ -24,6 +25,7 @@ from devlint.engine.layout import Refused, lay_out, smallest
 from devlint.engine.line_length import line_limit
 from devlint.engine.lines import Lines
 from devlint.engine.noqa import Suppressions
+from devlint.engine.project import index_for
 from devlint.engine.settings import INTERNAL_ERROR_CODE, Settings
 from devlint.engine.syntax import internal_error
 from devlint.engine.target_torch import target_torch
@@ -47,7 +49,8 @@ def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleE
     else:
         module = cst.parse_module(source)  # Python parsed it (engine.py): a failure here is LibCST's, DEV998
     result.module = module
-    ctx = FileContext(module, path, target_torch(settings.target_torch, path), syntax=syntax)
+    ctx = FileContext(module, path, target_torch(settings.target_torch, path), syntax=syntax,
+                      preview=settings.preview, project=IndexReads(index_for(path)))
     rule_visitors = [entry.visitor(ctx) for entry in rules]
     failures = _Failures(rule_visitors)
     _inject_fault(rule_visitors)
@@ -59,6 +62,7 @@ def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleE
                 visitor.finish()
             except Exception as error:
                 failures.visiting(visitor, None, error)
+    result.index_reads = ctx.project.reads
     raw = [r for r in ctx.reports if r.rule.code not in failures.by_code
            and (ctx.torch.imports_torch or not _needs_torch_import(r, rules))]
     if not raw and not failures.by_code:

@@ -57,6 +57,9 @@ class Analysis:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     fixes: list[tuple[Diagnostic, Fix, tuple[int, int]]] = field(default_factory=list)  # with char ranges
     skipped: bool = False  # no enabled rule could report here (prefilter, screen): never parsed
+    # What the rules asked the project index and its answers (devlint/analysis/project_index.py):
+    # the reports hold only while the index answers the same (the result cache checks it).
+    index_reads: dict[str, object] = field(default_factory=dict)
 
 
 def _cst_stage() -> ModuleType:

@@ -11,9 +11,12 @@ output of a black-formatted file stays black-formatted. Which bracket:
 - else (the edit is outside any bracket of the line, e.g. `x = ` put before a call) the last one
   at the line's top level, as black's right-hand split picks it.
 The bracket is broken when the line is over the limit, or when the edit put on one line what was
-split over several (a fix never joins lines). Layouts black would write differently (an operator
-after the bracket: black wraps the whole expression in parentheses), and lines still too long
-afterwards, are refused: the caller then does not apply the fix.
+split over several (a fix never joins lines). A line still too long that holds a conditional
+expression (`a if b else c`) is split before `if` and `else`, one part per line, as black does: in
+parentheses it adds (`device=(`, `x = (`), or without them where the expression is all a bracket
+opened on the line before holds. Layouts black would write differently (an operator after the
+bracket: black wraps the whole expression in parentheses), and lines still too long afterwards, are
+refused: the caller then does not apply the fix.
 """
 
 from __future__ import annotations
@@ -86,6 +89,8 @@ def lay_out(source: str, start: int, end: int, replacement: str, limit: int) -> 
     broken = _break(new, start, new_end, force=joined)
     if broken is None and joined:
         raise Refused  # never join lines that were split
+    if broken is None:
+        broken = _split_conditional(new, start, limit)  # `device = a if b else c` at a statement's top level
     tail = len(new) - stop  # new[-tail:] is source[-tail:]: the lines after the edit's
     for _ in range(100):
         if broken is None:
@@ -103,11 +108,97 @@ def lay_out(source: str, start: int, end: int, replacement: str, limit: int) -> 
             offset += len(line) + 1
         else:
             break
-        broken = _break(new, offset, offset, force=False)
+        broken = _split_conditional(new, offset, limit) or _break(new, offset, offset, force=False)
     result = new[line_start:stop]
     if any(width(line) > allowed for line in _lines(result)):
         raise Refused
     return line_start, len(source) - tail, result
+
+
+def _split_conditional(text: str, start: int, limit: int) -> Optional[tuple[int, int, str]]:
+    """The line holding `start`, when it is `[name =] a if b else c[,]` (an item, a keyword argument,
+    an assignment, a parameter's default): laid out as black does. In parentheses it adds, one level
+    deeper, after a `name =` or before a trailing comma: on one line there when it fits in `limit`,
+    else split before `if` and `else`; split without parentheses where the line is all that a bracket
+    closing on the next line holds. None for any other line."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_stop = text.find("\n", line_start)
+    line_stop = len(text) if line_stop < 0 else line_stop
+    line = text[line_start:line_stop]
+    newline = "\r\n" if line.endswith("\r") else "\n"
+    tokens = _tokens(text)
+    mine = [t for t in tokens if line_start <= t.start < line_stop and t.kind not in (tokenize.NL, tokenize.NEWLINE)]
+    if not mine or any(t.kind == tokenize.COMMENT for t in mine):
+        return None
+    level = 0
+    cut_if = cut_else = assign = None
+    for index, token in enumerate(mine):
+        if token.kind == tokenize.OP and token.text in _OPENERS:
+            level += 1
+        elif token.kind == tokenize.OP and token.text in _CLOSERS:
+            level -= 1
+            if level < 0:
+                return None  # the line closes a bracket of an earlier line
+        elif level == 0 and token.kind == tokenize.NAME and token.text in ("for", "lambda", "yield"):
+            return None
+        elif level == 0 and token.kind == tokenize.NAME and token.text == "if" and cut_if is None and index > 0:
+            cut_if = index
+        elif level == 0 and token.kind == tokenize.NAME and token.text == "else" and cut_if is not None:
+            if cut_else is not None:
+                return None  # nested conditionals: not this simple layout
+            cut_else = index
+        elif level == 0 and token.kind == tokenize.OP and token.text == "=" and cut_if is None:
+            assign = index
+        elif level == 0 and token.kind == tokenize.OP and token.text == "," and index != len(mine) - 1:
+            return None  # several items: black splits at the commas first
+    if cut_if is None or cut_else is None:
+        return None
+    comma = mine[-1].text == ","
+    last = len(mine) - 1 if comma else len(mine)
+    first = assign + 1 if assign is not None else 0
+    if first >= cut_if:
+        return None
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    unit = "\t" if "\t" in indent else "    "
+    parts = [text[mine[first].start:mine[cut_if - 1].end], text[mine[cut_if].start:mine[cut_else - 1].end],
+             text[mine[cut_else].start:mine[last - 1].end]]
+    head = text[mine[0].start:mine[first].start] if first else ""  # `name=`, `name = `, `name: T = `
+    before = [t for t in tokens if t.end <= mine[0].start and t.kind not in (tokenize.NL, tokenize.NEWLINE)]
+    after = [t for t in tokens if t.start >= line_stop and t.kind not in (tokenize.NL, tokenize.NEWLINE)]
+    # all a bracket holds (a trailing comma the fix's own break added goes: black writes none there)
+    alone = (not head and before and before[-1].text in _OPENERS and after
+             and after[0].text == _OPENERS[before[-1].text])
+    if alone:
+        body = newline.join(indent + part for part in parts)
+    elif head or comma:
+        if not _in_brackets(tokens, mine[0]) and (assign is None or not _statement_start(tokens, mine[0])):
+            return None
+        whole = text[mine[first].start:mine[last - 1].end]
+        inner = (indent + unit + whole if width(indent + unit + whole) <= limit
+                 else newline.join(indent + unit + part for part in parts))
+        body = f"{indent}{head}({newline}{inner}{newline}{indent}){',' if comma else ''}"
+    else:
+        return None
+    return line_start, mine[-1].end, body
+
+
+def _statement_start(tokens: list[_Token], token: _Token) -> bool:
+    """Does a statement start at `token` (the line before it ended one)?"""
+    index = tokens.index(token)
+    return index == 0 or tokens[index - 1].kind in (tokenize.NEWLINE, tokenize.NL)
+
+
+def _in_brackets(tokens: list[_Token], token: _Token) -> bool:
+    """Is `token` inside brackets opened before it?"""
+    depth = 0
+    for other in tokens:
+        if other is token:
+            return depth > 0
+        if other.kind == tokenize.OP and other.text in _OPENERS:
+            depth += 1
+        elif other.kind == tokenize.OP and other.text in _CLOSERS:
+            depth -= 1
+    return False
 
 
 def smallest(source: str, start: int, end: int, replacement: str) -> tuple[int, int, str]:

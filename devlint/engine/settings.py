@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 from dataclasses import dataclass
 from typing import Iterable, Optional
@@ -52,6 +53,9 @@ class Settings:
     # on torch nearest to each file, else unknown (devlint/engine/target_torch.py).
     target_torch: Optional[tuple[int, int]] = None
     root: str = "."  # directory per-file-ignores and excludes are relative to
+    # Preview (ruff's): rules in preview can be selected, and rules' preview shapes report
+    # (a visitor asks `self.preview`). Off, a preview rule is off even when selected by its code.
+    preview: bool = False
 
     def enabled(self, code: str, path: Optional[str] = None) -> bool:
         """flake8's rule: the most specific of select/ignore wins; a tie goes to ignore."""
@@ -62,6 +66,8 @@ class Settings:
         if code in ENGINE_CODES:
             selected = max(selected, 1)  # syntax and internal errors are reported unless ignored by name
         ignored = _matches(code, ignores)
+        if code in preview_codes() and not self.preview:
+            return False
         return selected > 0 and selected > ignored
 
     def file_ignores(self, path: str) -> list[str]:
@@ -73,6 +79,14 @@ class Settings:
             if _glob_match(rel, pattern) or _glob_match(os.path.basename(path), pattern):
                 codes.extend(pattern_codes)
         return codes
+
+
+@functools.lru_cache(maxsize=1)
+def preview_codes() -> frozenset[str]:
+    """The codes of the rules in preview (from the rule table, read without LibCST)."""
+    from devlint.rules import all_rules
+
+    return frozenset(entry.rule.code for entry in all_rules() if entry.rule.preview)
 
 
 def _relative(path: str, root: str) -> str:

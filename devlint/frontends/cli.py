@@ -58,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--target-torch", type=_target_torch, metavar="X.Y",
                         help="the torch version fixes write code for (default: the project's torch"
                         " requirement in pyproject.toml, else code that runs on every torch from 2.1)")
+    parser.add_argument("--preview", action=argparse.BooleanOptionalAction, default=None,
+                        help="run the rules and rule shapes in preview (not yet measured to the default bar;"
+                        " default: off)")
     parser.add_argument("--select", type=_codes, help="codes or prefixes to check (replaces the default)")
     parser.add_argument("--extend-select", type=_codes, help="codes or prefixes to add")
     parser.add_argument("--ignore", type=_codes, help="codes or prefixes to skip")
@@ -160,7 +163,8 @@ def _subcommand(name: str, args: list[str]) -> int:
             raise UsageError("`devlint rules` takes no arguments")
         for entry in all_rules():
             rule = entry.rule
-            print(f"{rule.code}  {rule.name:<36} fix: {rule.fix_safety.value:<9} {rule.summary}")
+            tier = "preview" if rule.preview else ""
+            print(f"{rule.code}  {rule.name:<36} fix: {rule.fix_safety.value:<9} {tier:<7} {rule.summary}")
         return EXIT_CLEAN
     if name == "rule":
         if len(args) != 1:
@@ -257,7 +261,7 @@ def load_settings(args: argparse.Namespace, paths: list[str]):  # type: ignore[n
         changes["extend_exclude"] = (*settings.extend_exclude, *args.extend_exclude)
     if args.unsafe_fixes:
         changes["unsafe_fixes"] = True
-    for key in ("respect_gitignore", "force_exclude"):
+    for key in ("respect_gitignore", "force_exclude", "preview"):
         if getattr(args, key, None) is not None:
             changes[key] = getattr(args, key)
     if getattr(args, "line_length", None) is not None:
@@ -303,6 +307,10 @@ def _check(args: argparse.Namespace) -> int:
         raise UsageError("--add-noqa cannot be combined with --fix, --fix-only, --diff or --write-baseline")
     baseline = Baseline(args.baseline) if args.baseline else None  # a bad file fails before the run
     settings = load_settings(args, paths or ["."])
+    from devlint.runner.config import preview_warnings
+
+    for warning in preview_warnings(settings):
+        print(f"devlint: warning: {warning}", file=sys.stderr)
     skipped: list = []
     files = sorted(discover(paths, settings, skipped))
     if args.verbose:

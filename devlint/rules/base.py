@@ -39,6 +39,12 @@ class RuleVisitor(cst.BatchableCSTVisitor):
     def torch(self):  # type: ignore[no-untyped-def]
         return self.ctx.torch
 
+    @property
+    def preview(self) -> bool:
+        """Is preview on? A shape of a rule not yet measured to the default bar reports only then:
+        `if not self.preview: return` before reporting it."""
+        return self.ctx.preview
+
     def report(self, node: cst.CSTNode, message: str, fix: Optional[Fix] = None) -> None:
         self.ctx.add_report(RawReport(self.rule, node, message, fix))
 

@@ -40,6 +40,13 @@ class Rule:
     # Could the rule report on a module with these facts (from Python's `ast`)? Files for which
     # no rule can are not parsed by LibCST. Must be conservative too: see devlint/analysis/screen.py.
     screen: Optional[Callable[["SyntaxFacts"], bool]] = None
+    # A rule in preview is off unless `preview` is on (`--preview`, `preview = true`); then it is
+    # selected as any other rule (by its code, a prefix, `ALL`). Rules whose FALSE share on unseen
+    # code is above the default bar ship so (DESIGN.md section 6).
+    preview: bool = False
+    # The shapes the rule reports only with preview on (its visitor asks `self.preview` before
+    # reporting them), said for its page; "" when it has none.
+    preview_shapes: str = ""
 
     @property
     def url(self) -> str:
@@ -56,13 +63,18 @@ class Rule:
             FixSafety.UNSAFE: "Fix is unsafe (applied with `--unsafe-fixes`).",
             FixSafety.SOMETIMES: "Fix is safe in some cases and unsafe in others (see below).",
         }[self.fix_safety]
+        tier = (f"This rule is in **preview**: it runs only with `--preview` (or `preview = true` in the"
+                f" configuration) and when selected (`DEV`, `{self.code}`).\n\n" if self.preview else "")
         return (
             f"# {self.code} ({self.name})\n\n"
+            f"{tier}"
             f"## What it does\n\n{_para(self.summary)}\n\n"
             f"## Why is this bad?\n\n{_para(self.why)}\n\n"
             f"## Example\n\n```python\n{textwrap.dedent(self.example).strip()}\n```\n\n"
             f"## Use instead\n\n```python\n{textwrap.dedent(self.instead).strip()}\n```\n\n"
             f"## Fix safety\n\n{safety} {_para(self.fix)}\n"
+            + (f"\n## In preview\n\nWith `--preview` the rule also reports: {_para(self.preview_shapes)}\n"
+               if self.preview_shapes else "")
         )
 
 

@@ -6,9 +6,13 @@ One small JSON file per result, named by its key, under `.devlint_cache/` at the
 - the file's exact bytes (sha256), and the path as given (reports name it);
 - devlint's version and a hash of the source of every devlint module (editing a rule, or the
   engine, gives new keys);
-- the codes enabled for that path (select, ignore, per-file-ignores), whether fix edits
-  were computed (and the line limit they keep to), and the target torch version (which fixes
-  are offered and what they write follow it).
+- the codes enabled for that path (select, ignore, per-file-ignores, preview), whether preview
+  shapes report, whether fix edits were computed (and the line limit they keep to), and the
+  target torch version (which fixes are offered and what they write follow it).
+
+A file's reports may also depend on other files of the project, through the project index
+(devlint/analysis/project_index.py): an entry keeps the questions the rules asked it and the
+answers, and is used only while the index gives the same answers.
 
 So the cache never has to be invalidated: stale entries are never looked up again
 (`devlint clean` removes them). Writes go to a temporary file renamed into place, so
@@ -77,7 +81,7 @@ class Cache:
         # which fixes are offered, and what they write, follow the target torch version
         torch_version = format_version(target_torch(settings.target_torch, path))
         digest.update("\0".join([code_fingerprint(), path, ",".join(enabled), str(with_edits), edits,
-                                  torch_version]).encode())
+                                  torch_version, f"preview={settings.preview}"]).encode())
         digest.update(b"\0")
         digest.update(raw)
         return digest.hexdigest()
@@ -85,23 +89,29 @@ class Cache:
     def _entry(self, key: str) -> str:
         return os.path.join(self.directory, key[:2], key + ".json")
 
-    def get(self, key: str) -> Optional[list[Diagnostic]]:
-        """The stored reports, or None when there are none (or they cannot be read)."""
+    def get(self, key: str, path: str = "") -> Optional[list[Diagnostic]]:
+        """The stored reports, or None when there are none (or they cannot be read, or the project
+        index of `path` no longer answers what they were decided with)."""
         try:
             with open(self._entry(key), encoding="utf-8") as handle:
                 data = json.load(handle)
             if data.get("key") != key:
                 return None
+            reads = data.get("index", {})
+            if reads and not _index_agrees(path, reads):
+                return None
             return [_diagnostic(item) for item in data["diagnostics"]]
         except Exception:  # missing, truncated, corrupt or from another layout: a miss
             return None
 
-    def put(self, key: str, diagnostics: list[Diagnostic]) -> None:
-        """Store the reports; any failure (read-only disk, full disk) only skips the cache."""
+    def put(self, key: str, diagnostics: list[Diagnostic], index_reads: Optional[dict[str, object]] = None) -> None:
+        """Store the reports (and what the rules read from the project index for them); any failure
+        (read-only disk, full disk) only skips the cache."""
         entry = self._entry(key)
         try:
             self._prepare(os.path.dirname(entry))
-            text = json.dumps({"key": key, "diagnostics": [asdict(d) for d in diagnostics]})
+            text = json.dumps({"key": key, "diagnostics": [asdict(d) for d in diagnostics],
+                               "index": index_reads or {}})
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(entry))
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -132,6 +142,17 @@ def clean(directory: str) -> bool:
         raise ValueError(f"{directory}: not a devlint cache (no {MARKER}); not removed")
     shutil.rmtree(directory)
     return True
+
+
+def _index_agrees(path: str, reads: dict[str, object]) -> bool:
+    """Does the project index of `path` still give every recorded answer?"""
+    from devlint.analysis.project_index import answer
+    from devlint.engine.project import index_for
+
+    index = index_for(path)
+    if index is None:
+        return False
+    return all(json.loads(json.dumps(answer(index, read))) == value for read, value in reads.items())
 
 
 def _diagnostic(item: dict) -> Diagnostic:

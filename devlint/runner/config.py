@@ -19,8 +19,8 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude", "unsafe-fixes",
-        "line-length", "respect-gitignore", "force-exclude", "target-torch")
-_SWITCHES = ("unsafe-fixes", "respect-gitignore", "force-exclude")
+        "line-length", "respect-gitignore", "force-exclude", "target-torch", "preview")
+_SWITCHES = ("unsafe-fixes", "respect-gitignore", "force-exclude", "preview")
 
 
 class ConfigError(UsageError):
@@ -105,6 +105,16 @@ def settings_from(raw: dict[str, Any], source: str, root: str, known_codes: tupl
     if "target-torch" in options:
         kwargs["target_torch"] = parse_target_torch_option(options["target-torch"], f"{source}: 'target-torch'")
     return Settings(**kwargs)
+
+
+def preview_warnings(settings: Settings) -> list[str]:
+    """A preview rule selected by its code while preview is off stays off (ruff's rule): say so."""
+    from devlint.engine.settings import preview_codes
+
+    if settings.preview:
+        return []
+    return [f"{code} is in preview and runs only with --preview (or preview = true in the configuration)"
+            for code in sorted(set(settings.select) | set(settings.extend_select)) if code in preview_codes()]
 
 
 def parse_target_torch_option(value: Any, where: str) -> TorchVersion:

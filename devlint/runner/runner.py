@@ -42,13 +42,14 @@ def process(path: str, settings: Settings, mode: Mode, cache: Optional[Cache] = 
         if not (mode.fix or mode.diff):
             use_cache = cache is not None and isinstance(source, document.PythonSource)
             key = cache.key(path, file.raw, settings, mode.with_edits) if use_cache else ""
-            cached = cache.get(key) if use_cache else None
+            cached = cache.get(key, path) if use_cache else None
             if cached is not None:
                 outcome.diagnostics = cached
                 return outcome
-            outcome.diagnostics = document.check(source, settings, with_fixes=mode.with_edits)
+            index_reads: dict[str, object] = {}
+            outcome.diagnostics = document.check(source, settings, with_fixes=mode.with_edits, index_reads=index_reads)
             if use_cache:
-                cache.put(key, outcome.diagnostics)
+                cache.put(key, outcome.diagnostics, index_reads)
             return outcome
         fixed = document.fix(source, settings, unsafe=mode.unsafe_fixes)
         result = fixed.result

@@ -76,15 +76,20 @@ def text_of(source: Source) -> str:
 
 
 def check(source: Source, settings: Settings, *, with_fixes: bool = False, ignore_noqa: bool = False,
-          tree: Optional[ast.AST] = None, reparser: Optional[Reparser] = None) -> list[Diagnostic]:
+          tree: Optional[ast.AST] = None, reparser: Optional[Reparser] = None,
+          index_reads: Optional[dict[str, object]] = None) -> list[Diagnostic]:
     """The source's reports, sorted. `with_fixes` adds each fix's text edits; `ignore_noqa` keeps
     suppressed reports (flake8 applies `# noqa` itself); `tree`: the text's `ast`, when the
     caller has it; `reparser`: one per document that is checked again and again (an editor's
-    buffer or notebook), so that a version is parsed from the last one."""
+    buffer or notebook), so that a version is parsed from the last one; `index_reads`, when given,
+    gets what the rules asked the project index, and its answers (a Python source's)."""
     if isinstance(source, NotebookSource):
         return lint_notebook(source.notebook, settings, with_fixes=with_fixes, reparser=reparser)
-    return analyze(source.text, source.path, settings, with_fixes=with_fixes, ignore_noqa=ignore_noqa,
-                   tree=tree, reparser=reparser).diagnostics
+    analysis = analyze(source.text, source.path, settings, with_fixes=with_fixes, ignore_noqa=ignore_noqa,
+                       tree=tree, reparser=reparser)
+    if index_reads is not None:
+        index_reads.update(analysis.index_reads)
+    return analysis.diagnostics
 
 
 def fix(source: Source, settings: Settings, *, unsafe: bool = False) -> Fixed:

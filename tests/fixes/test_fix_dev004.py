@@ -327,3 +327,65 @@ def test_jit_load_and_composition_with_dev003():
         """,
         unsafe=True,
     )
+
+
+# Issue 28's two broken fixes: `map_location="cpu"` on a value kept and used where it was saved from.
+def test_a_save_and_reload_in_the_same_test_is_not_reported_nor_moved_to_the_cpu():
+    # the file was written moments earlier on this machine: every device it names exists here, and
+    # "cpu" would make the reloaded module meet `x` on another device
+    unchanged(
+        """
+        import torch
+        def test_roundtrip(model, x, tmp_path):
+            path = tmp_path / "model.pt"
+            torch.save(model, path)
+            loaded = torch.load(path)
+            assert torch.equal(loaded(x), model(x))
+        """,
+        unsafe=True,
+    )
+
+
+def test_a_loaded_module_that_is_then_called_gets_no_cpu_fix():
+    unchanged(
+        """
+        import torch
+        def check_export(path, x, expected):
+            scripted = torch.jit.load(path)
+            y = scripted(x)
+            assert torch.allclose(y, expected)
+        """,
+        unsafe=True,
+    )
+
+
+def test_a_loaded_value_compared_with_tensors_gets_no_cpu_fix():
+    unchanged(
+        """
+        import torch
+        def check_outputs(path, outputs):
+            reference = torch.load(path)
+            torch.testing.assert_close(outputs, reference)
+        """,
+        unsafe=True,
+    )
+
+
+def test_a_loaded_value_called_gets_the_functions_device_variable():
+    check(
+        """
+        import torch
+        def run(path, x):
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            scripted = torch.jit.load(path)
+            return scripted(x)
+        """,
+        """
+        import torch
+        def run(path, x):
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            scripted = torch.jit.load(path, map_location=device)
+            return scripted(x)
+        """,
+        unsafe=True,
+    )

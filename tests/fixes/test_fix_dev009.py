@@ -127,13 +127,14 @@ def test_a_local_rank_rebound_before_the_line_is_not_used():
 
 def test_an_unguarded_line_gets_dev003_and_dev009_and_their_fixes_compose():
     # DEV003 (no CUDA check) and DEV009 (every rank on GPU 0) both report the line; with
-    # --unsafe-fixes the guard comes first, then the index goes into its CUDA branch.
+    # --unsafe-fixes the guard comes first, then the index goes into its CUDA branch. (A script
+    # that starts NCCL itself cannot run without CUDA: DEV003 leaves it alone, issue 28.)
     code = """
         import os
         import torch
         import torch.distributed as dist
         local_rank = int(os.environ["LOCAL_RANK"])
-        dist.init_process_group("nccl")
+        dist.init_process_group(os.environ["BACKEND"])
         x = torch.ones(2, device="cuda")
         """
     assert [c for _, _, c in lint(code)] == ["DEV003", "DEV009"]
@@ -142,7 +143,7 @@ def test_an_unguarded_line_gets_dev003_and_dev009_and_their_fixes_compose():
         import torch
         import torch.distributed as dist
         local_rank = int(os.environ["LOCAL_RANK"])
-        dist.init_process_group("nccl")
+        dist.init_process_group(os.environ["BACKEND"])
         x = torch.ones(2, device=f"cuda:{local_rank}" if torch.cuda.is_available() else "cpu")
         """, unsafe=True)
 

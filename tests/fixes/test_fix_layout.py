@@ -25,7 +25,7 @@ def _tabs(text: str) -> str:
 
 
 def _fixed(code: str, limit: int = 88, *, unsafe: bool = True) -> str:
-    settings = Settings(line_length=limit)
+    settings = Settings(line_length=limit, preview=True)  # DEV011 (in preview) fixes host data too
     source = textwrap.dedent(code)
     result = fix_source(source, "example.py", settings, unsafe=unsafe).source
     assert fix_source(result, "example.py", settings, unsafe=unsafe).source == result, "a second run changed it"
@@ -39,15 +39,15 @@ def _check(before: str, after: str, limit: int = 88) -> None:
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)
 def test_crlf_fixture_fixes_to_crlf_fixed(rule_dir):
     bad = (rule_dir / "bad.py").read_text().replace("\n", "\r\n")
-    expected = expected_fix(rule_dir).replace("\n", "\r\n")
-    assert fix_source(bad, str(rule_dir / "bad.py"), unsafe=True).source == expected
+    expected = expected_fix(rule_dir, preview=True).replace("\n", "\r\n")
+    assert fix_source(bad, str(rule_dir / "bad.py"), Settings(preview=True), unsafe=True).source == expected
 
 
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)
 def test_tab_indented_fixture_fixes_to_tab_indented_fixed(rule_dir):
     bad = _tabs((rule_dir / "bad.py").read_text())
-    expected = _tabs(expected_fix(rule_dir))
-    assert fix_source(bad, str(rule_dir / "bad.py"), unsafe=True).source == expected
+    expected = _tabs(expected_fix(rule_dir, preview=True))
+    assert fix_source(bad, str(rule_dir / "bad.py"), Settings(preview=True), unsafe=True).source == expected
 
 
 # --- a new keyword in an argument list laid out over several lines ---------------------------

@@ -13,6 +13,19 @@ from rules.cases import cases_for, reports
 case = cases_for("DEV003")
 
 FLAGGED = [
+    case("gloo_is_no_cuda_requirement", """
+        import torch
+        import torch.distributed as dist
+        def main():
+            dist.init_process_group(backend="gloo")
+            model = Net().cuda()
+    """, [(5, 13)]),
+    case("a_synchronize_inside_a_function_is_not_the_modules", """
+        import torch
+        x = torch.randn(10, device="cuda")
+        def wait():
+            torch.cuda.synchronize()
+    """, [(2, 28)]),
     case("torch_device_cuda", """
         import torch
         device = torch.device("cuda")
@@ -273,6 +286,33 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    case("a_gpu_timing_script_synchronizes_at_its_top_level", """
+        import torch
+        x = torch.randn(1000, 1000, device="cuda")
+        torch.cuda.synchronize()
+    """, []),
+    case("a_script_whose_main_block_needs_cuda", """
+        import torch
+        def step(model):
+            return model.cuda()
+        if __name__ == "__main__":
+            props = torch.cuda.get_device_properties(0)
+            step(model)
+    """, []),
+    case("a_function_that_starts_nccl", """
+        import torch
+        import torch.distributed as dist
+        def main():
+            dist.init_process_group(backend="nccl")
+            model = Net().cuda()
+    """, []),
+    case("a_module_that_builds_a_cuda_extension", """
+        import torch
+        from torch.utils.cpp_extension import load_inline
+        ops = load_inline("ops", cpp_sources=CPP, cuda_sources=CUDA)
+        def run(x):
+            return ops.forward(x.to("cuda"))
+    """, []),
     case("guarded_by_is_available", """
         import torch
         if torch.cuda.is_available():
@@ -666,3 +706,72 @@ OTHER_BACKENDS = [
 @pytest.mark.parametrize("code, expected", FLAGGED + NOT_FLAGGED + OTHER_BACKENDS)
 def test_dev003(code: str, expected: list[tuple[int, int, str]]) -> None:
     assert reports("DEV003", code) == expected
+
+
+# -- a default every caller in the project overrides (the project index) ---------------------------
+
+def _project(tmp_path, model: str, main: str) -> list[tuple[int, int, str]]:
+    import textwrap
+
+    from conftest import lint
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "main.py").write_text(textwrap.dedent(main))
+    path = tmp_path / "pkg" / "model.py"
+    path.write_text(textwrap.dedent(model))
+    return [r for r in lint(model, str(path)) if r[2] == "DEV003"]
+
+
+MODEL = """
+    import torch
+    def _build(n, device="cuda"):
+        return torch.zeros(n, device=device)
+    class _Net:
+        def __init__(self, width, device="cuda"):
+            self.w = torch.zeros(width, device=device)
+"""
+
+
+def test_a_default_that_every_call_in_the_project_overrides_is_not_reported(tmp_path):
+    main = """
+        from pkg.model import _build, _Net
+        a = _build(3, dev)
+        b = _build(4, device=dev)
+        c = _Net(3, device=dev)
+        d = _Net(3, dev)
+    """
+    assert _project(tmp_path, MODEL, main) == []
+
+
+def test_a_public_functions_default_is_reported_whatever_the_projects_calls(tmp_path):
+    # callers outside the project get the default
+    model = """
+        import torch
+        def build(n, device="cuda"):
+            return torch.zeros(n, device=device)
+    """
+    assert _project(tmp_path, model, "from pkg.model import build\na = build(3, device=dev)\n") == [(3, 21, "DEV003")]
+
+
+def test_a_default_that_one_call_leaves_is_reported(tmp_path):
+    main = """
+        from pkg.model import _build, _Net
+        a = _build(3, device=dev)
+        b = _build(4)
+        c = _Net(3)
+    """
+    assert _project(tmp_path, MODEL, main) == [(3, 22, "DEV003"), (6, 38, "DEV003")]
+
+
+def test_a_call_that_forwards_star_arguments_is_not_shown_to_override(tmp_path):
+    main = """
+        from pkg.model import _build, _Net
+        a = _build(*args)
+        c = _Net(**options)
+    """
+    assert _project(tmp_path, MODEL, main) == [(3, 22, "DEV003"), (6, 38, "DEV003")]
+
+
+def test_a_default_of_a_function_nobody_calls_is_reported(tmp_path):
+    assert _project(tmp_path, MODEL, "x = 1\n") == [(3, 22, "DEV003"), (6, 38, "DEV003")]

@@ -6,6 +6,8 @@ report points at the load call.
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 from rules.cases import cases_for, reports
@@ -76,6 +78,32 @@ FLAGGED = [
         if torch.cuda.is_available():
             state = torch.load(path)
     """, [(3, 13)]),
+    case("a_save_of_another_file_in_the_same_function_is_no_reload", """
+        import torch
+        def convert(model, path):
+            torch.save(model.state_dict(), "converted.pt")
+            return torch.load(path)["model"]
+    """, [(4, 12)]),
+    case("a_save_after_the_load_writes_the_file_after_it_was_read", """
+        import torch
+        model.load_state_dict(torch.load("checkpoints/model.pt"))
+        train(model)
+        torch.save(model.state_dict(), "checkpoints/model.pt")
+    """, [(2, 23)]),
+    case("the_else_of_a_cuda_test_loads_without_map_location_too", """
+        import torch
+        if torch.cuda.is_available():
+            state = torch.load(path)
+        else:
+            state = torch.load(path)
+    """, [(3, 13), (5, 13)]),
+    case("a_cpu_twin_under_a_test_that_is_no_cuda_check", """
+        import torch
+        if fast:
+            state = torch.load(path)
+        else:
+            state = torch.load(path, map_location="cpu")
+    """, [(3, 13)]),
     case("in_a_method", """
         import torch
         class Checkpointer:
@@ -128,6 +156,36 @@ NOT_FLAGGED = [
         import torch
         state = torch.load(path)  # noqa: DEV004
     """, []),
+    case("save_and_reload_in_the_same_test", """
+        import torch
+        def test_roundtrip(model, tmp_path):
+            path = tmp_path / "model.pt"
+            torch.save(model.state_dict(), path)
+            model.load_state_dict(torch.load(path))
+    """, []),
+    case("save_and_reload_through_a_buffer", """
+        import io
+        import torch
+        def roundtrip(t):
+            buffer = io.BytesIO()
+            torch.save(t, buffer)
+            return torch.load(io.BytesIO(buffer.getvalue()))
+    """, []),
+    case("save_in_set_up_and_reload_in_a_test_of_the_class", """
+        import torch
+        class TestCheckpoint(unittest.TestCase):
+            def setUp(self):
+                torch.save(self.model.state_dict(), self.path)
+            def test_load(self):
+                state = torch.load(self.path)
+    """, []),
+    case("a_cuda_branch_whose_else_has_the_cpu_twin", """
+        import torch
+        if torch.cuda.is_available():
+            state = torch.load(path)
+        else:
+            state = torch.load(path, map_location="cpu")
+    """, []),
     case("torch_hub_load_is_not_a_checkpoint_load", """
         import torch
         model = torch.hub.load("repo", "model")
@@ -145,3 +203,114 @@ def test_map_location_none_is_replaced_not_repeated() -> None:
 
     fixed = fix_source("import torch\nstate = torch.load(path, map_location=None)\n", unsafe=True)
     assert fixed.source.endswith('state = torch.load(path, map_location="cpu")\n')
+
+
+# -- files the project writes (the project index) ------------------------------------------------
+
+def _project(tmp_path, writer: str, loader: str) -> list[tuple[int, int, str]]:
+    from conftest import lint
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "prepare.py").write_text(textwrap.dedent(writer))
+    (tmp_path / "pkg" / "train.py").write_text(textwrap.dedent(loader))
+    return [r for r in lint(loader, str(tmp_path / "pkg" / "train.py")) if r[2] == "DEV004"]
+
+
+LOADER = """
+    import torch
+    def load_vocab(root):
+        return torch.load(os.path.join(root, "vocab.pt"))
+"""
+
+
+@pytest.mark.parametrize("saved", [
+    'np.array(tokens)',
+    '{"ids": [1, 2, 3], "size": len(tokens)}',
+    '{k: v.cpu() for k, v in model.state_dict().items()}',
+    'torch.tensor(tokens)',
+    'embedding.weight.detach().cpu()',
+])
+def test_a_file_the_project_writes_from_host_data_is_not_reported(tmp_path, saved):
+    writer = f"""
+        import numpy as np
+        import torch
+        def prepare(root, tokens, model, embedding):
+            torch.save({saved}, os.path.join(root, "vocab.pt"))
+    """
+    assert _project(tmp_path, writer, LOADER) == []
+
+
+@pytest.mark.parametrize("saved", [
+    'model.state_dict()',
+    'embedding.weight',
+    'torch.zeros(3, device="cuda")',
+])
+def test_a_file_the_project_writes_from_values_that_may_be_on_a_device_is_reported(tmp_path, saved):
+    writer = f"""
+        import torch
+        def prepare(root, model, embedding):
+            torch.save({saved}, os.path.join(root, "vocab.pt"))
+    """
+    assert _project(tmp_path, writer, LOADER) == [(4, 12, "DEV004")]
+
+
+def test_a_file_written_from_host_data_in_one_place_and_device_data_in_another_is_reported(tmp_path):
+    writer = """
+        import numpy as np
+        import torch
+        def prepare(root, tokens, model):
+            torch.save(np.array(tokens), os.path.join(root, "vocab.pt"))
+        def again(root, model):
+            torch.save(model.state_dict(), os.path.join(root, "vocab.pt"))
+    """
+    assert _project(tmp_path, writer, LOADER) == [(4, 12, "DEV004")]
+
+
+def test_a_dict_filled_after_it_is_made_is_host_data_only_if_what_goes_in_is(tmp_path):
+    writer = """
+        import torch
+        def prepare(root, model):
+            checkpoint = {}
+            checkpoint["weights"] = model.state_dict()
+            torch.save(checkpoint, os.path.join(root, "vocab.pt"))
+    """
+    assert _project(tmp_path, writer, LOADER) == [(4, 12, "DEV004")]
+
+
+def test_a_file_name_the_project_never_writes_is_reported(tmp_path):
+    writer = """
+        import numpy as np
+        import torch
+        def prepare(root, tokens):
+            torch.save(np.array(tokens), os.path.join(root, "other.pt"))
+    """
+    assert _project(tmp_path, writer, LOADER) == [(4, 12, "DEV004")]
+
+
+def test_a_constant_file_name_links_the_save_and_the_load(tmp_path):
+    writer = """
+        import torch
+        VOCAB_NAME = "vocab.bin"
+        def prepare(root, tokens):
+            torch.save(list(tokens), os.path.join(root, VOCAB_NAME))
+    """
+    loader = """
+        import torch
+        from .prepare import VOCAB_NAME
+        def load_vocab(root):
+            return torch.load(os.path.join(root, VOCAB_NAME))
+    """
+    assert _project(tmp_path, writer, loader) == []
+
+
+def test_a_name_bound_in_a_loop_resolves_to_nothing_and_a_cycle_ends(tmp_path):
+    writer = """
+        import torch
+        def prepare(root, items):
+            a = b
+            b = a
+            for c in items:
+                torch.save(a, os.path.join(root, "vocab.pt"))
+    """
+    assert _project(tmp_path, writer, LOADER) == [(4, 12, "DEV004")]

@@ -32,6 +32,7 @@ from pygls.uris import to_fs_path
 from devlint.contract.diagnostics import Applicability, Diagnostic
 from devlint.contract.project import __version__
 from devlint.engine.noqa import Suppressions, noqa_edit
+from devlint.engine.project import forget_project_indexes
 from devlint.engine.settings import ENGINE_CODES, SYNTAX_ERROR_CODE, Settings
 from devlint.frontends.lsp.project import CONFIG_FILES, ProjectSettings
 from devlint.frontends.lsp.resilient import kept_reports
@@ -223,6 +224,7 @@ class DevlintServer(LanguageServer):
 
     def recheck_all(self) -> None:
         self.project.forget()
+        forget_project_indexes()
         self._with_fixes.clear()
         if self.push:
             for key in self.open_keys():
@@ -458,6 +460,7 @@ def build() -> DevlintServer:
         if os.path.basename(to_fs_path(params.text_document.uri) or "") in CONFIG_FILES:
             server.recheck_all()
         else:
+            forget_project_indexes()  # a saved file may change what the project writes or calls
             server.schedule(server.key_of(params.text_document.uri))
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)

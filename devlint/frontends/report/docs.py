@@ -12,6 +12,7 @@ from typing import Optional, Sequence
 
 from devlint.engine.codes import ENGINE_CODE_PAGES
 from devlint.rules import all_rules
+from devlint.rules.rule import Rule
 
 TABLE_START = "<!-- rules-table"
 TABLE_END = "<!-- /rules-table -->"
@@ -26,12 +27,18 @@ def rule_pages() -> dict[str, str]:
 
 
 def rules_table() -> str:
-    rows = ["| code | name | what | fix |", "|---|---|---|---|"]
+    rows = ["| code | name | what | fix | tier |", "|---|---|---|---|---|"]
     for entry in all_rules():
         rule = entry.rule
-        link = f"[{rule.code}](docs/rules/{rule.code}.md)"
-        rows.append(f"| {link} | {rule.name} | {rule.summary} | {rule.fix_safety.value} |")
+        rows.append(table_row(rule))
     return "\n".join(rows) + "\n"
+
+
+def table_row(rule: Rule) -> str:
+    """The rule's row of the README's table; `preview` marks a rule that runs only with `--preview`."""
+    link = f"[{rule.code}](docs/rules/{rule.code}.md)"
+    tier = "preview" if rule.preview else "default"
+    return f"| {link} | {rule.name} | {rule.summary} | {rule.fix_safety.value} | {tier} |"
 
 
 def readme_with_table(readme: str) -> str:

@@ -83,9 +83,11 @@ def _has_fix(code: str) -> bool:
 
 
 def autofix_source(bad: Path) -> str:
+    """`devlint --fix --unsafe-fixes --preview` of a fixture's bad.py (a rule in preview is confirmed too)."""
     from devlint import fix_source
+    from devlint.engine.settings import Settings
 
-    return fix_source(bad.read_text(encoding="utf-8"), str(bad), unsafe=True).source
+    return fix_source(bad.read_text(encoding="utf-8"), str(bad), Settings(preview=True), unsafe=True).source
 
 
 def execute(plans: list[Plan], timeout: float, jobs: int, progress: Callable[[str], None],

@@ -12,8 +12,9 @@ from devlint.analysis.screen import SyntaxFacts, strip_casts as strip_casts_of_a
 _LEGACY = frozenset(f"torch.{name}" for name in LEGACY_CONSTRUCTORS)
 
 
-def _screen(facts: SyntaxFacts) -> bool:
-    """A CPU factory moved in its own chain, or assigned to `x` where some `x = x.to(...)` is."""
+def screen_moved_factories(facts: SyntaxFacts) -> bool:
+    """A CPU factory moved in its own chain, or assigned to `x` where some `x = x.to(...)` is
+    (DEV002's screen and DEV011's: they share the premise)."""
     for move in facts.moves:
         if _may_be_cpu_tensor(facts, strip_casts_of_ast(move.func.value)):  # type: ignore[attr-defined]
             return True
@@ -37,7 +38,10 @@ RULE = Rule(
         device: an extra allocation and a host-to-device transfer (about 0.16 ms for 4 MB over PCIe 4.0)
         that `torch.zeros(n, device=device)` never does. In a training loop this adds up and
         synchronises with the GPU. Legacy constructors (`torch.LongTensor(ids)`) are CPU tensors too.
-        Not reported: `zeros_like(x)` and the other `*_like` factories (they follow `x`'s device),
+        Host data that must cross anyway (`torch.tensor(values).to(device)` of a list, a number or a
+        NumPy array: the same one copy as `torch.tensor(values, device=device)`) is DEV011 (in preview).
+        Not reported: `torch.tensor(t)` of a value shown to be a tensor (it copies `t` where it is), a
+        0-element placeholder (`torch.zeros(0)`), `zeros_like(x)` and the other `*_like` factories (they follow `x`'s device),
         random factories given `generator=` (a CPU generator draws on the CPU, and `device=` of
         another device would raise), `torch.from_numpy(a)` (the data is on the host anyway), moves
         to `"cpu"` or to a dtype only, code under `with torch.device(...)` or after
@@ -46,10 +50,12 @@ RULE = Rule(
     example="""
         mask = torch.ones(batch_size, seq_len).to(device)
         noise = torch.randn(shape).cuda()
+        pad = torch.zeros(n).to(hidden)  # hidden: a tensor
     """,
     instead="""
         mask = torch.ones(batch_size, seq_len, device=device)
         noise = torch.randn(shape, device="cuda")
+        pad = hidden.new_zeros(n)
     """,
     fix_safety=FixSafety.SOMETIMES,
     fix="""
@@ -66,9 +72,12 @@ RULE = Rule(
         fix. A typed legacy constructor becomes `torch.tensor(data, dtype=..., device=...)` only for
         a list or tuple display, `torch.empty(sizes, dtype=..., device=...)` only for an integer
         literal or several arguments; otherwise (an int makes a size, a list makes data) no fix.
-        No fix either when the target may be a tensor (`.to(other)` also copies its dtype), or
-        across a `.type(T)` whose `T` may name a device.
+        Where the target is shown to be a tensor, `.to(other)` also converts to `other`'s dtype: the
+        message says so, and `torch.zeros(n).to(other)` (also `ones`, `empty`) becomes
+        `other.new_zeros(n)`, which takes both (safe; a `dtype=` of the factory goes, as the move
+        replaced it). No fix when the target may be a tensor or a device, nor across a `.type(T)`
+        whose `T` may name a device.
     """,
     tokens=("torch", method_call("to", "cuda"), words(*FACTORIES, *LEGACY_CONSTRUCTORS)),
-    screen=_screen,
+    screen=screen_moved_factories,
 )

@@ -28,8 +28,13 @@ RULE = Rule(
         with a CUDA device
         (`x.device.type == "cuda"`), `isinstance(device, int)` (an int device is a CUDA index), a loop over
         the GPUs; `if x.device != torch.device("cuda"): x = x.to("cuda")` guards nothing. Functions that
-        cannot run without CUDA anyway (they call `torch.cuda.synchronize()` or `torch.cuda.Stream()`,
-        use TensorRT, or hand a `data_ptr()` to a CUDA library) are not reported. `.cuda()` of a value a
+        cannot run without CUDA anyway (they call `torch.cuda.synchronize()`, `torch.cuda.Stream()` or
+        `torch.cuda.get_device_properties()`, use TensorRT, hand a `data_ptr()` to a CUDA library, start
+        an NCCL process group or build a CUDA extension) are not reported, nor is a module that does so
+        at its top level or in its `if __name__ == "__main__":` block (a GPU timing script). A
+        `device="cuda"` default is not reported where every call of the function in the project (its
+        class, for `__init__`) passes the device itself, by keyword or by position (the project index;
+        a call with `*args`/`**kwargs` is not shown to pass it). `.cuda()` of a value a
         function computed from its tensor input on the host (`x.cpu().cumsum(0).cuda()`) is reported even
         under a guard: it goes to the default GPU, not back to `x.device`. Apple's `"mps"` and Intel's
         `"xpu"` (`"xpu:N"`) are the same bug on the other backends (`NotImplementedError: Could not run
@@ -58,7 +63,9 @@ RULE = Rule(
         string; where `map_location=` is written, never one that may be an int GPU index), never a name
         deleted before the line, never the variable the statement itself assigns, and the resolved name
         where the function resolved its `device` argument into another. A device-named variable that is
-        not shown to hold a device means no fix. Without one, the machine's device, written for the target
+        not shown to hold a device means no fix. Without one, in a function with exactly one parameter shown
+        to be a tensor, that tensor's device (`device=x.device`: the value follows its input, never
+        for `map_location=`); else the machine's device, written for the target
         torch version (`target-torch`, else the project's torch requirement; README, "Portability"):
         before 2.6 or unknown, `"cuda" if torch.cuda.is_available() else "cpu"` (`"mps" if
         torch.backends.mps.is_available() else "cpu"`; no fix for `"xpu"`, as `torch.xpu` is not in every
@@ -67,12 +74,15 @@ RULE = Rule(
         torch.device("cpu")` (replacing a whole `torch.device("cuda")`), and where the code keeps the device
         as a string (a device-named variable, a default, an option dict) the accelerator's type as a
         string. An indexed device (`"cuda:1"`) keeps its backend's own check, which keeps the index. A
-        fallback that does not fit the line limit is not offered. All with the file's alias for torch
+        fallback longer than the line limit is wrapped as black wraps it (split before `if` and `else`). All with the file's alias for torch
         (adding `import torch` when the file has none). `.cuda()`
         becomes `.to(...)`, keeping `non_blocking=` and `memory_format=`; `.cuda()` of a value computed from
         input `x` becomes `.to(x.device)`. Unsafe: on a machine without the backend the code now runs on
         the CPU (with `torch.accelerator`, on the accelerator the machine has) instead of failing, which
-        changes what it does. No fix for `.cuda(i)`, a two-argument
+        changes what it does. In a test (a `test_*` function of a `test_*.py` file or a `Test*` class)
+        the fix is a skip marker on the test instead, `@pytest.mark.skipif(not torch.cuda.is_available(),
+        reason="needs CUDA")` (`@unittest.skipIf(...)` in a `unittest.TestCase`; no fix where the file
+        imports neither): a test that needs CUDA is skipped without it, not run on the CPU. No fix for `.cuda(i)`, a two-argument
         `torch.device("cuda", i)` or a device string built at run time (the index would be kept for a CPU
         device).
     """,

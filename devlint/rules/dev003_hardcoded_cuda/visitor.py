@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Optional
 
 import libcst as cst
@@ -9,7 +10,10 @@ import libcst as cst
 from devlint.analysis import portable
 from devlint.analysis.devices import DeviceNameTracker, DeviceVariable, names_a_device
 from devlint.analysis.edits import shown_code
-from devlint.analysis.guards import CUDA_ONLY_CALLS, cuda_library_names, cuda_only_reason, is_tensorrt_module
+from devlint.analysis.guards import (
+    CUDA_ONLY_CALLS, cuda_library_names, cuda_only_reason, is_tensorrt_module, module_cuda_only_reason,
+    top_level_imports,
+)
 from devlint.analysis.names import (
     device_backend, dotted_name, has_cuda_method_signature, identifiers, is_cuda_device_expr, is_cuda_string, keyword,
     named_parameters, positional, string_value,
@@ -64,6 +68,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         self._cuda_only: dict[int, Optional[str]] = {}  # id(function) -> why it cannot run without CUDA
         self._cuda_libraries: Optional[set[str]] = None
         self._tensorrt_module = False
+        self._module_needs_cuda = False
         self._checks_availability: dict[int, bool] = {}
         self._compared: set[int] = set()  # `x.device == torch.device("cuda")`: a comparison places nothing
 
@@ -75,7 +80,9 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         if self._cuda_libraries is None:
             self._cuda_libraries = cuda_library_names(self.ctx.module)
             self._tensorrt_module = is_tensorrt_module(self.ctx.module)
-        if self._tensorrt_module:
+            # a GPU timing script (`torch.cuda.synchronize()` at its top level), an NCCL job, a CUDA extension
+            self._module_needs_cuda = module_cuda_only_reason(self.ctx.module, self.torch, self._cuda_libraries) is not None
+        if self._tensorrt_module or self._module_needs_cuda:
             return True
         for function in self.ctx.enclosing_functions():
             key = id(function)
@@ -108,7 +115,8 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
     # -- literals ------------------------------------------------------------------------
     def _flag_literal(self, literal: cst.BaseExpression, where: str, plain_torch: bool,
                       defines_device: bool = False, fixable: bool = True, strict: bool = False,
-                      device_call: Optional[cst.Call] = None, as_option: bool = False) -> None:
+                      device_call: Optional[cst.Call] = None, as_option: bool = False,
+                      follows_input: bool = False) -> None:
         backend = _backend(literal)
         if backend is None or self._needs_backend_anyway(backend):
             return
@@ -118,9 +126,15 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
             return  # `device="cuda"` that the class (or file) falls back from when CUDA is missing
         message = f'hard-coded {_BACKEND_LABELS[backend]} device in {where}; choose the device from what the machine has'
         fix = None
+        test = self._test_function()
+        if test is not None:
+            message = (f'hard-coded {_BACKEND_LABELS[backend]} device in {where}; skip the test where the machine'
+                       f' has no {_BACKEND_LABELS[backend]}')
+            self.pending.append((literal, message, self._skip_fix(test, backend), plain_torch))
+            return
         if fixable and _is_device_literal(literal):  # a string built at run time (`f"cuda:{i}"`) keeps its index
             # a device-named variable, a default or an option dict keeps a string: code may compare it
-            fix = self._literal_fix(literal, self._variable(defines_device, strict),
+            fix = self._literal_fix(literal, self._variable(defines_device, strict, follows_input),
                                     as_string=defines_device or as_option, device_call=device_call)
         self.pending.append((literal, message, fix, plain_torch))
 
@@ -129,10 +143,33 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
             return self._needs_cuda_anyway()
         return self.ctx.backend_guarded(backend)
 
-    def _variable(self, defines_device: bool, strict: bool) -> DeviceVariable:
+    def _variable(self, defines_device: bool, strict: bool, follows_input: bool = False) -> DeviceVariable:
         # Where the literal *defines* the device (`device = "cuda"`, a default), the file's device
-        # variable cannot be used: it is the thing being defined.
-        return DeviceVariable() if defines_device else self.device_variable(strict=strict)
+        # variable cannot be used: it is the thing being defined. `follows_input`: a tensor made or
+        # moved here (`device=`, `.to(...)`) may follow the function's one tensor input instead.
+        if defines_device:
+            return DeviceVariable()
+        found = self.device_variable(strict=strict)
+        if found.name is None and not found.blocked and follows_input:
+            tensor = self._tensor_input()
+            if tensor is not None:
+                return DeviceVariable(f"{tensor}.device")  # the value follows the function's tensor
+        return found
+
+    def _tensor_input(self) -> Optional[str]:
+        """The one parameter of the enclosing function shown to be a tensor (none, or several: None).
+        A parameter with a default may be given none (`condition=None`): it does not count."""
+        function = self.ctx.current_function()
+        if function is None:
+            return None
+        functions, cls = self.ctx.enclosing_functions(), self.ctx.current_class()
+        narrowed = self.ctx.types.narrowed_kinds(self.ctx.narrowed())
+        params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
+        tensors = [param.name.value for param in params if param.name.value not in ("self", "cls")
+                   and self.ctx.types.kind_of(param.name, functions, cls, narrowed) is Kind.TENSOR]
+        if len(tensors) != 1 or any(p.default is not None for p in params if p.name.value == tensors[0]):
+            return None
+        return tensors[0]
 
     def _literal_fix(self, literal: cst.BaseExpression, variable: DeviceVariable, as_string: bool = False,
                      device_call: Optional[cst.Call] = None) -> Optional[Fix]:
@@ -190,7 +227,8 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         for name in ("device", "map_location"):
             arg = keyword(node, name)
             if arg is not None:
-                self._flag_literal(arg.value, f"`{name}=`", plain_torch, strict=name == "map_location")
+                self._flag_literal(arg.value, f"`{name}=`", plain_torch, strict=name == "map_location",
+                                   follows_input=name == "device")
         for arg in node.args:
             if isinstance(arg.value, cst.Dict):
                 # `f(**{"device": "cuda"})`, `Model.load(run_opts={"device": "cuda"})`
@@ -206,7 +244,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
             if method == "to":
                 args = positional(node)
                 if args:
-                    self._flag_literal(args[0].value, "`.to(...)`", False)
+                    self._flag_literal(args[0].value, "`.to(...)`", False, follows_input=True)
             elif method == "cuda" and self.ctx.torch.imports_torch:
                 if dotted_name(node.func.value) in ("torch", self.torch.torch_module_name()):
                     return  # torch.cuda is a module, not a move
@@ -224,8 +262,53 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
                     return
                 if self._needs_cuda_anyway():
                     return
+                test = self._test_function()
+                if test is not None:
+                    self.pending.append((node, "`.cuda()` hard-codes CUDA; skip the test where the machine has no"
+                                         " CUDA", self._skip_fix(test, "cuda"), False))
+                    return
                 self.pending.append((node, "`.cuda()` hard-codes CUDA; move to the chosen device with"
                                      " `.to(device)`", self._cuda_call_fix(node), False))
+
+    # -- tests: the fix is a skip marker -----------------------------------------------------
+    def _test_function(self) -> Optional[cst.FunctionDef]:
+        """The test function (`test_*` in a test file or a `Test*` class) the node is in, if any."""
+        functions = self.ctx.enclosing_functions()
+        if not functions:
+            return None
+        outermost = functions[-1]
+        if not outermost.name.value.startswith("test"):
+            return None
+        cls = self.ctx.current_class()
+        base = os.path.basename(self.ctx.path)
+        in_test_file = base.startswith("test_") or base.endswith("_test.py") or base == "tests.py"
+        if in_test_file or (cls is not None and cls.name.value.startswith("Test")):
+            return outermost
+        return None
+
+    def _skip_fix(self, test: cst.FunctionDef, backend: str) -> Optional[Fix]:
+        """`@pytest.mark.skipif(not <available>, reason=...)` (a `unittest.TestCase` method:
+        `@unittest.skipIf(...)`) on the test: it needs the backend, so it is skipped where there is
+        none, never run on the CPU instead. No fix where the file imports neither, or for `"xpu"`."""
+        if backend == "xpu":
+            return None
+        torch_name = self.torch.torch_module_name() or "torch"
+        check = f"not {portable.availability(torch_name, backend)}"
+        label = _BACKEND_LABELS[backend]
+        cls = self.ctx.current_class()
+        unittest_name = _imported_as(self.ctx.module, "unittest")
+        pytest_name = _imported_as(self.ctx.module, "pytest")
+        if cls is not None and unittest_name is not None and any(
+                (dotted_name(base.value) or "").endswith("TestCase") for base in cls.bases):
+            marker = f'{unittest_name}.skipIf({check}, "needs {label}")'
+        elif pytest_name is not None:
+            marker = f'{pytest_name}.mark.skipif({check}, reason="needs {label}")'
+        else:
+            return None
+        decorator = cst.Decorator(cst.parse_expression(marker))
+        new = test.with_changes(decorators=[*test.decorators, decorator])
+        return Fix(Applicability.UNSAFE, f"Skip the test without {label}: `@{marker}`", {test: new},
+                   needs_torch_import=self.torch.torch_module_name() is None)
 
     def _cuda_call_fix(self, node: cst.Call) -> Optional[Fix]:
         if positional(node) or keyword(node, "device") is not None:
@@ -337,7 +420,43 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         function = self.ctx.current_function()
         if function is not None and self._never_places_data(function, node.name.value):
             return  # `def get_autocast_dtype(device="cuda")`: a device type, which needs no CUDA; or unused
+        if function is not None and self._every_caller_overrides(function, node):
+            return  # the default never runs: every call in the project passes its own device
         self._flag_literal(node.default, f"the default of `{node.name.value}`", False, True)
+
+    def _every_caller_overrides(self, function: cst.FunctionDef, param: cst.Param) -> bool:
+        """The function is the project's own (private: `_helper`, a method of `_Private`, a function
+        nested in another; a public one has callers outside the project, who get the default), the
+        project calls it (a class's `__init__`: the class) at least once, and every call passes `param`
+        a value: by its keyword, or by position. A call with `*args`/`**kwargs` is not shown to pass it."""
+        name = function.name.value
+        cls = self.ctx.current_class()
+        is_method = cls is not None and self.ctx.method_name() == name
+        nested = len(self.ctx.enclosing_functions()) > 1
+        if name == "__init__":
+            if not is_method:
+                return False
+            name = cls.name.value  # type: ignore[union-attr]
+        private = (name.startswith("_") and not name.startswith("__")) or (
+            is_method and cls.name.value.startswith("_"))  # type: ignore[union-attr]
+        if not (private or nested):
+            return False
+        params = function.params
+        ordered = [*params.posonly_params, *params.params]
+        if param in params.kwonly_params:
+            position: Optional[int] = None
+        elif param in ordered:
+            position = ordered.index(param)
+            if is_method and ordered[0].name.value in ("self", "cls"):
+                position -= 1
+        else:
+            return False
+        shapes = self.ctx.project.calls_of(name)
+        if not shapes:
+            return False
+        return all(not shape.star and (param.name.value in shape.keywords
+                                       or (position is not None and shape.positional > position))
+                   for shape in shapes)
 
     def _never_places_data(self, function: cst.FunctionDef, name: str) -> bool:
         """`name` is never used in `function`, or every use is a device type (autocast and friends,
@@ -386,6 +505,11 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         for node, message, fix, plain_torch in self.pending:
             if self.ctx.torch.imports_torch or plain_torch:
                 self.report(node, message, fix)
+
+
+def _imported_as(module: cst.Module, name: str) -> Optional[str]:
+    """The local name of `import name` (`import name as n`) at the module's top level, if any."""
+    return next((local for full, local in top_level_imports(module) if full == name), None)
 
 
 def _device_options(options: cst.Dict) -> list[tuple[cst.BaseExpression, str]]:

@@ -25,6 +25,13 @@ RULE = Rule(
         `cuda:0`, filling that GPU's memory. `weights_only` is a separate question, about what a checkpoint
         may contain rather than where it loads: torch 2.6 and later default it to True, and devlint neither
         reports it nor changes it (a fix adds `map_location=` only); `map_location` is needed either way.
+        Not reported where the file cannot hold a tensor of another machine's device: a save and reload
+        in the same function, test class or script (`torch.save(x, path)` then `torch.load(path)`, an
+        `io.BytesIO` buffer); a load in the CUDA branch of `if torch.cuda.is_available():` whose `else`
+        loads with `map_location` (the CPU twin); a file that the project itself writes, by a file name
+        or constant in its path (`"vocab.pt"`, `WEIGHTS_NAME`) found in another file, only from host
+        data (NumPy, lists and numbers, `.cpu()` values, a state dict moved to the CPU, tensors made
+        without `device=`).
     """,
     example="""
         state = torch.load("checkpoint.pt")
@@ -47,7 +54,9 @@ RULE = Rule(
         tensors (or a loaded module) directly may now get them on another device than the one they were
         saved from. No fix when the call passes `*args`, nor `"cpu"` where the loaded value is returned
         as it is, directly or through a name used for nothing else (the caller may use the tensors on the
-        device they were saved from).
+        device they were saved from), nor where the loaded value is then called (a module run on
+        tensors) or compared with tensors (`==`, `torch.equal`, `assert_close`): moved to the CPU, it
+        would meet them on another device.
     """,
     tokens=("torch", words("load")),
     screen=_screen,

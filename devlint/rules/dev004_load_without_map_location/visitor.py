@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from devlint.analysis.devices import DeviceNameTracker, DeviceVariable
 from devlint.analysis.edits import append_keyword, code_of
-from devlint.analysis.names import has_star_kwargs, keyword, positional
-from devlint.analysis.walk import children
+from devlint.analysis.names import dotted_name, has_star_kwargs, identifiers, keyword, positional
+from devlint.analysis.project_index import path_keys_of_code
+from devlint.analysis.walk import children, nodes as _nodes
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 from devlint.rules.dev004_load_without_map_location import LOADS, RULE
@@ -22,6 +25,58 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
         self.into_load_state_dict: set[int] = set()
         self.returned: set[int] = set()  # `return torch.load(...)`: the caller decides where the tensors go
         self.assigned: dict[int, str] = {}  # id(value) -> the one name it is assigned to
+        # loads in the CUDA branch of an `if` whose `else` loads with `map_location` (the CPU twin)
+        self.with_cpu_twin: set[int] = set()
+
+    def visit_If(self, node: cst.If) -> None:
+        if not isinstance(node.orelse, cst.Else) or not self.ctx.guarded_branches(node.test)[0]:
+            return
+        if any(keyword(load, "map_location") is not None or len(positional(load)) >= 2
+               for load in self._loads_in(node.orelse.body)):
+            self.with_cpu_twin.update(id(load) for load in self._loads_in(node.body))
+
+    def _loads_in(self, root: cst.CSTNode) -> list[cst.Call]:
+        return [node for node in _nodes(root) if isinstance(node, cst.Call) and self.torch.is_call_to(node, *LOADS)]
+
+    def _saves_before(self, root: cst.CSTNode, load: cst.Call) -> list[cst.Call]:
+        """The `torch.save(...)` calls in `root` that come before `load` in the source."""
+        found: list[cst.Call] = []
+        stack: list[cst.CSTNode] = [root]
+        while stack:
+            node = stack.pop()
+            if node is load:
+                break
+            if isinstance(node, cst.Call) and self.torch.is_call_to(node, "save"):
+                found.append(node)
+            stack.extend(reversed(children(node)))
+        return found
+
+    def _reloads_what_it_saved(self, load: cst.Call) -> bool:
+        """The same function (else class, else module) saves to the file the load reads, before it
+        (in the source): a save-and-reload on one machine, where every device the file names exists."""
+        source = positional(load)[0].value
+        target = _normalised(code_of(source))
+        names = set(identifiers(source))
+        scope: cst.CSTNode = self.ctx.current_function() or self.ctx.current_class() or self.ctx.module
+        scopes = [scope]
+        if isinstance(scope, cst.FunctionDef) and self.ctx.current_class() is not None:
+            scopes.append(self.ctx.current_class())  # a test class: `setUp` saves, a test loads
+        for where in scopes:
+            for save in self._saves_before(where, load):
+                written = _saved_path(save)
+                if written is None:
+                    continue
+                if _normalised(code_of(written)) == target:
+                    return True
+                if isinstance(written, cst.Name) and written.value in names and _is_buffer_read(source, written.value):
+                    return True  # `torch.save(x, buffer)` ... `torch.load(io.BytesIO(buffer.getvalue()))`
+        return False
+
+    def _written_from_host_data(self, load: cst.Call) -> bool:
+        """The project writes the file (by a file name or constant in its path) only from host data."""
+        keys = path_keys_of_code(code_of(positional(load)[0].value))
+        answers = [self.ctx.project.saved_from_host(key) for key in sorted(keys)]
+        return True in answers and False not in answers
 
     def visit_Assign(self, node: cst.Assign) -> None:
         super().visit_Assign(node)
@@ -53,7 +108,9 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
             return
         if has_star_kwargs(node) or len(positional(node)) >= 2:
             return
-        if not node.args:
+        if not node.args or not positional(node):
+            return
+        if id(node) in self.with_cpu_twin or self._reloads_what_it_saved(node) or self._written_from_host_data(node):
             return
         fix = None
         if not any(arg.star == "*" for arg in node.args):  # `*args` may hold map_location already
@@ -67,7 +124,8 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
             # Returned as it is, the loaded tensors go where the file does not show: a caller may use
             # them as GPU tensors, so moving them to the CPU could break it. Only the function's own
             # device is used there.
-            if not found.blocked and (safe or variable is not None or not self._only_returned(node)):
+            if not found.blocked and (safe or variable is not None or not (self._only_returned(node)
+                                                                             or self._used_on_its_device(node))):
                 fix = Fix(
                     Applicability.SAFE if safe else Applicability.UNSAFE,
                     f"Add `map_location={code_of(value)}`",
@@ -81,6 +139,57 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
             f" pass `map_location=` (e.g. `\"cpu\"` or your device)",
             fix,
         )
+
+
+    def _used_on_its_device(self, load: cst.Call) -> bool:
+        """`m = torch.load(...)` then `m(x)`, or compared with other tensors (`==`,
+        `torch.equal(m, ...)`, `assert_close`): the value is used where it was saved from, and
+        `map_location="cpu"` alone would move it away from the tensors it meets."""
+        name = self.assigned.get(id(load))
+        scope = self.ctx.current_function() or self.ctx.module
+        if name is None:
+            return False
+        for node in _nodes(scope):
+            if isinstance(node, cst.Call):
+                func = node.func
+                if isinstance(func, cst.Name) and func.value == name:
+                    return True  # a module (or function) run on the tensors it meets
+                called = (dotted_name(func) or "").rsplit(".", 1)[-1]
+                if called in _COMPARISONS and any(name in identifiers(arg.value) for arg in node.args):
+                    return True
+            elif isinstance(node, cst.Comparison) and all(
+                    isinstance(c.operator, _ORDERINGS) for c in node.comparisons):  # not `in`, `is`
+                operands = [node.left, *(c.comparator for c in node.comparisons)]
+                if any(isinstance(operand, cst.Name) and operand.value == name for operand in operands):
+                    return True
+        return False
+
+
+_ORDERINGS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual)
+# Calls that compare tensors: they need both on one device
+_COMPARISONS = frozenset({"equal", "allclose", "isclose", "assert_close", "assert_allclose", "assertEqual",
+                          "assert_equal", "assert_array_equal", "assertTrue", "eq"})
+
+
+def _saved_path(save: cst.Call) -> Optional[cst.BaseExpression]:
+    args = positional(save)
+    if len(args) >= 2:
+        return args[1].value
+    given = keyword(save, "f")
+    return given.value if given is not None else None
+
+
+def _normalised(code: str) -> str:
+    return "".join(code.split()).replace("'", '"')
+
+
+def _is_buffer_read(source: cst.BaseExpression, buffer: str) -> bool:
+    """`source` reads what was written into `buffer`: `buffer` itself, `io.BytesIO(buffer.getvalue())`."""
+    if isinstance(source, cst.Name):
+        return source.value == buffer
+    return any(isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+               and node.func.attr.value in ("getvalue", "getbuffer") and isinstance(node.func.value, cst.Name)
+               and node.func.value.value == buffer for node in _nodes(source))
 
 
 def _uses(root: cst.CSTNode, name: str) -> tuple[int, int]:

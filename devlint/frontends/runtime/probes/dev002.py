@@ -42,7 +42,6 @@ def run(torch: Any, module: Any, ctx: ProbeContext) -> dict[str, Any]:
     cases: list[tuple[str, Callable[[], Any]]] = [
         ("make_mask(1000, 1000)", lambda: module.make_mask(1000, 1000, ctx.target)),
         ("make_positions(1000)", lambda: module.make_positions(1000, ctx.target)),
-        ("make_targets([1, 2, 3])", lambda: module.make_targets([1, 2, 3], ctx.target)),
         ("make_image_batch()", lambda: module.make_image_batch(ctx.target)),
         ("make_noise((1000, 1000))", lambda: module.make_noise((1000, 1000), ctx.target)),
     ]

@@ -1,0 +1,428 @@
+"""The project index: what the project's other files say that a file's reports may depend on.
+
+Three facts, each gathered from Python's `ast` of only the files whose text holds its word, the
+first time a rule asks, and kept for the process (one index per project root):
+
+- `saved_from_host(key)`: the files the project writes with `torch.save`, by the names in their path
+  (a file name written out, `"vocab.pt"`, or a constant, `WEIGHTS_NAME`), and whether every such save
+  writes host data (NumPy, lists, numbers, `.cpu()` values, a state dict moved to the CPU, tensors
+  made without `device=`). A file written only from host data opens on any machine (DEV004).
+- `calls_of(function)`: how every call of a function of that name in the project passes its
+  arguments: which keywords, how many positional, whether `*args`/`**kwargs` (DEV003: a `device="cuda"`
+  default that every caller overrides never runs); unknown (None) for a name called from more than
+  `MAX_CALLER_FILES` files (`forward`, `__call__`: too common to tell one function's callers).
+- `default_device_for(path)`: `torch.set_default_device(...)` runs before the code of `path` does: it
+  is called at the top level of a `conftest.py` in `path`'s folder or above (pytest runs it before the
+  tests there), or of any other module of the project (an entry point, a package's `__init__`), so
+  factories without `device=` follow it there.
+
+A rule asks through `IndexReads` (one per checked file), which records every question and answer:
+the result cache stores them with the file's reports and uses the reports again only while the
+index still gives the same answers (devlint/runner/cache.py). The files come from the engine
+(devlint/engine/project.py): this module reads none itself. Resolving a saved value's name stops
+on a cycle and at a depth bound, answering "not shown to be host data".
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterator, Optional
+
+from devlint.analysis.screen import parse, walk
+
+# (path, text) of every project file whose text holds the given word
+FilesHolding = Callable[[str], Iterator[tuple[str, str]]]
+
+_FILE_NAME = re.compile(r"[\w\-]+\.(pt|pth|bin|ckpt|tar|pkl|pickle|npy|npz|th|model|safetensors|data|dat)\Z")
+_CONSTANT = re.compile(r"[A-Z][A-Z0-9_]{2,}\Z")
+# What a value is built from, when it is host data by construction
+_HOST_METHODS = frozenset({"cpu", "numpy", "tolist", "item"})
+_HOST_CALLS = frozenset({"list", "dict", "tuple", "int", "float", "str", "bool", "len", "set", "sorted", "range"})
+_HOST_TORCH = frozenset({"from_numpy", "tensor", "as_tensor", "zeros", "ones", "empty", "full", "rand", "randn",
+                         "randint", "randperm", "arange", "linspace", "logspace", "eye", "LongTensor",
+                         "FloatTensor", "Tensor", "IntTensor", "BoolTensor", "ByteTensor"})
+_MAX_DEPTH = 8
+MAX_CALLER_FILES = 40
+
+
+def path_keys_of_code(code: str) -> frozenset[str]:
+    """`path_keys` of an expression's source text (a rule's LibCST node, written out)."""
+    try:
+        return path_keys(ast.parse(code.strip(), mode="eval"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+
+
+def path_keys(expr: ast.AST) -> frozenset[str]:
+    """The names in a file path's expression that identify the file across the project: file names
+    written out (the last part of a string: `"runs/vocab.pt"` -> `vocab.pt`) and UPPER_CASE constants."""
+    keys: set[str] = set()
+    for node in walk(expr):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            last = node.value.replace("\\", "/").rsplit("/", 1)[-1]
+            if _FILE_NAME.match(last):
+                keys.add(last)
+        elif isinstance(node, ast.Name) and _CONSTANT.match(node.id):
+            keys.add(node.id)
+        elif isinstance(node, ast.Attribute) and _CONSTANT.match(node.attr):
+            keys.add(node.attr)
+    return frozenset(keys)
+
+
+@dataclass(frozen=True)
+class CallShape:
+    """How one call passes its arguments."""
+
+    keywords: tuple[str, ...]  # sorted
+    positional: int
+    star: bool  # `*args` or `**kwargs`: anything may be passed
+
+    def as_json(self) -> list:  # type: ignore[type-arg]
+        return [list(self.keywords), self.positional, self.star]
+
+
+class ProjectIndex:
+    """The facts of one project, gathered on first use and kept."""
+
+    def __init__(self, files_holding: FilesHolding) -> None:
+        self._files_holding = files_holding
+        self._saves: Optional[dict[str, bool]] = None  # key -> every save of it writes host data
+        self._calls: dict[str, Optional[tuple[CallShape, ...]]] = {}
+        self._default_device: Optional[tuple[str, ...]] = None
+
+    def _trees(self, word: str) -> Iterator[tuple[str, ast.Module]]:
+        for path, text in self._files_holding(word):
+            tree = parse(text)
+            if tree is not None:
+                yield path, tree
+
+    def _functions_holding(self, word: str) -> Iterator[ast.Module]:
+        """The `ast` of each function that holds `word` in the project's files (its text alone: a
+        5,000-line module with one save costs one function's parse), else of the whole file."""
+        for _, text in self._files_holding(word):
+            for chunk in _enclosing_functions(text, word):
+                tree = parse(chunk)
+                if tree is None and chunk is not text:  # the extent read from the lines was wrong
+                    tree = parse(text)
+                    if tree is not None:
+                        yield tree
+                    break
+                if tree is not None:
+                    yield tree
+
+    # -- torch.save ---------------------------------------------------------------------
+    def saved_from_host(self, key: str) -> Optional[bool]:
+        """True: the project saves files named by `key`, each from host data; False: some save may
+        write device tensors; None: the project saves no file by that name."""
+        if self._saves is None:
+            self._saves = {}
+            for tree in self._functions_holding("torch.save("):
+                for path_expr, host in _saves_in(tree):
+                    for found in path_keys(path_expr):
+                        self._saves[found] = self._saves.get(found, True) and host
+        return self._saves.get(key)
+
+    # -- calls of a function ------------------------------------------------------------
+    def calls_of(self, function: str) -> Optional[tuple[CallShape, ...]]:
+        """Every call `function(...)` / `x.function(...)` in the project; None when too many files call
+        a function of that name to read them all."""
+        if function not in self._calls:
+            texts = []
+            for path, text in self._files_holding(f"{function}("):
+                texts.append(text)
+                if len(texts) > MAX_CALLER_FILES:
+                    self._calls[function] = None
+                    return None
+            shapes: list[CallShape] = []
+            for text in texts:
+                tree = parse(text)
+                for node in walk(tree) if tree is not None else ():
+                    if type(node) is ast.Call and _called_name(node.func) == function:
+                        shapes.append(_shape(node))
+            self._calls[function] = tuple(sorted(shapes, key=lambda s: (s.keywords, s.positional, s.star)))
+        return self._calls[function]
+
+    # -- the default device -------------------------------------------------------------
+    def default_device_for(self, path: str) -> bool:
+        if self._default_device is None:
+            self._default_device = tuple(sorted(
+                file for file, tree in self._trees("set_default_device")
+                if _calls_at_top_level(tree, "set_default_device")))
+        folder = os.path.dirname(os.path.abspath(path))
+        for file in self._default_device:
+            if os.path.basename(file) != "conftest.py":
+                return True
+            where = os.path.dirname(os.path.abspath(file))
+            if folder == where or folder.startswith(where + os.sep):
+                return True
+        return False
+
+
+class IndexReads:
+    """A file's view of the project index: every question asked and its answer are recorded (the
+    cache key of the file's reports). Without an index (a text with no project), nothing is known."""
+
+    def __init__(self, index: Optional[ProjectIndex]) -> None:
+        self.index = index
+        self.reads: dict[str, object] = {}  # "kind:argument" -> the answer, as JSON
+
+    def saved_from_host(self, key: str) -> Optional[bool]:
+        if self.index is None:
+            return None
+        answer = self.index.saved_from_host(key)
+        self.reads[f"saved_from_host:{key}"] = answer
+        return answer
+
+    def calls_of(self, function: str) -> Optional[tuple[CallShape, ...]]:
+        if self.index is None:
+            return None
+        answer = self.index.calls_of(function)
+        self.reads[f"calls_of:{function}"] = _calls_json(answer)
+        return answer
+
+    def default_device_for(self, path: str) -> bool:
+        if self.index is None:
+            return False
+        answer = self.index.default_device_for(path)
+        self.reads[f"default_device_for:{path}"] = answer
+        return answer
+
+
+def answer(index: ProjectIndex, read: str) -> object:
+    """The index's answer now to a recorded question (`IndexReads.reads`' keys), as JSON."""
+    kind, _, argument = read.partition(":")
+    if kind == "saved_from_host":
+        return index.saved_from_host(argument)
+    if kind == "calls_of":
+        return _calls_json(index.calls_of(argument))
+    if kind == "default_device_for":
+        return index.default_device_for(argument)
+    raise ValueError(f"unknown index question {read!r}")
+
+
+_DEF = re.compile(r"([ \t]*)(?:async[ \t]+)?def[ \t]")
+
+
+def _enclosing_functions(text: str, word: str) -> Iterator[str]:
+    """The text of the outermost function around each line holding `word`, dedented; the whole
+    text where a line is outside every function (or a function's extent is unclear)."""
+    lines = text.splitlines(keepends=True)
+    done: set[int] = set()
+    for number, line in enumerate(lines):
+        if word not in line:
+            continue
+        start = None
+        threshold = _indent(line)
+        for above in range(number - 1, -1, -1):
+            text_above = lines[above]
+            if not text_above.strip() or text_above.lstrip().startswith("#"):
+                continue
+            indent = _indent(text_above)
+            if indent < threshold:  # the header of a block around the line
+                threshold = indent
+                if _DEF.match(text_above):
+                    start = above  # keep looking: the outermost function
+            if threshold == 0:
+                break
+        if start is None:
+            yield text
+            return
+        if start in done:
+            continue
+        done.add(start)
+        while start > 0 and lines[start - 1].lstrip().startswith("@"):
+            start -= 1
+        depth = _indent(lines[start])
+        end = number + 1
+        while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > depth):
+            end += 1
+        yield "".join(l[depth:] if l[:depth].strip() == "" else l for l in lines[start:end])
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _calls_json(shapes: Optional[tuple[CallShape, ...]]) -> Optional[list]:  # type: ignore[type-arg]
+    return None if shapes is None else [shape.as_json() for shape in shapes]
+
+
+# -- what the facts are read from ---------------------------------------------------------
+def _torch_aliases(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """(local names of the torch module, local names of `torch.save` itself)."""
+    modules, saves = {"torch"}, set()
+    for node in walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "torch" and alias.asname:
+                    modules.add(alias.asname)
+        elif isinstance(node, ast.ImportFrom) and node.module == "torch":
+            for alias in node.names:
+                if alias.name == "save":
+                    saves.add(alias.asname or "save")
+    return modules, saves
+
+
+def _saves_in(tree: ast.Module) -> Iterator[tuple[ast.expr, bool]]:
+    """(the path expression, whether the saved value is host data) of every `torch.save(obj, path)`."""
+    modules, saves = _torch_aliases(tree)
+    scopes = _scopes(tree)
+    for scope in scopes:
+        for node in _own_nodes(scope):
+            if type(node) is not ast.Call:
+                continue
+            func = node.func
+            is_save = (isinstance(func, ast.Attribute) and func.attr == "save" and isinstance(func.value, ast.Name)
+                       and func.value.id in modules) or (isinstance(func, ast.Name) and func.id in saves)
+            if not is_save:
+                continue
+            obj = node.args[0] if node.args else _keyword(node, "obj")
+            path = node.args[1] if len(node.args) > 1 else _keyword(node, "f")
+            if obj is None or path is None:
+                continue
+            yield path, _is_host(obj, _Bindings(scope), modules, set(), 0)
+
+
+def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    return None
+
+
+def _scopes(tree: ast.Module) -> list[ast.AST]:
+    return [tree, *(node for node in walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))]
+
+
+def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of `scope`, not those of the functions nested in it."""
+    stack = list(scope.body) if isinstance(scope, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)) else [scope]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                stack.append(child)
+
+
+_FILLING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
+
+
+class _Bindings:
+    """The values a scope assigns to each plain name (every assignment, anywhere in the scope),
+    and those it puts into it (`d["k"] = v`, `d.k = v`, `d.update(v)`, `xs.append(v)`)."""
+
+    def __init__(self, scope: ast.AST) -> None:
+        self.values: dict[str, list[Optional[ast.expr]]] = {}
+        for node in _own_nodes(scope):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    self._bind(target, node.value)
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name):
+                self.values.setdefault(node.target.id, []).append(node.value)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in _FILLING_METHODS and isinstance(node.func.value, ast.Name):
+                values = self.values.setdefault(node.func.value.id, [])
+                values.extend(node.args or [None])
+                values.extend(keyword.value for keyword in node.keywords)
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.withitem, ast.NamedExpr)):
+                target = getattr(node, "target", None) or getattr(node, "optional_vars", None)
+                if target is not None:
+                    self._bind(target, None)  # bound to something not shown here
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            arguments = scope.args
+            for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
+                self.values.setdefault(arg.arg, []).append(None)
+
+    def _bind(self, target: ast.expr, value: Optional[ast.expr]) -> None:
+        if isinstance(target, ast.Name):
+            self.values.setdefault(target.id, []).append(value)
+        elif isinstance(target, (ast.Subscript, ast.Attribute)):
+            container = target.value
+            while isinstance(container, (ast.Subscript, ast.Attribute)):
+                container = container.value
+            if isinstance(container, ast.Name):
+                self.values.setdefault(container.id, []).append(value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._bind(element, None)
+
+
+def _is_host(expr: Optional[ast.expr], bindings: _Bindings, torch: set[str], seen: set[str], depth: int) -> bool:
+    """Is `expr` host data by construction? Names are followed through the scope's assignments
+    (every one must be host data), stopping on a cycle and at a depth bound (answer: no)."""
+    if expr is None or depth > _MAX_DEPTH:
+        return False
+    kind = type(expr)
+    if kind is ast.Constant:
+        return True
+    if kind in (ast.List, ast.Tuple, ast.Set):
+        return all(_is_host(e, bindings, torch, seen, depth + 1) for e in expr.elts)  # type: ignore[attr-defined]
+    if kind is ast.Dict:
+        return all(_is_host(v, bindings, torch, seen, depth + 1) for v in expr.values)  # type: ignore[attr-defined]
+    if kind in (ast.ListComp, ast.SetComp, ast.GeneratorExp):
+        return _is_host(expr.elt, bindings, torch, seen, depth + 1)  # type: ignore[attr-defined]
+    if kind is ast.DictComp:
+        return _is_host(expr.value, bindings, torch, seen, depth + 1)  # type: ignore[attr-defined]
+    if kind is ast.Name:
+        name = expr.id  # type: ignore[attr-defined]
+        values = bindings.values.get(name)
+        if not values or name in seen:
+            return False
+        inner = seen | {name}
+        return all(_is_host(value, bindings, torch, inner, depth + 1) for value in values)
+    if kind is ast.Call:
+        func = expr.func  # type: ignore[attr-defined]
+        if isinstance(func, ast.Attribute):
+            if func.attr in _HOST_METHODS:
+                return True
+            if func.attr == "to" and expr.args and _is_cpu_string(expr.args[0]):  # type: ignore[attr-defined]
+                return True
+            owner = func.value
+            if isinstance(owner, ast.Name) and owner.id in ("np", "numpy"):
+                return True
+            if isinstance(owner, ast.Name) and owner.id in torch and func.attr in _HOST_TORCH:
+                device = _keyword(expr, "device")  # type: ignore[arg-type]
+                return device is None or _is_cpu_string(device)
+            return False
+        if isinstance(func, ast.Name) and func.id in _HOST_CALLS:
+            return True
+    return False
+
+
+def _is_cpu_string(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value == "cpu"
+
+
+def _called_name(func: ast.expr) -> Optional[str]:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def _shape(call: ast.Call) -> CallShape:
+    star = any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords)
+    keywords = tuple(sorted(k.arg for k in call.keywords if k.arg is not None))
+    return CallShape(keywords, sum(not isinstance(arg, ast.Starred) for arg in call.args), star)
+
+
+def _calls_at_top_level(tree: ast.Module, name: str) -> bool:
+    """A call of `...name(...)` in a statement at the module's top level (or in a fixture-free
+    `if __name__ == "__main__":` block, which is the top level of a script)."""
+    statements: list[ast.stmt] = list(tree.body)
+    while statements:
+        statement = statements.pop()
+        if isinstance(statement, ast.If):
+            statements.extend(statement.body)
+            continue
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for node in walk(statement):
+            if type(node) is ast.Call and _called_name(node.func) == name:  # type: ignore[attr-defined]
+                return True
+    return False

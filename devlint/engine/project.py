@@ -1,0 +1,98 @@
+"""The project a file belongs to, and its files, for the project index (devlint/analysis/project_index.py).
+
+The project's root is the nearest folder above the file that holds a project marker (`pyproject.toml`,
+`setup.py`, `setup.cfg`, `.git`); without one, the folder above the file's outermost package (the
+first folder up without an `__init__.py`). Its files are every `*.py` below the root but those in
+the default excludes, hidden folders and virtual environments. One index per root is kept for the
+process; its files are read only when a rule asks a question whose word their text holds.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import os
+from typing import Iterator, Optional
+
+from devlint.analysis.project_index import ProjectIndex
+from devlint.engine.settings import DEFAULT_EXCLUDES
+
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+# A project bigger than this is read no further: the facts of the files read so far stand, and
+# every fact says "not known" rather than costing a minute per question.
+MAX_FILES = 20_000
+
+
+def project_root(path: str) -> Optional[str]:
+    """The root of the project `path` belongs to; None for a text with no file (`<string>`, `-`)."""
+    if not path or path.startswith("<") or path == "-":
+        return None
+    directory = os.path.dirname(os.path.abspath(path))
+    return _root_of(directory)
+
+
+@functools.lru_cache(maxsize=256)
+def _root_of(directory: str) -> str:
+    current = directory
+    while True:
+        if any(os.path.exists(os.path.join(current, marker)) for marker in PROJECT_MARKERS):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    current = directory
+    while os.path.isfile(os.path.join(current, "__init__.py")):
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    return current
+
+
+def index_for(path: str) -> Optional[ProjectIndex]:
+    """The index of `path`'s project (one per root for the process), or None."""
+    root = project_root(path)
+    return None if root is None else _index(root)
+
+
+@functools.lru_cache(maxsize=16)
+def _index(root: str) -> ProjectIndex:
+    return ProjectIndex(functools.partial(_files_holding, root))
+
+
+def forget_project_indexes() -> None:
+    """Drop every kept index and file list (an editor's files changed): the next question reads again."""
+    _index.cache_clear()
+    _python_files.cache_clear()
+
+
+@functools.lru_cache(maxsize=16)
+def _python_files(root: str) -> tuple[str, ...]:
+    found: list[str] = []
+    for directory, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not _skipped(directory, d))
+        found.extend(os.path.join(directory, name) for name in sorted(filenames) if name.endswith(".py"))
+        if len(found) >= MAX_FILES:
+            break
+    return tuple(found[:MAX_FILES])
+
+
+def _skipped(directory: str, name: str) -> bool:
+    if name.startswith(".") or any(fnmatch.fnmatchcase(name, pattern) for pattern in DEFAULT_EXCLUDES):
+        return True
+    folder = os.path.join(directory, name)
+    return os.path.exists(os.path.join(folder, "pyvenv.cfg")) or os.path.isdir(os.path.join(folder, "conda-meta"))
+
+
+def _files_holding(root: str, word: str) -> Iterator[tuple[str, str]]:
+    """(path, text) of the project's files whose text holds `word`."""
+    needle = word.encode()
+    for path in _python_files(root):
+        try:
+            with open(path, "rb") as handle:
+                raw = handle.read()
+        except OSError:
+            continue
+        if needle in raw:
+            yield path, raw.decode("utf-8", errors="replace")

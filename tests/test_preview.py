@@ -1,0 +1,140 @@
+"""Preview, as ruff's: a rule in preview is off unless preview is on, and then selected like any other;
+a rule's visitor asks `self.preview` before reporting a shape in preview; every front end can turn it on."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+
+import pytest
+
+import devlint.engine.settings as settings_module
+from conftest import ROOT
+from devlint.engine.settings import Settings
+from devlint.frontends.cli import main
+from devlint.runner.config import ConfigError, settings_from
+from devlint.rules import rule_codes
+
+BUGGY = "import torch\nx = torch.zeros(3)\nx.to('cpu')\nstate = torch.load('model.pt')\n"  # DEV001, DEV004
+
+
+@pytest.fixture
+def dev004_in_preview(monkeypatch):
+    """DEV004 stands in for a rule in preview (the rule table itself is not changed)."""
+    monkeypatch.setattr(settings_module, "preview_codes", lambda: frozenset({"DEV004"}))
+
+
+@pytest.mark.parametrize("select", [("DEV",), ("DEV00",), ("DEV004",), ("ALL",)])
+def test_a_preview_rule_is_off_without_preview_however_it_is_selected(dev004_in_preview, select):
+    assert not Settings(select=select).enabled("DEV004")
+    assert not Settings(select=("DEV001",), extend_select=select).enabled("DEV004")
+
+
+@pytest.mark.parametrize("select", [("DEV",), ("DEV00",), ("DEV004",), ("ALL",)])
+def test_with_preview_a_preview_rule_is_selected_by_code_prefix_or_all(dev004_in_preview, select):
+    assert Settings(select=select, preview=True).enabled("DEV004")
+
+
+def test_with_preview_a_preview_rule_still_obeys_ignore_and_selection(dev004_in_preview):
+    assert not Settings(preview=True, ignore=("DEV004",)).enabled("DEV004")
+    assert not Settings(select=("DEV001",), preview=True).enabled("DEV004")
+
+
+def test_preview_changes_nothing_for_a_rule_not_in_preview(dev004_in_preview):
+    assert Settings().enabled("DEV001") and Settings(preview=True).enabled("DEV001")
+
+
+def test_preview_is_off_by_default():
+    assert Settings().preview is False
+
+
+@pytest.mark.parametrize("raw, expected", [({"preview": True}, True), ({"preview": False}, False),
+                                           ({"preview": "true"}, True), ({}, False)])
+def test_preview_in_the_configuration(raw, expected):
+    assert settings_from(raw, "pyproject.toml", ".", rule_codes()).preview is expected
+
+
+def test_preview_in_the_configuration_must_be_a_switch():
+    with pytest.raises(ConfigError, match="'preview' must be true or false"):
+        settings_from({"preview": "sometimes"}, "pyproject.toml", ".", rule_codes())
+
+
+def _codes(capsys, *args: str) -> tuple[list[str], str]:
+    main(["--exit-zero", "--no-cache", "--output-format", "concise", *args])
+    out, err = capsys.readouterr()
+    return [line.split(": ", 1)[1].split()[0] for line in out.splitlines()], err
+
+
+def test_the_command_line_turns_preview_on_and_off(tmp_path, monkeypatch, capsys, dev004_in_preview):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "train.py").write_text(BUGGY)
+    assert _codes(capsys, "train.py")[0] == ["DEV001"]
+    assert _codes(capsys, "--preview", "train.py")[0] == ["DEV001", "DEV004"]
+    (tmp_path / "pyproject.toml").write_text("[tool.devlint]\npreview = true\n")
+    assert _codes(capsys, "train.py")[0] == ["DEV001", "DEV004"]
+    assert _codes(capsys, "--no-preview", "train.py")[0] == ["DEV001"]
+
+
+def test_selecting_a_preview_rule_without_preview_warns(tmp_path, monkeypatch, capsys, dev004_in_preview):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "train.py").write_text(BUGGY)
+    codes, err = _codes(capsys, "--select", "DEV004", "train.py")
+    assert codes == [] and "DEV004 is in preview and runs only with --preview" in err
+    assert "in preview" not in _codes(capsys, "--preview", "--select", "DEV004", "train.py")[1]
+
+
+def test_the_cache_keeps_results_with_and_without_preview_apart(tmp_path, dev004_in_preview):
+    from devlint.runner.cache import Cache
+    from devlint.runner.runner import Mode, process
+
+    path = tmp_path / "train.py"
+    path.write_text(BUGGY)
+    cache = Cache(str(tmp_path / "cache"))
+    codes = [[d.code for d in process(str(path), Settings(preview=preview), Mode(), cache).diagnostics]
+             for preview in (False, True, False)]
+    assert codes == [["DEV001"], ["DEV001", "DEV004"], ["DEV001"]]
+
+
+def test_the_cache_key_includes_preview_for_the_shapes_of_a_rule_not_in_preview(tmp_path):
+    from devlint.runner.cache import Cache
+
+    cache = Cache(str(tmp_path))
+    keys = {cache.key("train.py", b"x", Settings(preview=preview), False) for preview in (False, True)}
+    assert len(keys) == 2
+
+
+def test_a_visitor_is_told_whether_preview_is_on(monkeypatch):
+    from devlint.engine.engine import analyze
+    from devlint.rules.base import RuleVisitor
+
+    seen: list[bool] = []
+    original = RuleVisitor.__init__
+
+    def recording(self, ctx):  # type: ignore[no-untyped-def]
+        original(self, ctx)
+        seen.append(self.preview)
+
+    monkeypatch.setattr(RuleVisitor, "__init__", recording)
+    analyze(BUGGY, "train.py", Settings(select=("DEV004",)))
+    analyze(BUGGY, "train.py", Settings(select=("DEV004",), preview=True))
+    assert seen == [False, True]
+
+
+def test_the_flake8_plugin_reads_its_preview_option(monkeypatch):
+    from devlint.frontends import flake8
+
+    monkeypatch.setattr(flake8, "_ALL_SETTINGS", None)
+    flake8.Plugin.parse_options(argparse.Namespace(devlint_preview=True))
+    assert flake8._settings().preview is True
+    flake8.Plugin.parse_options(argparse.Namespace(devlint_preview=False))
+    assert flake8._settings().preview is False
+
+
+def test_flake8_takes_the_preview_option_on_the_command_line_and_in_its_configuration(tmp_path):
+    (tmp_path / "train.py").write_text(BUGGY)
+    (tmp_path / "setup.cfg").write_text("[flake8]\ndevlint-preview = true\n")
+    for args in (["--isolated", "--devlint-preview"], []):
+        result = subprocess.run([sys.executable, "-m", "flake8", "--select", "DEV", *args, "train.py"],
+                                cwd=tmp_path, capture_output=True, text=True, env={"PYTHONPATH": str(ROOT)})
+        assert result.returncode == 1 and "DEV004" in result.stdout, result.stderr

@@ -1,0 +1,103 @@
+"""The project index: cross-file facts read from the project's files, and the cache that keeps a
+file's reports only while the facts they were decided with still hold."""
+
+from __future__ import annotations
+
+import textwrap
+
+from conftest import run_devlint
+from devlint.analysis.project_index import IndexReads, ProjectIndex, answer, path_keys_of_code
+from devlint.engine.project import project_root
+
+LOADER = "import torch\n\ndef load_vocab(root):\n    return torch.load(os.path.join(root, 'vocab.pt'))\n"
+
+
+def _index(files: dict[str, str]) -> ProjectIndex:
+    texts = {path: textwrap.dedent(text) for path, text in files.items()}
+    return ProjectIndex(lambda word: ((p, t) for p, t in texts.items() if word in t))
+
+
+def test_path_keys_are_file_names_and_constants():
+    assert path_keys_of_code('os.path.join(root, "runs/vocab.pt")') == {"vocab.pt"}
+    assert path_keys_of_code("Path(out) / WEIGHTS_NAME") == {"WEIGHTS_NAME"}
+    assert path_keys_of_code("path") == frozenset()
+    assert path_keys_of_code('f"{name}.pt"') == frozenset()  # a name built at run time identifies nothing
+
+
+def test_a_save_inside_a_method_of_a_long_module_is_read_from_its_function():
+    padding = "".join(f"def f{i}():\n    return {i}\n\n" for i in range(50))
+    index = _index({"a.py": padding + """
+class Saver:
+    def save(self, tokens):
+        data = np.array(tokens)
+        torch.save(data, "vocab.pt")
+
+    def other(self):
+        return 1
+"""})
+    assert index.saved_from_host("vocab.pt") is True
+    assert index.saved_from_host("model.pt") is None
+
+
+def test_a_save_at_the_top_level_of_a_script():
+    index = _index({"a.py": "import torch\nstate = model.state_dict()\ntorch.save(state, 'model.pt')\n"})
+    assert index.saved_from_host("model.pt") is False
+
+
+def test_calls_of_a_function_record_how_each_passes_its_arguments():
+    index = _index({"a.py": "make(x, device=d)\nobj.make(x, y)\nmake(*args)\n", "b.py": "other(x)\n"})
+    shapes = index.calls_of("make")
+    assert shapes is not None and [(s.keywords, s.positional, s.star) for s in shapes] == [
+        ((), 0, True), ((), 2, False), (("device",), 1, False)]
+    assert index.calls_of("missing") == ()
+
+
+def test_a_function_called_from_too_many_files_has_unknown_callers():
+    from devlint.analysis.project_index import MAX_CALLER_FILES
+
+    index = _index({f"m{i}.py": "forward(x)\n" for i in range(MAX_CALLER_FILES + 1)})
+    assert index.calls_of("forward") is None
+
+
+def test_the_default_device_set_at_the_top_level_of_a_conftest_holds_below_its_folder():
+    index = _index({"/p/tests/conftest.py": "import torch\ntorch.set_default_device('cuda')\n"})
+    assert index.default_device_for("/p/tests/unit/test_a.py")
+    assert not index.default_device_for("/p/src/model.py")
+
+
+def test_the_default_device_set_by_an_entry_point_holds_in_the_whole_project():
+    assert _index({"/p/main.py": "import torch\ntorch.set_default_device('cuda')\n"}).default_device_for("/p/x.py")
+    assert not _index({"/p/a.py": "def f():\n    torch.set_default_device('cuda')\n"}).default_device_for("/p/x.py")
+
+
+def test_a_files_reads_record_each_question_and_answer_and_can_be_asked_again():
+    index = _index({"a.py": "import torch\ntorch.save([1, 2], 'vocab.pt')\n"})
+    reads = IndexReads(index)
+    assert reads.saved_from_host("vocab.pt") is True
+    reads.calls_of("make")
+    assert reads.reads == {"saved_from_host:vocab.pt": True, "calls_of:make": []}
+    assert all(answer(index, read) == value for read, value in reads.reads.items())
+
+
+def test_without_a_project_nothing_is_known_and_nothing_recorded():
+    reads = IndexReads(None)
+    assert (reads.saved_from_host("vocab.pt"), reads.calls_of("f"), reads.default_device_for("a.py")) == (None, None, False)
+    assert reads.reads == {}
+
+
+def test_the_project_root_is_the_nearest_marker_else_above_the_outermost_package(tmp_path):
+    (tmp_path / "proj" / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "proj" / "pyproject.toml").write_text("")
+    assert project_root(str(tmp_path / "proj" / "pkg" / "sub" / "m.py")) == str(tmp_path / "proj")
+    assert project_root("<string>") is None
+
+
+def test_a_cached_result_is_not_used_once_another_file_changes_what_the_index_says(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text(LOADER)
+    writer = tmp_path / "prepare.py"
+    writer.write_text("import torch\n\ndef prepare(tokens):\n    torch.save(list(tokens), 'vocab.pt')\n")
+    assert "DEV004" not in run_devlint("train.py", "--output-format", "concise", cwd=tmp_path).stdout
+    writer.write_text("import torch\n\ndef prepare(model):\n    torch.save(model.state_dict(), 'vocab.pt')\n")
+    warm = run_devlint("train.py", "--output-format", "concise", cwd=tmp_path)
+    assert "train.py:4:12: DEV004" in warm.stdout
