@@ -169,8 +169,8 @@ class Placement:
         (`x.device`) and moves none of them itself (a function that does expects them on the host); and an
         input that is a module by its use (called, and named like one: `model(x)`). Never in a `Dataset`,
         whose items are built on the host."""
-        if self.cls is not None and _is_dataset(self.cls):
-            return {}
+        if not self.ctx.preview or (self.cls is not None and _is_dataset(self.cls)):
+            return {}  # signs from the caller are in preview until measured blind
         params = [p for p in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
                   if p.name.value not in ("self", "cls")]
         name = function.name.value
@@ -198,7 +198,7 @@ class Placement:
     def _module_attribute(self, name: str) -> Optional[Placed]:
         """`self.weight`, `self.crf.transitions`, `self.preds` (a metric's state): what a module holds is on
         the device the module was moved to."""
-        if not name.startswith("self.") or not self._module_method():
+        if not self.ctx.preview or not name.startswith("self.") or not self._module_method():
             return None
         kind = self.ctx.types.kind_of(cst.parse_expression(name), self.functions, self.cls)
         how = f"`{short(name, 30)}`, held by a module, which may be moved to a device"
@@ -597,8 +597,8 @@ class Placement:
         known = env.get(dotted_name(target) or "")
         if isinstance(known, Placed) and known.is_tensor:
             return True  # `.to(other)`: where `other` is
-        # `.to(device)`, `.to(args.device)`: a device the caller chooses, unless the code shows the host
-        return is_plain_device(target, self.torch) and not self._shows_host(target)
+        # `.to(device)`, `.to(args.device)`: a device the caller chooses, unless the code shows the host (preview)
+        return self.ctx.preview and is_plain_device(target, self.torch) and not self._shows_host(target)
 
     def _shows_host(self, target: cst.BaseExpression) -> bool:
         """`"cpu"`, `torch.device("cpu")`, or a name whose every binding in its innermost scope is one."""

@@ -85,17 +85,10 @@ RULE = Rule(
         tensor to host memory first`. On a CPU-only machine the same code runs, so the bug ships and fails on
         the first machine with a GPU. The rule reports a tensor that the code shows may be on a device:
         one it placed itself (moved with `.cuda()` or `.to(target)`, made by a torch factory with
-        `device=target`, the output of a model the function moved), or one that comes from the caller
-        with a sign of a device: an input of a function that asks where its inputs are (`x.device`) and
-        moves none of them itself; an input of a public method of an nn.Module class (`forward`,
-        `training_step(self, batch, ...)`: `batch["labels"]`), or what the module holds outside its
-        `__init__` (a parameter or buffer, `self.crf.transitions`, a metric's accumulated state
-        `self.preds`); the output of a module handed in or held (`model(x)`, `self.encoder(x)`, called and
-        named like a module, or bound to one); and what tensor methods, torch functions, arithmetic,
-        indexing and unpacking make of those, with no `.cpu()`, `.to("cpu")` or rebinding between. A
-        target is a device unless the code shows the host: `.to(device)` with a `device` from the caller
-        counts (it may be a GPU), `.to("cpu")` and a name bound only to the CPU do not (`args.device` reads
-        as the `.device` of `args`, and counts only where `args` is a sign itself). Left alone: values
+        `device=target` where the code shows the target may be an accelerator, the output of a model the
+        function moved), and what tensor methods, torch functions, arithmetic, indexing and unpacking make
+        of it, with no `.cpu()`, `.to("cpu")` or rebinding between. With preview on, also tensors that
+        come from the caller with a sign of a device (see "In preview"). Left alone: values
         built on the host in the function (a factory without `device=`, `torch.from_numpy`, `torch.load`
         with any `map_location`), anything in a `Dataset` (its items are built on the host), a module
         given an input the function makes on the host (then the module is there too), a private helper of
@@ -132,4 +125,14 @@ RULE = Rule(
     """,
     tokens=("torch", words("numpy")),
     screen=_screen,
+    preview_shapes="""
+        tensors that come from the caller with a sign of a device: an input of a function that asks where
+        its inputs are (`x.device`) and moves none of them itself; an input of a public method of an
+        nn.Module class (`forward`, `training_step(self, batch, ...)`: `batch["labels"]`), or what the
+        module holds outside its `__init__` (a parameter or buffer, `self.crf.transitions`, a metric's
+        accumulated state `self.preds`); the output of a module handed in or held (`model(x)`,
+        `self.encoder(x)`, called and named like a module); and `.to(device)` with a `device` from the
+        caller (it may be a GPU; `args.device` reads as the `.device` of `args`). These signs are not yet
+        measured on code nobody tuned to.
+    """,
 )
