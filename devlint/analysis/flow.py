@@ -879,7 +879,8 @@ class FlowReader:
             for value in self.returns:
                 for call in value.wide:
                     if call in self.filled:
-                        where = f"a return (written from `{self.filled[call]}`, it stays on the CPU)"
+                        source = self.filled[call] if " " in self.filled[call] else f"`{self.filled[call]}`"
+                        where = f"a return (written from {source}, it stays on the CPU)"
                         self._meet(Value(host=frozenset({call}), wide=frozenset({call})),
                                    Value(inputs=frozenset({self.filled[call]})), where)
                 if value.is_list and value.inputs and not value.host.isdisjoint(self.filled_lists):

@@ -638,6 +638,14 @@ NOT_FLAGGED = [
         def scaled(x: torch.Tensor):
             return x + (torch.ones(3) * 2).to(x), x + torch.zeros(3).float().type_as(x)
     """, []),
+    case("handed_to_a_function_of_the_file_that_places_it", """
+        import torch
+        def place(t, ref):
+            return t.to(ref.device)
+        def weigh(x: torch.Tensor):
+            w = torch.ones(3)
+            return x * place(w, x)
+    """, []),
     case("loaded_onto_the_host_by_every_caller", """
         import torch
         def merge(x: torch.Tensor, n: int):
