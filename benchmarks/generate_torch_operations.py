@@ -8,7 +8,8 @@ arguments are indices or masks (a CPU index on a CUDA tensor raises there, thoug
 it). A hand-written list lags PyTorch, so the list is read from `torch._C._jit_get_all_schemas()`:
 every public `torch.<name>` function with two tensor arguments or more (a list of tensors counts as
 several) and every public `Tensor.<name>` method with a tensor argument beside `self`, over all
-their overloads, `out=` excluded. The linter never imports torch: the result is a checked-in module
+their overloads, `out=` excluded; and every `torch.nn.functional.<name>` with two tensor parameters or
+more (by its annotations, or the schema of the operator it is). The linter never imports torch: the result is a checked-in module
 of frozensets (tests/test_torch_operations.py checks it is what this script writes).
 """
 
@@ -44,10 +45,14 @@ def _is_tensor_list(type_text: str) -> bool:
 
 
 def read_schemas():  # type: ignore[no-untyped-def]
-    """(version, functions, methods, index arguments, subscript indices) of the installed torch."""
+    """(version, functions, methods, functional, index arguments, subscript indices) of the installed torch."""
+    import inspect
+
     import torch
+    import torch.nn.functional
 
     functions: set[str] = set()
+    operators: set[str] = set()  # every operator with two tensors or more, public as `torch.<name>` or not
     methods: set[str] = set()
     index_arguments: dict[str, set[tuple[int, str]]] = {}
     subscript_indices: dict[str, set[tuple[int, str]]] = {}
@@ -61,6 +66,8 @@ def read_schemas():  # type: ignore[no-untyped-def]
         types = [str(a.type) for a in arguments]
         tensors = sum(1 for t in types if _is_tensor(t)) + sum(2 for t in types if _is_tensor_list(t))
         is_method = bool(arguments) and arguments[0].name == "self" and _is_tensor(types[0])
+        if tensors >= 2:
+            operators.add(name)
         if tensors >= 2 and hasattr(torch, name):
             functions.add(name)
         if is_method and tensors >= 2 and hasattr(torch.Tensor, name):
@@ -72,10 +79,20 @@ def read_schemas():  # type: ignore[no-untyped-def]
                 subscript_indices.setdefault(name, set()).add((position, argument.name))
             elif argument.name in INDEX_NAMES and _is_tensor(type_text) and tensors >= 2:
                 index_arguments.setdefault(name, set()).add((position, argument.name))
-    return torch.__version__, functions, methods, index_arguments, subscript_indices
+    functional: set[str] = set()
+    for name, value in vars(torch.nn.functional).items():
+        if name.startswith("_") or not callable(value):
+            continue
+        if inspect.isfunction(value):
+            annotations = [str(p.annotation) for p in inspect.signature(value).parameters.values() if p.name != "out"]
+            if sum(1 for text in annotations if "Tensor" in text) >= 2:
+                functional.add(name)
+        elif name in operators:
+            functional.add(name)  # `F.linear`, `F.conv2d`: the operator itself
+    return torch.__version__, functions, methods, functional, index_arguments, subscript_indices
 
 
-def render(version: str, functions: set[str], methods: set[str], index_arguments: dict[str, set[tuple[int, str]]],
+def render(version: str, functions: set[str], methods: set[str], functional: set[str], index_arguments: dict[str, set[tuple[int, str]]],
            subscript_indices: dict[str, set[tuple[int, str]]]) -> str:
     def names(values: set[str]) -> str:
         lines, line = [], "   "
@@ -107,6 +124,11 @@ SAME_DEVICE_FUNCTIONS = frozenset({{
 # `x.<name>(...)`: a tensor among the arguments beside `x`
 SAME_DEVICE_METHODS = frozenset({{
 {names(methods)}
+}})
+
+# `torch.nn.functional.<name>(...)`: two tensor parameters or more (`F.cross_entropy(input, target, weight)`)
+SAME_DEVICE_FUNCTIONAL = frozenset({{
+{names(functional)}
 }})
 
 # name -> ((position in `torch.<name>(...)`, keyword), ...) of the index and mask arguments; a method

@@ -28,7 +28,7 @@ from devlint.analysis.guards import guarded_branches
 from devlint.analysis.names import dotted_name, keyword, named_parameters, positional, string_value
 from devlint.analysis.torch_names import TorchNames
 from devlint.analysis.torch_operations import (
-    INDEX_ARGUMENTS, SAME_DEVICE_FUNCTIONS, SAME_DEVICE_METHODS, SUBSCRIPT_INDICES,
+    INDEX_ARGUMENTS, SAME_DEVICE_FUNCTIONAL, SAME_DEVICE_FUNCTIONS, SAME_DEVICE_METHODS, SUBSCRIPT_INDICES,
 )
 from devlint.analysis.vocabulary import (
     ELEMENTWISE, HOST_VALUE_METHODS, JOINING, LOOP_WRAPPERS, NO_SCALARS, NON_TENSOR_METHODS, NUMBER_CALLS,
@@ -866,7 +866,9 @@ class FlowReader:
         if name in _TORCH_NON_TENSOR or name.startswith(("cuda.", "distributed.", "backends.", "jit.", "utils.")):
             return NOTHING
         short = name.rsplit(".", 1)[-1]
-        if name in SAME_DEVICE_FUNCTIONS or short in JOINING or short in ELEMENTWISE:
+        if name.startswith("nn.functional.") and short in SAME_DEVICE_FUNCTIONAL:
+            self._join(tensors, f"torch.{name}", True)  # `F.cross_entropy(logits, torch.tensor(labels))`
+        elif name in SAME_DEVICE_FUNCTIONS or short in JOINING or short in ELEMENTWISE:
             self._join(tensors, f"torch.{short}", short not in NO_SCALARS,
                        self._indices(node, name, args, 0) if name == short else ())
         return _combine(tensors)
@@ -924,12 +926,14 @@ def _may_hold_a_tensor(data: cst.BaseExpression, env: dict[str, Value]) -> bool:
 
 
 def _is_placeholder(name: str, args: list[cst.Arg]) -> bool:
-    """`torch.empty(0)`, `torch.zeros(0)`, `torch.tensor([])`: one empty dimension."""
+    """`torch.empty(0)`, `torch.empty([0])`, `torch.zeros(0)`, `torch.tensor([])`: one empty dimension."""
     if len(args) != 1:
         return False
     value = args[0].value
     if name in ("tensor", "as_tensor"):
         return isinstance(value, (cst.List, cst.Tuple)) and not value.elements
+    if isinstance(value, (cst.List, cst.Tuple)) and len(value.elements) == 1:
+        value = value.elements[0].value
     return isinstance(value, cst.Integer) and value.value == "0"
 
 

@@ -26,7 +26,9 @@ import bisect
 import warnings
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
 
-from devlint.analysis.torch_operations import INDEX_ARGUMENTS, SAME_DEVICE_FUNCTIONS, SAME_DEVICE_METHODS
+from devlint.analysis.torch_operations import (
+    INDEX_ARGUMENTS, SAME_DEVICE_FUNCTIONAL, SAME_DEVICE_FUNCTIONS, SAME_DEVICE_METHODS,
+)
 from devlint.analysis.vocabulary import (
     CAST_METHODS, DTYPE_NAMES, ELEMENTWISE, FACTORIES, HOST_VALUE_METHODS, JOINING, LEGACY_CONSTRUCTORS,
     LIKE_FACTORIES, LOOP_WRAPPERS, NO_SCALARS, NON_TENSOR_METHODS, NUMBER_CALLS, SPARSE_FACTORIES,
@@ -362,7 +364,7 @@ class SyntaxFacts:
 
 # Where DEV005's data flow sees devices meet: operators, joining calls, returns, `self.m(...)`.
 _MEETING_NODES = (ast.BinOp, ast.Compare, ast.AugAssign)
-_MEETING_CALLS = JOINING | ELEMENTWISE | SAME_DEVICE_FUNCTIONS | SAME_DEVICE_METHODS
+_MEETING_CALLS = JOINING | ELEMENTWISE | SAME_DEVICE_FUNCTIONS | SAME_DEVICE_METHODS | SAME_DEVICE_FUNCTIONAL
 # where a 0-dim CPU tensor is refused too: joined, or given as an index or mask
 _SCALAR_REFUSING = NO_SCALARS | frozenset(INDEX_ARGUMENTS)
 # a subscript's index that may be a tensor (not a number, a slice or a string)

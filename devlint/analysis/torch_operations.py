@@ -73,6 +73,20 @@ SAME_DEVICE_METHODS = frozenset({
     "vdot", "xlogy", "xlogy_",
 })
 
+# `torch.nn.functional.<name>(...)`: two tensor parameters or more (`F.cross_entropy(input, target, weight)`)
+SAME_DEVICE_FUNCTIONAL = frozenset({
+    "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits", "conv1d", "conv2d",
+    "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "cosine_embedding_loss",
+    "cosine_similarity", "cross_entropy", "ctc_loss", "embedding", "embedding_bag",
+    "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices", "gaussian_nll_loss", "grid_sample",
+    "group_norm", "grouped_mm", "hinge_embedding_loss", "huber_loss", "instance_norm", "kl_div", "l1_loss",
+    "layer_norm", "linear", "linear_cross_entropy", "margin_ranking_loss", "max_unpool1d", "max_unpool2d",
+    "max_unpool3d", "mse_loss", "multi_head_attention_forward", "multi_margin_loss", "multilabel_margin_loss",
+    "multilabel_soft_margin_loss", "nll_loss", "pairwise_distance", "poisson_nll_loss", "prelu", "rms_norm",
+    "scaled_dot_product_attention", "scaled_grouped_mm", "scaled_mm", "smooth_l1_loss", "soft_margin_loss",
+    "triplet_margin_loss", "triplet_margin_with_distance_loss",
+})
+
 # name -> ((position in `torch.<name>(...)`, keyword), ...) of the index and mask arguments; a method
 # call's positions are one less (`self` is its receiver). A CPU one next to a CUDA tensor raises.
 INDEX_ARGUMENTS = {

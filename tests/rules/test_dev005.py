@@ -264,6 +264,12 @@ FLAGGED = [
                 out.append(x @ w)
             return out
     """, [(3, 16)]),
+    case("host_targets_for_a_functional_loss", """
+        import torch
+        import torch.nn.functional as F
+        def loss(logits: torch.Tensor, labels: list):
+            return F.cross_entropy(logits, torch.tensor(labels))
+    """, [(4, 36)]),
     case("a_tensor_in_a_dict_parameter", """
         import torch
         def mask_padding(batch, n: int):
@@ -637,6 +643,12 @@ NOT_FLAGGED = [
         import torch
         def scaled(x: torch.Tensor):
             return x + (torch.ones(3) * 2).to(x), x + torch.zeros(3).float().type_as(x)
+    """, []),
+    case("empty_placeholder_for_an_unused_functional_argument", """
+        import torch
+        import torch.nn.functional as F
+        def attend(x: torch.Tensor, w: torch.Tensor):
+            return F.multi_head_attention_forward(x, x, x, 8, 2, torch.empty([0]), None, None, None, False, 0.0, w, None)
     """, []),
     case("handed_to_a_function_of_the_file_that_places_it", """
         import torch

@@ -22,7 +22,8 @@ RULE = Rule(
         operation that mixes that CPU tensor with an input's tensor fails on a GPU with "Expected all tensors to
         be on the same device": arithmetic and matmul, `cat`, `stack`, a list later joined with the input's
         tensors, a `return` whose other paths return the input's tensors, a call of a submodule, and every
-        torch operation that takes several tensors, read from the operator schemas of torch {TORCH_VERSION}
+        torch operation and `torch.nn.functional` function that takes several tensors (`F.cross_entropy(logits,
+        torch.tensor(labels))`), read from the operator schemas and signatures of torch {TORCH_VERSION}
         (devlint/analysis/torch_operations.py, written by benchmarks/generate_torch_operations.py). A CPU
         tensor given as an index or mask of such an operation (`index_select`, `gather`, `scatter_`,
         `index_add_`, `take_along_dim`, `masked_fill`, `masked_select`, ...) raises too, 0-dim or not; so
