@@ -331,7 +331,8 @@ def tensor_items(function: cst.FunctionDef, tensors: set[str]) -> set[str]:
     """The tensors the caller hands over inside a parameter: `batch["mask"]` and `data.x` (as written,
     quotes as in the source) where the function uses that very item as a tensor (`batch["mask"].float()`,
     `data.x.size(0)`), or every string key of a parameter annotated `Dict[str, Tensor]` (then the
-    parameter's name followed by `[`). Never of a parameter the function binds again, or of a tensor."""
+    parameter's name followed by `[`); used so through a name bound to it (`ids = batch["ids"]`, `ids.size(0)`)
+    too. Never of a parameter the function binds again, or of a tensor."""
     params = {name: p for name, p in named_parameters(function).items() if name not in ("self", "cls")}
     candidates = set(params) - tensors
     if not candidates:
@@ -344,17 +345,26 @@ def tensor_items(function: cst.FunctionDef, tensors: set[str]) -> set[str]:
             if text.startswith(("Dict[str,", "dict[str,")) and text.endswith("Tensor]"):
                 found.add(f"{name}[")
     rebound: set[str] = set()
+    aliases: dict[str, str] = {}  # `ids = batch["ids"]`: ids -> batch["ids"]
+    shown: set[str] = set()  # names used as tensors
     for node in _walk_own(function.body):
         kind = type(node)
         if kind is cst.Assign or kind is cst.AugAssign or kind is cst.AnnAssign:
             for target in (node.targets if kind is cst.Assign else [node]):
                 rebound.update(_target_names(target.target))
+            if kind is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Name:
+                item = _item_name(node.value, candidates)
+                if item is not None:
+                    aliases[node.targets[0].target.value] = item
         elif kind is cst.For or kind is cst.CompFor:
             rebound.update(_target_names(node.target))
         elif kind is cst.Attribute and (node.attr.value in TENSOR_ATTRIBUTES or node.attr.value in TENSOR_ONLY_METHODS):
             item = _item_name(node.value, candidates)
             if item is not None:
                 found.add(item)
+            elif type(node.value) is cst.Name:
+                shown.add(node.value.value)
+    found.update(aliases[name] for name in shown if name in aliases)
     return {item for item in found if item.split("[")[0].split(".")[0] not in rebound}
 
 

@@ -647,6 +647,11 @@ class _InputTrace:
                 if any(type(n) is ast.Name and n.id in parameters for n in walk(node.iter)):  # type: ignore
                     # the elements of the caller's sequences: tensors where the loop uses them so
                     self.names.update(n.id for n in walk(node.target) if type(n) is ast.Name)  # type: ignore
+        aliases = _aliases_of_items(nodes, parameters)
+        if aliases:
+            self.holders.update(aliases[n.value.id] for n in nodes if type(n) is ast.Attribute  # type: ignore
+                                and n.attr in _TENSOR_EVIDENCE and type(n.value) is ast.Name  # type: ignore
+                                and n.value.id in aliases)  # type: ignore[attr-defined]
         # `self.<attr>` and `self.<m>(...)` are the module's tensors and submodules only in its methods,
         # and not while `__init__` builds them (the flow reads those with no module)
         owner = None if function.name == "__init__" else next(
@@ -725,6 +730,17 @@ def _every_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef, nodes: It
     return every
 
 
+def _aliases_of_items(nodes: Iterable[ast.AST], parameters: set[str]) -> dict[str, str]:
+    """`ids = batch["ids"]`, `x = data.x`: the name bound to an item of a parameter -> the parameter."""
+    found = {}
+    for node in nodes:
+        if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:  # type: ignore
+            holder = _holder(node.value, parameters)  # type: ignore[attr-defined]
+            if holder is not None:
+                found[node.targets[0].id] = holder  # type: ignore[attr-defined]
+    return found
+
+
 def _holder(expr: ast.AST, parameters: set[str]) -> Optional[str]:
     """`batch` of `batch["mask"]` / `data` of `data.x`, for a parameter of `parameters`; else None."""
     if type(expr) is ast.Subscript or type(expr) is ast.Attribute:
@@ -754,6 +770,7 @@ def _may_have_inputs(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFu
     args = function.args
     every = _every_parameter(function, walk(function))  # a closure's too
     params = {a.arg for a in every} - {"self", "cls"}
+    used_as_tensors: set[str] = set()  # names of locals with a tensor attribute or method
     for a in every:
         if a.annotation is not None and "Tensor" in ast.unparse(a.annotation):
             return True
@@ -764,6 +781,9 @@ def _may_have_inputs(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFu
         if type(node) is ast.Attribute and node.attr in _TENSOR_EVIDENCE and (  # type: ignore[attr-defined]
                 _holder(node.value, params) is not None):  # type: ignore[attr-defined]
             return True  # `batch["mask"].float()`, `data.x.size(0)`
+        if type(node) is ast.Attribute and node.attr in _TENSOR_EVIDENCE and (  # type: ignore[attr-defined]
+                type(node.value) is ast.Name):  # type: ignore[attr-defined]
+            used_as_tensors.add(node.value.id)  # type: ignore[attr-defined]
         elif type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "super":  # type: ignore
             return True  # `super().forward(x)`: the output of the module's own layer
         elif type(node) is ast.For and _iterates_parameters(node.iter, params):  # type: ignore[attr-defined]
@@ -772,6 +792,8 @@ def _may_have_inputs(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFu
                 if type(inner) is ast.Attribute and type(inner.value) is ast.Name:  # type: ignore[attr-defined]
                     if inner.value.id in targets and inner.attr in _TENSOR_EVIDENCE:  # type: ignore[attr-defined]
                         return True  # `for p in preds: p.numel()`: elements of the caller's tensors
+    if not used_as_tensors.isdisjoint(_aliases_of_items(walk(function), params)):
+        return True  # `ids = batch["ids"]`, `ids.size(0)`
     if not (args.args and args.args[0].arg == "self"):
         return False
     for cls in facts.classes:

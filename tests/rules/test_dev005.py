@@ -276,6 +276,13 @@ FLAGGED = [
             keep = torch.ones(n, dtype=torch.bool)
             return batch["mask"].bool() & keep
     """, [(3, 12)]),
+    case("a_tensor_in_a_dict_parameter_through_a_name", """
+        import torch
+        def mask_ids(batch, n: int):
+            keep = torch.ones(n, dtype=torch.bool)
+            ids = batch["input_ids"]
+            return ids.masked_fill(keep, 0), ids.size(0)
+    """, [(3, 12)]),
     case("a_tensor_attribute_of_a_parameter", """
         import torch
         def propagate(data, n: int):
