@@ -767,3 +767,59 @@ def test_the_message_names_the_index_argument() -> None:
     [report] = [d for d in lint_source(code, "m.py") if d.code == "DEV005"]
     assert report.message == ("`torch.arange(...)` is created on the CPU and meets `x` in `.gather` (as its index or"
                               " mask); pass `device=x.device`")
+
+
+FIXED = [
+    pytest.param("""
+        import torch
+        def clear(x: torch.Tensor, n: int):
+            return x.index_fill_(0, torch.arange(n), 0)
+    """, """
+        import torch
+        def clear(x: torch.Tensor, n: int):
+            return x.index_fill_(0, torch.arange(n, device=x.device), 0)
+    """, id="cpu_index_follows_the_indexed_input"),
+    pytest.param("""
+        import torch
+        def relabel(labels: torch.Tensor):
+            table = torch.tensor([0, 2, 1])
+            return table[labels.long()]
+    """, """
+        import torch
+        def relabel(labels: torch.Tensor):
+            table = torch.tensor([0, 2, 1], device=labels.device)
+            return table[labels.long()]
+    """, id="host_table_follows_the_index"),
+    pytest.param("""
+        import torch
+        import torch.nn.functional as F
+        def loss(logits: torch.Tensor, labels: list):
+            return F.cross_entropy(logits, torch.tensor(labels))
+    """, """
+        import torch
+        import torch.nn.functional as F
+        def loss(logits: torch.Tensor, labels: list):
+            return F.cross_entropy(logits, torch.tensor(labels, device=logits.device))
+    """, id="host_targets_follow_the_logits"),
+    pytest.param("""
+        import torch
+        def mask_ids(batch, n: int):
+            keep = torch.ones(n, dtype=torch.bool)
+            return batch["ids"].masked_fill(keep, 0), batch["ids"].size(0)
+    """, """
+        import torch
+        def mask_ids(batch, n: int):
+            keep = torch.ones(n, dtype=torch.bool)
+            return batch["ids"].masked_fill(keep, 0), batch["ids"].size(0)
+    """, id="no_fix_for_a_tensor_inside_a_parameter"),
+]
+
+
+@pytest.mark.parametrize("code, fixed", FIXED)
+def test_dev005_fix(code: str, fixed: str) -> None:
+    import textwrap
+
+    from devlint import fix_source
+
+    result = fix_source(textwrap.dedent(code).removeprefix("\n"), "m.py", unsafe=True)
+    assert result.source == textwrap.dedent(fixed).removeprefix("\n")
