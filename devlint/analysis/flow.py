@@ -22,16 +22,26 @@ import libcst as cst
 from devlint.analysis.classes import ClassTable
 from devlint.analysis.factories import (
     LEGACY_CONSTRUCTORS, LIKE_FACTORIES, RANDOM_FACTORIES, cpu_factory_name, factory_name, is_dtype_only_move,
-    legacy_constructor_name,
+    is_host, legacy_constructor_name,
 )
-from devlint.analysis.names import dotted_name, keyword, named_parameters, positional
+from devlint.analysis.guards import guarded_branches
+from devlint.analysis.names import dotted_name, keyword, named_parameters, positional, string_value
 from devlint.analysis.torch_names import TorchNames
+from devlint.analysis.torch_operations import (
+    INDEX_ARGUMENTS, SAME_DEVICE_FUNCTIONAL, SAME_DEVICE_FUNCTIONS, SAME_DEVICE_METHODS, SUBSCRIPT_INDICES,
+)
 from devlint.analysis.vocabulary import (
     ELEMENTWISE, HOST_VALUE_METHODS, JOINING, LOOP_WRAPPERS, NO_SCALARS, NON_TENSOR_METHODS, NUMBER_CALLS,
     TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, TENSOR_VIEWS, TO_HOST_METHODS,
 )
 from devlint.analysis.walk import children, nodes
 
+# The shapes read only with `FlowReader(preview=True)`, the preview tier: their share of false reports on
+# code nobody tuned to is above what a default rule may have (the caller is often a DataLoader's worker).
+PREVIEW_SHAPES = (
+    "a host buffer written from an input's tensor (`buf[a:b] = x`) and returned as it is",
+    "a list of host tensors given an input's tensor (`outs[0] = x`) and returned",
+)
 # Methods after which a value is placed: on a device, or (`cpu`, `numpy`) on the host on purpose.
 _MOVES = frozenset({"cuda", "type_as", "to"})
 # Builtins that turn a tensor into a Python value.
@@ -140,7 +150,12 @@ class ModuleFacts:
         self.tensors: set[str] = set()
         self.submodules: set[str] = set()
         self.weighted: set[str] = set()  # submodules that always have a `.weight` (Linear, Conv, Embedding)
+        # layers a module known only by its shape calls: their outputs are the module's (no parameters known)
+        self.called_layers: set[str] = set()
         self.is_module = cls is not None and classes.node_is_module_class(cls)
+        if cls is not None and not self.is_module:
+            self.called_layers = _layers_of_a_module_by_shape(cls, classes)
+            self.is_module = bool(self.called_layers)
         if cls is None or not self.is_module:
             return
         for base in cls.bases:
@@ -179,6 +194,26 @@ class ModuleFacts:
             self.submodules.add(attr)  # `self.encoder = BertModel(config)`: a model, by its name
 
 
+def _layers_of_a_module_by_shape(cls: cst.ClassDef, classes: ClassTable) -> set[str]:
+    """A class whose base is defined in another file and whose `forward` calls `self.<layer>(...)`, a layer
+    that is no method of the class: a module by its shape. Its layers (empty when it is none)."""
+    bases = [dotted_name(arg.value) for arg in cls.bases if arg.keyword is None]
+    if not bases or any(base is None or base in classes.classes or base in ("object", "ABC", "Protocol")
+                        for base in bases):
+        return set()
+    methods = {s.name.value for s in cls.body.body if isinstance(s, cst.FunctionDef)}
+    if "forward" not in methods:
+        return set()
+    forward = next(s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "forward")
+    layers = set()
+    for node in _walk_own(forward.body):
+        if type(node) is cst.Call and type(node.func) is cst.Attribute:
+            receiver = node.func.value
+            if type(receiver) is cst.Name and receiver.value == "self" and node.func.attr.value not in methods:
+                layers.add(node.func.attr.value)
+    return layers
+
+
 def _places_its_inputs(cls: Optional[cst.ClassDef], torch: TorchNames) -> bool:
     """Does the class's `forward` move one of its parameters (`frame_indices.to(device=device)`)?"""
     forward = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "forward"),
@@ -196,10 +231,15 @@ def _places_its_inputs(cls: Optional[cst.ClassDef], torch: TorchNames) -> bool:
 
 
 def _holds_parameters(cls: Optional[cst.ClassDef], classes: ClassTable, torch: TorchNames,
-                      depth: int = 0) -> bool:
-    """Does a Module class of the file show parameters or buffers of its own (or a layer with some)?"""
+                      depth: int = 0, seen: Optional[set[str]] = None) -> bool:
+    """Does a Module class of the file show parameters or buffers of its own (or a layer with some)?
+    `seen`: the classes being asked already (a cycle answers no)."""
     if cls is None or depth > 3:
         return False
+    seen = set() if seen is None else seen
+    if cls.name.value in seen:
+        return False
+    seen.add(cls.name.value)
     for node in nodes(cls):
         if isinstance(node, cst.Call):
             full = torch.qualify(node.func) or ""
@@ -214,7 +254,7 @@ def _holds_parameters(cls: Optional[cst.ClassDef], classes: ClassTable, torch: T
                 return True
             if isinstance(node.func, cst.Name) and node.func.value != cls.name.value and (
                     classes.is_module_class(node.func.value)):
-                if _holds_parameters(classes.classes.get(node.func.value), classes, torch, depth + 1):
+                if _holds_parameters(classes.classes.get(node.func.value), classes, torch, depth + 1, seen):
                     return True
     for base in cls.bases:
         full = torch.qualify(base.value) or ""
@@ -287,23 +327,91 @@ def tensor_parameters(function: cst.FunctionDef) -> tuple[set[str], set[str]]:
     return shown - refused, sequences
 
 
+def tensor_items(function: cst.FunctionDef, tensors: set[str]) -> set[str]:
+    """The tensors the caller hands over inside a parameter: `batch["mask"]` and `data.x` (as written,
+    quotes as in the source) where the function uses that very item as a tensor (`batch["mask"].float()`,
+    `data.x.size(0)`), or every string key of a parameter annotated `Dict[str, Tensor]` (then the
+    parameter's name followed by `[`); used so through a name bound to it (`ids = batch["ids"]`, `ids.size(0)`)
+    too. Never of a parameter the function binds again, or of a tensor."""
+    params = {name: p for name, p in named_parameters(function).items() if name not in ("self", "cls")}
+    candidates = set(params) - tensors
+    if not candidates:
+        return set()
+    found: set[str] = set()
+    for name in candidates:
+        annotation = params[name].annotation
+        if annotation is not None:
+            text = cst.Module([]).code_for_node(annotation.annotation).replace(" ", "")
+            if text.startswith(("Dict[str,", "dict[str,")) and text.endswith("Tensor]"):
+                found.add(f"{name}[")
+    rebound: set[str] = set()
+    aliases: dict[str, str] = {}  # `ids = batch["ids"]`: ids -> batch["ids"]
+    shown: set[str] = set()  # names used as tensors
+    for node in _walk_own(function.body):
+        kind = type(node)
+        if kind is cst.Assign or kind is cst.AugAssign or kind is cst.AnnAssign:
+            for target in (node.targets if kind is cst.Assign else [node]):
+                rebound.update(_target_names(target.target))
+            if kind is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Name:
+                item = _item_name(node.value, candidates)
+                if item is not None:
+                    aliases[node.targets[0].target.value] = item
+        elif kind is cst.For or kind is cst.CompFor:
+            rebound.update(_target_names(node.target))
+        elif kind is cst.Attribute and (node.attr.value in TENSOR_ATTRIBUTES or node.attr.value in TENSOR_ONLY_METHODS):
+            item = _item_name(node.value, candidates)
+            if item is not None:
+                found.add(item)
+            elif type(node.value) is cst.Name:
+                shown.add(node.value.value)
+    found.update(aliases[name] for name in shown if name in aliases)
+    return {item for item in found if item.split("[")[0].split(".")[0] not in rebound}
+
+
+def _item_name(expr: cst.BaseExpression, params: set[str]) -> Optional[str]:
+    """`batch["mask"]` / `data.x` of a parameter of `params`, as written; else None."""
+    if type(expr) is cst.Subscript and type(expr.value) is cst.Name and expr.value.value in params:
+        if len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index:
+            key = expr.slice[0].slice.value
+            if type(key) is cst.SimpleString:
+                return f"{expr.value.value}[{key.value}]"
+    if type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value in params:
+        attr = expr.attr.value
+        if attr not in TENSOR_ATTRIBUTES and attr not in TENSOR_ONLY_METHODS and attr not in NON_TENSOR_METHODS:
+            return f"{expr.value.value}.{attr}"
+    return None
+
+
 class FlowReader:
     """Reads one function; `read()` gives its `FunctionFlow`."""
 
     def __init__(self, function: cst.FunctionDef, torch: TorchNames, module: ModuleFacts, *,
-                 placed: bool = False) -> None:
+                 placed: bool = False, flags: "frozenset[str] | set[str]" = frozenset(), preview: bool = False,
+                 outer: Optional[dict[str, Value]] = None) -> None:
+        """`flags`: names the file binds to a CUDA availability check; `preview`: read the shapes that are
+        not yet precise enough to report by default too (`PREVIEW_SHAPES`); `outer`: the host tensors of
+        the enclosing function, by name, when `function` is a closure read as part of it."""
         self.function = function
         self.torch = torch
         self.module = module
-        self.placed = placed  # under `with torch.device(...)` / after set_default_device
+        self.placed = placed  # under `with torch.device(...)` / after set_default_device / in a CPU-only branch
+        self.flags = flags
+        self.preview = preview
+        self.outer = outer or {}
         self.flow = FunctionFlow()
         self.returns: list[Value] = []
         self.params, self.sequences = tensor_parameters(function)
         self.parameters = set(named_parameters(function)) - {"self", "cls"}
+        self.items = tensor_items(function, self.params)
         self.flow.tensor_params = self.params
+        self.filled: dict[cst.Call, str] = {}  # host buffers written from an input's tensor: the input
+        self.filled_lists: set[cst.Call] = set()  # host tensors of a list given an input's tensors too
 
     def read(self) -> FunctionFlow:
-        env: dict[str, Value] = {name: Value(inputs=frozenset({name})) for name in self.params}
+        env: dict[str, Value] = dict(self.outer)
+        env.update({name: Value(inputs=frozenset({name})) for name in self.params})
+        for name in self.parameters - self.params:
+            env.pop(name, None)  # a parameter hides the enclosing function's name
         self._block(self.function.body, env)
         self._meet_returns()
         return self.flow
@@ -320,20 +428,24 @@ class FlowReader:
                 self._small(small, env)
         elif isinstance(node, cst.If):
             self._expr(node.test, env)
+            body_on_host, else_on_host = self._host_only_branches(node.test)
             then = dict(env)
-            self._block(node.body, then)
+            if not _never_true(node.test):
+                self._read_placed(body_on_host, lambda: self._block(node.body, then))
             other = dict(env)
             if isinstance(node.orelse, cst.If):
-                self._statement(node.orelse, other)
+                self._read_placed(else_on_host, lambda: self._statement(node.orelse, other))
             elif node.orelse is not None:
-                self._block(node.orelse.body, other)
+                self._read_placed(else_on_host, lambda: self._block(node.orelse.body, other))
             _merge(env, then, other)
+        elif isinstance(node, cst.FunctionDef) and not self.outer:
+            self._closure(node, env)
         elif isinstance(node, (cst.For, cst.While)):
             if isinstance(node, cst.For):
                 source = self._expr(node.iter, env)
-                element = Value(inputs=source.inputs, host=source.host) if source.host or source.inputs else NOTHING
-                if source.host:
-                    self.flow.host_used |= set(source.host)  # iterated on the host
+                element = _element(source)
+                if source.host and not source.is_list:
+                    self.flow.host_used |= set(source.host)  # a tensor iterated on the host
                 for name in _target_names(node.target):
                     env[name] = element
                 for name in self._tensor_elements(node):
@@ -358,7 +470,42 @@ class FlowReader:
                 self._block(node.orelse.body, env)
             if node.finalbody is not None:
                 self._block(node.finalbody.body, env)
-        # nested functions and classes are read on their own
+        # nested functions and classes are read on their own (a closure also with this function's host tensors)
+
+    def _host_only_branches(self, test: cst.BaseExpression) -> tuple[bool, bool]:
+        """(the body of `if test` runs only without CUDA, its `else` does): the other branch of an
+        availability test (`if torch.cuda.is_available(): ... else: <CPU path>`, devlint/analysis/guards.py)."""
+        body_on_cuda, else_on_cuda = guarded_branches(test, self.flags)
+        return else_on_cuda and not body_on_cuda, body_on_cuda and not else_on_cuda
+
+    def _read_placed(self, on_host_only: bool, read):  # type: ignore[no-untyped-def]
+        """Read a branch (what `read()` gives); one that runs only without CUDA makes no tensor that could
+        meet a device's."""
+        if not on_host_only or self.placed:
+            return read()
+        self.placed = True
+        try:
+            return read()
+        finally:
+            self.placed = False
+
+    def _closure(self, nested: cst.FunctionDef, env: dict[str, Value]) -> None:
+        """A nested function's tensor parameters meeting this function's host tensors (`w = torch.ones(n)`,
+        `def inner(x): return x @ w`): read it with them; what it records of this function's factories counts."""
+        hosts = {name: value for name, value in env.items() if value.host and not value.inputs}
+        if not hosts:
+            return
+        inner = FlowReader(nested, self.torch, self.module, placed=self.placed, flags=self.flags,
+                           preview=self.preview, outer=hosts)
+        inner.flow.factories = dict(self.flow.factories)  # its own are read on their own
+        flow = inner.read()
+        mine = set().union(*(value.host for value in hosts.values()))
+        for call in mine:
+            for meeting in flow.meetings.get(call, []):
+                self.flow.meetings.setdefault(call, []).append(meeting)
+        self.flow.moved |= flow.moved & mine
+        self.flow.host_used |= flow.host_used & mine
+        self.flow.meets_cpu |= flow.meets_cpu & mine
 
     def _tensor_elements(self, loop: cst.For) -> set[str]:
         """`for p, t in zip(preds, targets): ... p.numel()`: the elements of the caller's sequences
@@ -419,13 +566,35 @@ class FlowReader:
             for name in _target_names(target):
                 env[name] = element
         elif isinstance(target, cst.Subscript):
-            self._expr(target, env)  # `out[idx] = v` copies across devices: no meeting
+            self._store(target, value, env)
+
+    def _store(self, target: cst.Subscript, value: Value, env: dict[str, Value]) -> None:
+        """`out[k] = v`. Basic indexing copies across devices (`buf[a:b] = x`, `x[:, 0] = host`), but an
+        advanced index (a tensor, a mask) takes `v` where `out` is: a host `v` with dimensions raises. A
+        host buffer written from an input's tensor is remembered: if it leaves the function as it is,
+        the caller gets a CPU tensor (`_meet_returns`)."""
+        into = self._expr(target.value, env)
+        advanced = any(index is not None and (index.host or index.inputs or index.on_cpu)
+                       for index in self._indexes(target, env))
+        if into.is_list:
+            if self.preview and value.inputs and into.host and isinstance(target.value, cst.Name):
+                # a list of host tensors given the input's tensors too (PREVIEW_SHAPES)
+                env[target.value.value] = into | replace(value, is_list=True)
+                self.filled_lists |= set(into.wide)
+            return
+        if advanced and into.inputs and not value.is_list:
+            self._meet(value, into, f"an indexed assignment into `{_code(target.value)}`")
+        if into.wide and value.inputs and not value.on_cpu:
+            for call in into.wide:
+                self.filled.setdefault(call, sorted(value.inputs)[0])
 
     # -- expressions -----------------------------------------------------------------
     def _expr(self, node: cst.BaseExpression, env: dict[str, Value]) -> Value:
         if isinstance(node, cst.Name):
             return env.get(node.value, NOTHING)
         if isinstance(node, cst.Attribute):
+            if self.items and self._item(node) is not None:
+                return Value(inputs=frozenset({self._item(node)}))
             if isinstance(node.value, cst.Name) and node.value.value == "self":
                 if node.attr.value in self.module.tensors:
                     return Value(inputs=frozenset({f"self.{node.attr.value}"}))
@@ -436,6 +605,8 @@ class FlowReader:
             return self._subscript(node, env)
         if isinstance(node, cst.BinaryOperation):
             left, right = self._expr(node.left, env), self._expr(node.right, env)
+            if left.is_list and right.is_list:
+                return left | right  # `[x] + hs`: one list holding both
             self._binary(left, right, "matmul" if isinstance(node.operator, cst.MatrixMultiply) else "arithmetic")
             return _combine([left, right])
         if isinstance(node, cst.Comparison):
@@ -454,7 +625,9 @@ class FlowReader:
             return NOTHING  # truth tests: Python bools (or one operand; not followed)
         if isinstance(node, cst.IfExp):
             self._expr(node.test, env)
-            return self._expr(node.body, env) | self._expr(node.orelse, env)
+            body_on_host, else_on_host = self._host_only_branches(node.test)
+            return (self._read_placed(body_on_host, lambda: self._expr(node.body, env))
+                    | self._read_placed(else_on_host, lambda: self._expr(node.orelse, env)))
         if isinstance(node, (cst.List, cst.Tuple)):
             result = Value(is_list=True)
             for element in node.elements:
@@ -468,8 +641,7 @@ class FlowReader:
             while loop is not None:
                 source = self._expr(loop.iter, inner)
                 for name in _target_names(loop.target):
-                    inner[name] = Value(host=source.host, inputs=source.inputs) if (
-                        source.host or source.inputs) else NOTHING
+                    inner[name] = _element(source)
                 loop = loop.inner_for_in
             value = self._expr(node.elt, inner)
             return replace(value, is_list=True)
@@ -477,13 +649,39 @@ class FlowReader:
             return self._call(node, env)
         return NOTHING
 
-    def _subscript(self, node: cst.Subscript, env: dict[str, Value]) -> Value:
-        value = self._expr(node.value, env)
-        scalar_index = True
+    def _indexes(self, node: cst.Subscript, env: dict[str, Value]) -> list[Optional[Value]]:
+        """The value of each index of a subscript; None for a slice (its bounds are numbers: host uses)."""
+        found: list[Optional[Value]] = []
         for element in node.slice:
             part = element.slice
             if isinstance(part, cst.Index):
-                index = self._expr(part.value, env)
+                found.append(self._expr(part.value, env))
+                continue
+            found.append(None)
+            for bound in (part.lower, part.upper, part.step):
+                if bound is not None:
+                    self.flow.host_used |= set(self._expr(bound, env).host)
+        return found
+
+    def _item(self, node: cst.BaseExpression) -> Optional[str]:
+        """`batch["mask"]`, `data.x`: an input's tensor inside a parameter (`tensor_items`), or None."""
+        item = _item_name(node, self.parameters)
+        if item is None or (item not in self.items and f"{item.split('[')[0]}[" not in self.items):
+            return None
+        return item
+
+    def _subscript(self, node: cst.Subscript, env: dict[str, Value]) -> Value:
+        if self.items and self._item(node) is not None:
+            return Value(inputs=frozenset({self._item(node)}))
+        value = self._expr(node.value, env)
+        scalar_index = True
+        for element, index in zip(node.slice, self._indexes(node, env)):
+            part = element.slice
+            if index is not None and isinstance(part, cst.Index):
+                if value.wide and index.inputs and not value.is_list and not index.is_list and not index.on_cpu:
+                    # a host tensor indexed by a device's index: "indices should be either on cpu or on the
+                    # same device as the indexed tensor"
+                    self._meet(value, index, f"the subscript `{_code(node)}`")
                 if index.host:
                     # an index, never a device mix (PyTorch accepts CPU indices); a number as an index is
                     # a host use of a random draw
@@ -495,10 +693,6 @@ class FlowReader:
                 scalar_index = False
             else:
                 scalar_index = False
-                for bound in (part.lower, part.upper, part.step):
-                    if bound is not None:
-                        used = self._expr(bound, env)
-                        self.flow.host_used |= set(used.host)  # a slice bound is a number
         if value.is_list:
             return replace(value, is_list=False)
         if value.host and scalar_index:
@@ -526,9 +720,10 @@ class FlowReader:
         if other.on_cpu:
             self.flow.meets_cpu |= set(host.host)
 
-    def _join(self, values: list[Value], where: str, scalars_mix: bool) -> None:
+    def _join(self, values: list[Value], where: str, scalars_mix: bool, strict: tuple[Value, ...] = ()) -> None:
         """Tensors given to one operation that needs them on one device (the elements of a list
-        literal given separately). A list built by `append` may hold both kinds itself."""
+        literal given separately). A list built by `append` may hold both kinds itself. `strict`: the
+        values given as an index or mask, where a 0-dim CPU tensor is refused too."""
         inputs = [v for v in values if v.inputs]
         cpu = any(v.on_cpu and not v.inputs for v in values)
         hosts = [v for v in values if v.host]
@@ -537,19 +732,40 @@ class FlowReader:
                 if other is not value and other != value:
                     self.flow.host_pairs |= {(a, b, True) for a in value.host for b in other.host if a is not b}
         for value in values:
-            if not value.host or (scalars_mix and value.scalar):
+            indexes = any(value is index for index in strict)
+            mix = scalars_mix and not indexes
+            if not value.host or (mix and value.scalar):
                 continue
             if cpu:
                 self.flow.meets_cpu |= set(value.host)
             others = [v for v in inputs if v != value] or ([value] if value.inputs and value.is_list else [])
             if others:
                 met = Value(inputs=frozenset().union(*(v.inputs for v in others)))
-                self._meet(value, met, where, scalars_mix=scalars_mix)
+                self._meet(value, met, f"{where} (as its index or mask)" if indexes else where, scalars_mix=mix)
 
-    def _arguments(self, node: cst.Call, env: dict[str, Value]) -> tuple[list[Value], list[Value]]:
-        """The values of the arguments, and of the tensors they give (a list literal's elements one by one)."""
+    def _indices(self, node: cst.Call, name: str, values: list[Value], offset: int) -> tuple[Value, ...]:
+        """The values of the call's index and mask arguments (torch/operations: `INDEX_ARGUMENTS`);
+        `offset` 1 for a method (its receiver is the first argument)."""
+        found = []
+        for position, word in INDEX_ARGUMENTS.get(name, ()):
+            for at, arg in enumerate(node.args):
+                if (arg.keyword is not None and arg.keyword.value == word) or (
+                        arg.keyword is None and not arg.star and at == position - offset):
+                    found.append(values[at])
+        return tuple(found)
+
+    def _arguments(self, node: cst.Call, env: dict[str, Value], name: Optional[str] = None,
+                   offset: int = 0) -> tuple[list[Value], list[Value]]:
+        """The values of the arguments, and of the tensors they give (a list literal's elements one by one),
+        but the indices of a subscript's own operation (`x.index_put_((idx,), v)`: CPU indices are fine);
+        `name` and `offset` say which operation (`offset` 1 for a method, `_indices`)."""
         values, tensors = [], []
-        for arg in node.args:
+        skipped = SUBSCRIPT_INDICES.get(name, ()) if name is not None else ()
+        for at, arg in enumerate(node.args):
+            if any((arg.keyword is not None and arg.keyword.value == word) or (
+                    arg.keyword is None and at == position - offset) for position, word in skipped):
+                values.append(self._expr(arg.value, env))
+                continue
             if isinstance(arg.value, (cst.List, cst.Tuple)) and not arg.star:
                 elements = [self._expr(e.value, env) for e in arg.value.elements]
                 tensors.extend(elements)
@@ -567,7 +783,7 @@ class FlowReader:
         full = self.torch.qualify(func)
         if full is not None and full.startswith("torch."):
             return self._torch_call(node, full[6:], env)
-        args, tensors = self._arguments(node, env)
+        args, tensors = self._arguments(node, env, func.attr.value if isinstance(func, cst.Attribute) else None, 1)
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             receiver = func.value
@@ -579,6 +795,8 @@ class FlowReader:
                             parameters = Value(inputs=frozenset({f"the parameters of `self.{method}`"}))
                             self._meet(value, others[0] if others else parameters, f"a call of `self.{method}`",
                                        scalars_mix=False)
+                    return Value(inputs=frozenset({f"the output of `self.{method}`"}))
+                if method in self.module.called_layers:
                     return Value(inputs=frozenset({f"the output of `self.{method}`"}))
                 return NOTHING
             if (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name)
@@ -606,8 +824,9 @@ class FlowReader:
                 return NOTHING
             if not value.host and not value.inputs and not value.on_cpu:
                 return NOTHING
-            if method in JOINING or method in ELEMENTWISE:
-                self._join([value, *tensors], f"`.{method}`", method not in NO_SCALARS)
+            if method in SAME_DEVICE_METHODS or method in JOINING or method in ELEMENTWISE:
+                self._join([value, *tensors], f"`.{method}`", method not in NO_SCALARS,
+                           self._indices(node, method, args, 1))
                 return _combine([value, *tensors])
             return _combine([value])
         if isinstance(func, cst.Name) and func.value in _HOST_BUILTINS:
@@ -616,7 +835,16 @@ class FlowReader:
         return NOTHING  # a plain function: it may place what it is given
 
     def _torch_call(self, node: cst.Call, name: str, env: dict[str, Value]) -> Value:
-        args, tensors = self._arguments(node, env)
+        args, tensors = self._arguments(node, env, name)
+        device = keyword(node, "device")
+        if device is not None and not is_host(device.value, self.torch) and factory_name(node, self.torch) is None:
+            # `torch.sparse_coo_tensor(i, v, device=x.device)`: it places what it is given
+            for value in tensors:
+                self.flow.moved |= set(value.host)
+            return NOTHING
+        if name == "load":
+            target = keyword(node, "map_location")
+            return Value(on_cpu=True) if target is not None and is_host(target.value, self.torch) else NOTHING
         if name in LEGACY_CONSTRUCTORS:
             if legacy_constructor_name(node, self.torch) is None or self.placed:
                 return NOTHING
@@ -630,6 +858,8 @@ class FlowReader:
             if name in LIKE_FACTORIES:
                 return _combine(args[:1])
             if cpu_factory_name(node, self.torch) is None or self.placed or keyword(node, "generator") is not None:
+                if name in ("tensor", "as_tensor") and device is not None and not is_host(device.value, self.torch):
+                    self.flow.moved |= set(args[0].host) if args else set()  # `torch.as_tensor(t, device=d)`
                 return NOTHING
             data = positional(node)
             if name in ("tensor", "as_tensor") and args and (args[0].inputs or args[0].on_cpu):
@@ -646,19 +876,42 @@ class FlowReader:
         if name in _TORCH_NON_TENSOR or name.startswith(("cuda.", "distributed.", "backends.", "jit.", "utils.")):
             return NOTHING
         short = name.rsplit(".", 1)[-1]
-        if short in JOINING or short in ELEMENTWISE:
-            self._join(tensors, f"torch.{short}", short not in NO_SCALARS)
+        if name.startswith("nn.functional.") and short in SAME_DEVICE_FUNCTIONAL:
+            self._join(tensors, f"torch.{name}", True)  # `F.cross_entropy(logits, torch.tensor(labels))`
+        elif name in SAME_DEVICE_FUNCTIONS or short in JOINING or short in ELEMENTWISE:
+            self._join(tensors, f"torch.{short}", short not in NO_SCALARS,
+                       self._indices(node, name, args, 0) if name == short else ())
         return _combine(tensors)
 
     def _meet_returns(self) -> None:
         """A host tensor returned where other paths return the input's tensors: the caller gets
-        either device."""
+        either device. A host buffer written from an input's tensor and returned as it is: the caller
+        gets the input's data on the CPU."""
+        if self.preview:
+            for value in self.returns:
+                for call in value.wide:
+                    if call in self.filled:
+                        source = self.filled[call] if " " in self.filled[call] else f"`{self.filled[call]}`"
+                        where = f"a return (written from {source}, it stays on the CPU)"
+                        self._meet(Value(host=frozenset({call}), wide=frozenset({call})),
+                                   Value(inputs=frozenset({self.filled[call]})), where)
+                if value.is_list and value.inputs and not value.host.isdisjoint(self.filled_lists):
+                    listed = Value(host=value.host & self.filled_lists, wide=value.wide & self.filled_lists)
+                    self._meet(listed, value, "a returned list that also holds the input's tensors")
         inputs = [v for v in self.returns if v.inputs and not v.host and not v.is_list]
         if not inputs:
             return
         for value in self.returns:
             if value.host and not value.inputs and not value.is_list:
                 self._meet(value, inputs[0], "a return (other paths return the input's device)", scalars_mix=False)
+
+
+def _element(source: Value) -> Value:
+    """What a loop over `source` binds: an element of a list of tensors is one of them (sizes kept); a
+    row of a tensor, or of what is not shown to be a list, is taken as 0-dim (a number, often)."""
+    if not source.host and not source.inputs:
+        return NOTHING
+    return Value(host=source.host, inputs=source.inputs, wide=source.wide if source.is_list else frozenset())
 
 
 def _combine(values: list[Value]) -> Value:
@@ -683,12 +936,14 @@ def _may_hold_a_tensor(data: cst.BaseExpression, env: dict[str, Value]) -> bool:
 
 
 def _is_placeholder(name: str, args: list[cst.Arg]) -> bool:
-    """`torch.empty(0)`, `torch.zeros(0)`, `torch.tensor([])`: one empty dimension."""
+    """`torch.empty(0)`, `torch.empty([0])`, `torch.zeros(0)`, `torch.tensor([])`: one empty dimension."""
     if len(args) != 1:
         return False
     value = args[0].value
     if name in ("tensor", "as_tensor"):
         return isinstance(value, (cst.List, cst.Tuple)) and not value.elements
+    if isinstance(value, (cst.List, cst.Tuple)) and len(value.elements) == 1:
+        value = value.elements[0].value
     return isinstance(value, cst.Integer) and value.value == "0"
 
 
@@ -712,11 +967,42 @@ def _is_scalar(call: cst.Call, name: str, args: list[cst.Arg], sequences: set[st
     return len(args) == 1 and isinstance(value, (cst.List, cst.Tuple)) and not value.elements
 
 
+def _is_number(expr: cst.BaseExpression) -> bool:
+    """`2`, `-1`, `0.5`."""
+    if isinstance(expr, cst.UnaryOperation):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.Float))
+
+
 def _is_number_call(value: cst.BaseExpression) -> bool:
     if not isinstance(value, cst.Call):
         return False
     name = (dotted_name(value.func) or "").rsplit(".", 1)[-1]
     return name in NUMBER_CALLS
+
+
+def _code(expr: cst.BaseExpression) -> str:
+    """The source of a short expression, for a message (long ones end in `...`)."""
+    text = cst.Module([]).code_for_node(expr)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _never_true(test: cst.BaseExpression) -> bool:
+    """`if False:`, `if 0:`, `if TYPE_CHECKING:`, and a `torch.Size` compared equal to a number
+    (`if u.size() == 1:`, `x.shape == 2`): a branch that never runs."""
+    if isinstance(test, cst.Name):
+        return test.value in ("False", "TYPE_CHECKING")
+    if isinstance(test, cst.Integer):
+        return test.value == "0"
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        comparison = test.comparisons[0]
+        if not isinstance(comparison.operator, cst.Equal) or not isinstance(comparison.comparator, cst.Integer):
+            return False
+        left = test.left
+        if isinstance(left, cst.Call) and isinstance(left.func, cst.Attribute) and not left.args:
+            return left.func.attr.value == "size"
+        return isinstance(left, cst.Attribute) and left.attr.value == "shape"
+    return False
 
 
 def _paths(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -793,15 +1079,23 @@ class CallSites:
 
 
 def _made_on_host(expr: cst.BaseExpression, caller: Optional[cst.FunctionDef], torch: TorchNames,
-                  depth: int = 0) -> bool:
+                  depth: int = 0, seen: Optional[set[str]] = None) -> bool:
     """A tensor the caller shows to be on the host: a factory's CPU tensor, maybe through tensor methods
-    (`torch.tensor(s).repeat(n)`), a value sent there (`logits.float().cpu()`), a plain function of
-    such, or a name (or attribute) the caller binds only to such (and `None`)."""
+    (`torch.tensor(s).repeat(n)`), a value sent there (`logits.float().cpu()`), one loaded there
+    (`torch.load(f, map_location="cpu")["w"]`), a plain function of such, or a name (or attribute) the
+    caller binds only to such (and `None`). `seen`: the names being resolved (a cycle is no answer)."""
     if depth > 4:
         return False
+    seen = set() if seen is None else seen
+    if isinstance(expr, cst.BinaryOperation):  # `torch.arange(n).flip(0) * -1 - 1`: a host tensor and numbers
+        sides = [side for side in (expr.left, expr.right) if not _is_number(side)]
+        return bool(sides) and all(_made_on_host(side, caller, torch, depth + 1, seen) for side in sides)
     while isinstance(expr, (cst.Call, cst.Subscript)):
         if isinstance(expr, cst.Call) and (cpu_factory_name(expr, torch) or legacy_constructor_name(expr, torch)):
             return True
+        if isinstance(expr, cst.Call) and torch.is_call_to(expr, "load"):
+            target = keyword(expr, "map_location")
+            return target is not None and is_host(target.value, torch)
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
             if expr.func.attr.value in TO_HOST_METHODS:
                 return True
@@ -810,15 +1104,18 @@ def _made_on_host(expr: cst.BaseExpression, caller: Optional[cst.FunctionDef], t
             expr = expr.func.value
         elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
             args = positional(expr)
-            return bool(args) and _made_on_host(args[0].value, caller, torch, depth + 1)
+            return bool(args) and _made_on_host(args[0].value, caller, torch, depth + 1, seen)
         elif isinstance(expr, cst.Subscript):
             expr = expr.value
         else:
             return False
     name = dotted_name(expr)
-    if name is not None and caller is not None:
+    if name is not None and caller is not None and name not in seen:
+        seen.add(name)
         values = [node.value for node in _walk_own(caller) if isinstance(node, cst.Assign)
                   and any(dotted_name(t.target) == name for t in node.targets)]
         values = [v for v in values if not (isinstance(v, cst.Name) and v.value == "None")]
-        return bool(values) and all(_made_on_host(v, caller, torch, depth + 1) for v in values)
+        found = bool(values) and all(_made_on_host(v, caller, torch, depth + 1, seen) for v in values)
+        seen.discard(name)
+        return found
     return False

@@ -26,6 +26,9 @@ import bisect
 import warnings
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
 
+from devlint.analysis.torch_operations import (
+    INDEX_ARGUMENTS, SAME_DEVICE_FUNCTIONAL, SAME_DEVICE_FUNCTIONS, SAME_DEVICE_METHODS,
+)
 from devlint.analysis.vocabulary import (
     CAST_METHODS, DTYPE_NAMES, ELEMENTWISE, FACTORIES, HOST_VALUE_METHODS, JOINING, LEGACY_CONSTRUCTORS,
     LIKE_FACTORIES, LOOP_WRAPPERS, NO_SCALARS, NON_TENSOR_METHODS, NUMBER_CALLS, SPARSE_FACTORIES,
@@ -361,7 +364,11 @@ class SyntaxFacts:
 
 # Where DEV005's data flow sees devices meet: operators, joining calls, returns, `self.m(...)`.
 _MEETING_NODES = (ast.BinOp, ast.Compare, ast.AugAssign)
-_MEETING_CALLS = JOINING | ELEMENTWISE
+_MEETING_CALLS = JOINING | ELEMENTWISE | SAME_DEVICE_FUNCTIONS | SAME_DEVICE_METHODS | SAME_DEVICE_FUNCTIONAL
+# where a 0-dim CPU tensor is refused too: joined, or given as an index or mask
+_SCALAR_REFUSING = NO_SCALARS | frozenset(INDEX_ARGUMENTS)
+# a subscript's index that may be a tensor (not a number, a slice or a string)
+_TENSOR_INDEX = (ast.Name, ast.Call, ast.Attribute, ast.Compare, ast.BinOp, ast.Subscript, ast.UnaryOp)
 
 
 def host_meetings_possible(facts: SyntaxFacts) -> bool:
@@ -448,7 +455,7 @@ class _FunctionScreen:
                     self.list_names.add(node.func.value.id)  # type: ignore[attr-defined]
         self.returns = [n for n in nodes if type(n) is ast.Return and n.value is not None]  # type: ignore
         self.several_returns = len(self.returns) > 1 or any(type(r.value) is ast.IfExp for r in self.returns)  # type: ignore
-        self.constructs = [node for node in nodes if type(node) in _CONSTRUCTS or (
+        self.constructs = [node for node in nodes if type(node) in _CONSTRUCTS or _is_indexing(node) or (
             type(node) is ast.Call and _call_name(node) in _MEETING_CALLS or _is_self_call(node))]  # type: ignore
         self.spans: dict[int, _Span] = {}
         self._inputs: Optional[_InputTrace] = None
@@ -499,6 +506,16 @@ class _FunctionScreen:
             elif kind is ast.AugAssign:
                 if _meet_in_pairs([(node.target, node.value)], mentions, inputs):  # type: ignore[attr-defined]
                     return True
+            elif kind is ast.Subscript:
+                # a host tensor indexed by an input's index
+                if mentions(node.value) and inputs.carries(node.slice):  # type: ignore[attr-defined]
+                    return True
+            elif kind is ast.Assign:
+                # `x[mask] = host`, and a host buffer (or list) written from an input's tensor
+                for target in node.targets:  # type: ignore[attr-defined]
+                    if type(target) is ast.Subscript and _meet_in_pairs(
+                            [(target.value, node.value)], mentions, inputs):  # type: ignore[attr-defined]
+                        return True
             elif kind is ast.Return:
                 # a return meets the values the function's other returns give
                 if self.several_returns and mentions(node):
@@ -509,7 +526,7 @@ class _FunctionScreen:
                 func = node.func  # type: ignore[attr-defined]
                 if _is_self_call(node) and func.attr in inputs.module_attributes and mentions(node):
                     return True  # a submodule's call: it meets the submodule's parameters
-                if _call_name(node) in (NO_SCALARS if scalar else _MEETING_CALLS) and mentions(node) and (  # type: ignore
+                if _call_name(node) in (_SCALAR_REFUSING if scalar else _MEETING_CALLS) and mentions(node) and (  # type: ignore
                         _joined_meet(self.facts, node, mentions, inputs, self.list_names)):  # type: ignore[arg-type]
                     return True
         return False
@@ -518,6 +535,14 @@ class _FunctionScreen:
 _CONSTRUCTS = (ast.BinOp, ast.Compare, ast.AugAssign, ast.Return)
 # Values a name bound to may be a list (a literal, a comprehension, either of two, another name's)
 _MAY_BE_LISTS = (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.IfExp, ast.Name, ast.BinOp)
+
+
+def _is_indexing(node: ast.AST) -> bool:
+    """`t[idx]` with an index that may be a tensor, or `t[k] = v` with one."""
+    kind = type(node)
+    if kind is ast.Subscript:
+        return type(node.slice) in _TENSOR_INDEX  # type: ignore[attr-defined]
+    return kind is ast.Assign and any(type(t) is ast.Subscript for t in node.targets)  # type: ignore[attr-defined]
 
 
 def _meet_in_pairs(pairs: list[tuple[ast.AST, ast.AST]], mentions: Callable[[ast.AST], bool],
@@ -605,19 +630,28 @@ class _InputTrace:
                  bindings: list[tuple[list[ast.AST], set[str]]]) -> None:
         """`nodes`: the function's nodes (`walk(function)`); `bindings`: `_FunctionScreen.bindings`."""
         self.facts = facts
-        args = function.args
-        every = [*args.posonlyargs, *args.args, *args.kwonlyargs, *(a for a in (args.vararg, args.kwarg) if a)]
+        every = _every_parameter(function, nodes)  # a closure's too: it meets this function's tensors
         parameters = {a.arg for a in every} - {"self", "cls"}
         # the parameters shown to be tensors: a `Tensor` annotation, or a tensor attribute or method
         self.names = {a.arg for a in every if a.annotation is not None and "Tensor" in ast.unparse(a.annotation)}
+        self.holders: set[str] = set()  # parameters with a tensor inside (`batch["mask"].float()`, `data.x.size()`)
         for node in nodes:
             if type(node) is ast.Attribute and type(node.value) is ast.Name:  # type: ignore[attr-defined]
                 if node.value.id in parameters and node.attr in _TENSOR_EVIDENCE:  # type: ignore[attr-defined]
                     self.names.add(node.value.id)  # type: ignore[attr-defined]
+            elif type(node) is ast.Attribute and node.attr in _TENSOR_EVIDENCE:  # type: ignore[attr-defined]
+                holder = _holder(node.value, parameters)  # type: ignore[attr-defined]
+                if holder is not None:
+                    self.holders.add(holder)
             elif type(node) is ast.For or type(node) is ast.AsyncFor:
                 if any(type(n) is ast.Name and n.id in parameters for n in walk(node.iter)):  # type: ignore
                     # the elements of the caller's sequences: tensors where the loop uses them so
                     self.names.update(n.id for n in walk(node.target) if type(n) is ast.Name)  # type: ignore
+        aliases = _aliases_of_items(nodes, parameters)
+        if aliases:
+            self.holders.update(aliases[n.value.id] for n in nodes if type(n) is ast.Attribute  # type: ignore
+                                and n.attr in _TENSOR_EVIDENCE and type(n.value) is ast.Name  # type: ignore
+                                and n.value.id in aliases)  # type: ignore[attr-defined]
         # `self.<attr>` and `self.<m>(...)` are the module's tensors and submodules only in its methods,
         # and not while `__init__` builds them (the flow reads those with no module)
         owner = None if function.name == "__init__" else next(
@@ -634,11 +668,13 @@ class _InputTrace:
     def carries(self, expr: Optional[ast.AST]) -> bool:
         kind = type(expr)
         if kind is ast.Name:
-            return expr.id in self.names  # type: ignore[union-attr]
+            return expr.id in self.names or expr.id in self.holders  # type: ignore[union-attr]
         if kind is ast.Attribute:
             value = expr.value  # type: ignore[union-attr]
             if type(value) is ast.Name and value.id == "self":  # type: ignore[attr-defined]
                 return expr.attr in self.module_attributes  # type: ignore[union-attr]
+            if type(value) is ast.Name and value.id in self.holders:  # type: ignore[attr-defined]
+                return True
             return expr.attr in TENSOR_VIEWS and self.carries(value)  # type: ignore[union-attr]
         if kind is ast.Subscript or kind is ast.Starred:
             return self.carries(expr.value)  # type: ignore[union-attr]
@@ -684,6 +720,36 @@ class _InputTrace:
         return self.carries(receiver)
 
 
+def _every_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef, nodes: Iterable[ast.AST]) -> list[ast.arg]:
+    """The parameters of `function` and of the functions and lambdas inside it (`nodes`: its nodes)."""
+    every: list[ast.arg] = []
+    for node in nodes:
+        if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):
+            args = node.args  # type: ignore[attr-defined]
+            every += [*args.posonlyargs, *args.args, *args.kwonlyargs, *(a for a in (args.vararg, args.kwarg) if a)]
+    return every
+
+
+def _aliases_of_items(nodes: Iterable[ast.AST], parameters: set[str]) -> dict[str, str]:
+    """`ids = batch["ids"]`, `x = data.x`: the name bound to an item of a parameter -> the parameter."""
+    found = {}
+    for node in nodes:
+        if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:  # type: ignore
+            holder = _holder(node.value, parameters)  # type: ignore[attr-defined]
+            if holder is not None:
+                found[node.targets[0].id] = holder  # type: ignore[attr-defined]
+    return found
+
+
+def _holder(expr: ast.AST, parameters: set[str]) -> Optional[str]:
+    """`batch` of `batch["mask"]` / `data` of `data.x`, for a parameter of `parameters`; else None."""
+    if type(expr) is ast.Subscript or type(expr) is ast.Attribute:
+        inner = expr.value  # type: ignore[attr-defined]
+        if type(inner) is ast.Name and inner.id in parameters:  # type: ignore[attr-defined]
+            return inner.id  # type: ignore[attr-defined]
+    return None
+
+
 def _may_make_host_tensor(facts: SyntaxFacts, call: ast.Call) -> bool:
     for name in facts.torch_names(call):
         if name in _CPU_FACTORIES:
@@ -702,14 +768,22 @@ def _may_have_inputs(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFu
     """A parameter annotated or used as a tensor, or `self` of a class that may hold parameters,
     buffers or submodules (an attribute bound to a call, a `torch.nn` base)."""
     args = function.args
-    params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)} - {"self", "cls"}
-    for a in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+    every = _every_parameter(function, walk(function))  # a closure's too
+    params = {a.arg for a in every} - {"self", "cls"}
+    used_as_tensors: set[str] = set()  # names of locals with a tensor attribute or method
+    for a in every:
         if a.annotation is not None and "Tensor" in ast.unparse(a.annotation):
             return True
     for node in walk(function):
         if type(node) is ast.Attribute and type(node.value) is ast.Name:  # type: ignore[attr-defined]
             if node.value.id in params and node.attr in _TENSOR_EVIDENCE:  # type: ignore[attr-defined]
                 return True
+        if type(node) is ast.Attribute and node.attr in _TENSOR_EVIDENCE and (  # type: ignore[attr-defined]
+                _holder(node.value, params) is not None):  # type: ignore[attr-defined]
+            return True  # `batch["mask"].float()`, `data.x.size(0)`
+        if type(node) is ast.Attribute and node.attr in _TENSOR_EVIDENCE and (  # type: ignore[attr-defined]
+                type(node.value) is ast.Name):  # type: ignore[attr-defined]
+            used_as_tensors.add(node.value.id)  # type: ignore[attr-defined]
         elif type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "super":  # type: ignore
             return True  # `super().forward(x)`: the output of the module's own layer
         elif type(node) is ast.For and _iterates_parameters(node.iter, params):  # type: ignore[attr-defined]
@@ -718,6 +792,8 @@ def _may_have_inputs(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFu
                 if type(inner) is ast.Attribute and type(inner.value) is ast.Name:  # type: ignore[attr-defined]
                     if inner.value.id in targets and inner.attr in _TENSOR_EVIDENCE:  # type: ignore[attr-defined]
                         return True  # `for p in preds: p.numel()`: elements of the caller's tensors
+    if not used_as_tensors.isdisjoint(_aliases_of_items(walk(function), params)):
+        return True  # `ids = batch["ids"]`, `ids.size(0)`
     if not (args.args and args.args[0].arg == "self"):
         return False
     for cls in facts.classes:
@@ -744,7 +820,17 @@ def _module_attributes(facts: SyntaxFacts, cls: ast.ClassDef) -> set[str]:
                 found.add(first.value)  # type: ignore[union-attr]
     if any(name.startswith("torch.nn.") for base in cls.bases for name in facts.names_of(base)):
         found.update(("weight", "bias"))
-    return found
+    return found | _layers_called(cls)
+
+
+def _layers_called(cls: ast.ClassDef) -> set[str]:
+    """`X` of every `self.X(...)` in a class with a `forward`, `X` no method of it (a superset of what
+    DEV005's flow reads as the layers of a module known by its shape)."""
+    methods = {s.name for s in cls.body if isinstance(s, _FUNCTIONS)}
+    if "forward" not in methods:
+        return set()
+    return {node.func.attr for node in walk(cls) if _is_self_call(node)  # type: ignore[attr-defined]
+            and node.func.attr not in methods}  # type: ignore[attr-defined]
 
 
 def _iterates_parameters(iterated: ast.expr, params: set[str]) -> bool:
@@ -753,6 +839,8 @@ def _iterates_parameters(iterated: ast.expr, params: set[str]) -> bool:
 
 
 def _holds_module_state(facts: SyntaxFacts, cls: ast.ClassDef) -> bool:
+    if cls.bases and _layers_called(cls):
+        return True  # a module by its shape (`analysis.flow._layers_of_a_module_by_shape`)
     if cls.bases:
         for base in cls.bases:
             if any(name.startswith("torch.nn.") and not name.endswith(".Module") for name in facts._qualify(
@@ -774,7 +862,7 @@ def _holds_module_state(facts: SyntaxFacts, cls: ast.ClassDef) -> bool:
 def _has_meeting(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     returns = 0
     for node in walk(function):
-        if isinstance(node, _MEETING_NODES):
+        if isinstance(node, _MEETING_NODES) or _is_indexing(node):
             return True
         if type(node) is ast.Return and node.value is not None:
             returns += 1

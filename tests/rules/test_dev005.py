@@ -208,6 +208,125 @@ FLAGGED = [
                 return torch.cat([y, torch.zeros(1, y.size(1))])
             return inner(x)
     """, [(4, 30)]),
+    # issue 29: what PyTorch itself refuses (benchmarks/dev005_device_check.py, run on a GPU)
+    case("cpu_index_for_an_in_place_index_op", """
+        import torch
+        def clear(x: torch.Tensor, n: int):
+            return x.index_fill_(0, torch.arange(n), 0)
+    """, [(3, 29)]),
+    case("cpu_index_for_scatter_", """
+        import torch
+        def one_hot(x: torch.Tensor, n: int):
+            idx = torch.zeros(n, dtype=torch.long)
+            return x.scatter_(0, idx, 1.0)
+    """, [(3, 11)]),
+    case("zero_dim_cpu_index_is_refused_by_index_select", """
+        import torch
+        def first(x: torch.Tensor):
+            return x.index_select(0, torch.tensor(0))
+    """, [(3, 30)]),
+    case("cpu_mask_for_masked_fill_", """
+        import torch
+        def causal(scores: torch.Tensor, n: int):
+            mask = torch.ones(n, n, dtype=torch.bool).triu(1)
+            scores.masked_fill_(mask, 0)
+            return scores
+    """, [(3, 12)]),
+    case("host_table_indexed_by_the_inputs_index", """
+        import torch
+        def relabel(labels: torch.Tensor):
+            table = torch.tensor([0, 2, 1])
+            return table[labels.long()]
+    """, [(3, 13)]),
+    case("host_values_into_an_input_through_a_mask", """
+        import torch
+        def clamp_negatives(x: torch.Tensor, n: int):
+            x[x < 0] = torch.zeros(n)
+            return x
+    """, [(3, 16)]),
+    case("zero_dim_host_tensor_stacked_with_an_inputs", """
+        import torch
+        def pair(x: torch.Tensor):
+            return torch.stack([x.sum(), torch.tensor(0.0)])
+    """, [(3, 34)]),
+    case("list_of_factories_joined_with_the_input", """
+        import torch
+        def widen(x: torch.Tensor, n: int):
+            pads = [torch.zeros(x.size(0), 4) for _ in range(n)]
+            return torch.cat([x] + pads, 1)
+    """, [(3, 13)]),
+    case("list_of_factories_meets_the_input_in_a_loop", """
+        import torch
+        def project(x: torch.Tensor, n: int):
+            weights = [torch.randn(x.size(-1), 4) for _ in range(n)]
+            out = []
+            for w in weights:
+                out.append(x @ w)
+            return out
+    """, [(3, 16)]),
+    case("host_targets_for_a_functional_loss", """
+        import torch
+        import torch.nn.functional as F
+        def loss(logits: torch.Tensor, labels: list):
+            return F.cross_entropy(logits, torch.tensor(labels))
+    """, [(4, 36)]),
+    case("a_tensor_in_a_dict_parameter", """
+        import torch
+        def mask_padding(batch, n: int):
+            keep = torch.ones(n, dtype=torch.bool)
+            return batch["mask"].bool() & keep
+    """, [(3, 12)]),
+    case("a_tensor_in_a_dict_parameter_through_a_name", """
+        import torch
+        def mask_ids(batch, n: int):
+            keep = torch.ones(n, dtype=torch.bool)
+            ids = batch["input_ids"]
+            return ids.masked_fill(keep, 0), ids.size(0)
+    """, [(3, 12)]),
+    case("a_tensor_attribute_of_a_parameter", """
+        import torch
+        def propagate(data, n: int):
+            weight = torch.ones(data.x.size(-1), n)
+            return data.x @ weight
+    """, [(3, 14)]),
+    case("closure_parameter_meets_the_enclosing_host_tensor", """
+        import torch
+        def make_projection(n: int):
+            weight = torch.ones(n, n)
+            def project(x: torch.Tensor):
+                return x @ weight
+            return project
+    """, [(3, 14)]),
+    case("module_by_its_shape_with_a_base_from_another_file", """
+        import torch
+        from .base import Backbone2
+        class Head(Backbone2):
+            def forward(self, x):
+                h = self.proj(x)
+                return h + torch.ones(h.size(-1))
+    """, [(6, 20)]),
+    case("starred_sizes_are_a_factory", """
+        import torch
+        def like(t: torch.Tensor):
+            return t + torch.ones(*t.size())
+    """, [(3, 16)]),
+    case("legacy_constructor_of_a_numpy_array", """
+        import torch
+        import numpy as np
+        def shift(t: torch.Tensor):
+            return t + torch.Tensor(np.ones(3))
+    """, [(4, 16)]),
+    case("cycles_in_the_bindings_end", """
+        import torch
+        def step(x: torch.Tensor, k):
+            a = b = x
+            for _ in range(3):
+                a = b
+                b = a
+                x[k] = g(x[k])
+                x = x.to(x)
+            return x + torch.ones(3)
+    """, [(9, 16)]),
 ]
 
 NOT_FLAGGED = [
@@ -474,6 +593,122 @@ NOT_FLAGGED = [
         def pad(x):
             return x.view(-1) + torch.zeros(3)
     """, []),
+    # issue 29's negatives
+    case("cpu_index_in_a_python_subscript", """
+        import torch
+        def take(x: torch.Tensor, n: int):
+            return x[torch.arange(n)], x.index_put_((torch.arange(n),), x[:n])
+    """, []),
+    case("zero_dim_host_values_through_a_mask", """
+        import torch
+        def clamp_negatives(x: torch.Tensor):
+            x[x < 0] = torch.tensor(0.0)
+            x[:, 0] = torch.zeros(x.size(0))
+            return x
+    """, []),
+    case("zero_dim_host_scalar_in_arithmetic", """
+        import torch
+        def scale(x: torch.Tensor):
+            return x * torch.tensor(2.0) - torch.tensor(1.0)
+    """, []),
+    case("host_buffer_written_from_the_input_and_moved_before_it_leaves", """
+        import torch
+        def pad(xs: torch.Tensor, n: int):
+            buf = torch.zeros(n, xs.size(1))
+            buf[:xs.size(0)] = xs
+            return buf.to(xs.device)
+    """, []),
+    case("host_data_built_in_a_dataset", """
+        import torch
+        from torch.utils.data import Dataset
+        class Pairs(Dataset):
+            def pair(self, x: torch.Tensor):
+                return torch.cat([x, torch.zeros(3)])
+            def __getitem__(self, i):
+                return self.pair(torch.tensor(self.items[i]))
+    """, []),
+    # issue 28's shapes
+    case("the_branch_that_runs_only_without_cuda", """
+        import torch
+        USE_CUDA = torch.cuda.is_available()
+        def weights(x: torch.Tensor):
+            if torch.cuda.is_available():
+                w = torch.ones(3, device="cuda")
+            else:
+                w = torch.ones(3)
+            v = torch.zeros(3, device="cuda") if USE_CUDA else torch.zeros(3)
+            return x * w * v
+    """, []),
+    case("placed_by_the_call_it_goes_into", """
+        import torch
+        def sparse(x: torch.Tensor, i):
+            values = torch.ones(i.size(1))
+            table = torch.arange(5)
+            return torch.sparse_coo_tensor(i, values, device=x.device) + x, x + torch.as_tensor(table, device=x.device)
+    """, []),
+    case("moved_after_the_operation_that_made_it", """
+        import torch
+        def scaled(x: torch.Tensor):
+            return x + (torch.ones(3) * 2).to(x), x + torch.zeros(3).float().type_as(x)
+    """, []),
+    case("empty_placeholder_for_an_unused_functional_argument", """
+        import torch
+        import torch.nn.functional as F
+        def attend(x: torch.Tensor, w: torch.Tensor):
+            return F.multi_head_attention_forward(x, x, x, 8, 2, torch.empty([0]), None, None, None, False, 0.0, w, None)
+    """, []),
+    case("handed_to_a_function_of_the_file_that_places_it", """
+        import torch
+        def place(t, ref):
+            return t.to(ref.device)
+        def weigh(x: torch.Tensor):
+            w = torch.ones(3)
+            return x * place(w, x)
+    """, []),
+    case("loaded_onto_the_host_by_every_caller", """
+        import torch
+        def merge(x: torch.Tensor, n: int):
+            return torch.cat([x, torch.zeros(n)])
+        def load(path):
+            state = torch.load(path, map_location="cpu")
+            return merge(state["x"], 3)
+    """, []),
+    case("after_set_default_device_factories_follow_it", """
+        import torch
+        def pad(x: torch.Tensor):
+            return torch.cat([x, torch.zeros(3)])
+        torch.set_default_device("cuda")
+    """, []),
+    case("met_only_after_a_host_copy_replaced_the_input", """
+        import torch
+        def stats(x: torch.Tensor):
+            x = x.detach().cpu()
+            return torch.cat([x, torch.ones(3)])
+    """, []),
+    case("met_only_in_a_branch_that_never_runs", """
+        import torch
+        def score(u: torch.Tensor):
+            if u.size() == 1:
+                return torch.tensor(0.0)
+            return u.sum()
+    """, []),
+    case("collators_make_host_data", """
+        import torch
+        class DataCollatorForMasking:
+            def mask(self, inputs: torch.Tensor):
+                probability = torch.full(inputs.shape, 0.15)
+                return inputs.masked_fill(probability > 0.5, 0)
+    """, []),
+    case("callers_pass_host_tensors_and_numbers", """
+        import torch
+        from torch import nn
+        class Rope(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.freqs = [self.params(torch.arange(8).flip(0) * -1 - 1, dim)]
+            def params(self, index: torch.Tensor, dim: int):
+                return torch.outer(index, torch.arange(0, dim, 2) / dim)
+    """, []),
 ]
 
 
@@ -490,3 +725,101 @@ def test_the_message_names_what_the_tensor_meets() -> None:
     [report] = [d for d in lint_source(code, "m.py") if d.code == "DEV005"]
     assert report.message == ("`torch.zeros(...)` is created on the CPU and meets `features` in torch.cat;"
                               " pass `device=features.device`")
+
+
+PREVIEW = [
+    case("host_buffer_written_from_the_input_and_returned", """
+        import torch
+        def pad(xs: torch.Tensor, n: int):
+            buf = torch.zeros(n, xs.size(1))
+            buf[:xs.size(0)] = xs
+            return buf
+    """, [(3, 11)]),
+    case("host_list_given_the_inputs_tensor_and_returned", """
+        import torch
+        def states(x: torch.Tensor, n: int):
+            outs = [torch.zeros(3) for _ in range(n)]
+            outs[0] = x
+            return outs
+    """, [(3, 13)]),
+    case("returned_tuple_of_a_host_tensor_and_the_input", """
+        import torch
+        def grid(x: torch.Tensor, n: int):
+            return x, torch.arange(n)
+    """, []),
+]
+
+
+@pytest.mark.parametrize("code, expected", PREVIEW)
+def test_dev005_preview_shapes(code: str, expected: list[tuple[int, int, str]], monkeypatch) -> None:
+    """The shapes of `analysis.flow.PREVIEW_SHAPES`: reported only in the preview tier."""
+    from devlint.rules.dev005_host_tensor_meets_input.visitor import HostTensorMeetsInput
+
+    assert reports("DEV005", code) == []
+    monkeypatch.setattr(HostTensorMeetsInput, "_preview_shapes", lambda self: True)
+    assert reports("DEV005", code) == expected
+
+
+def test_the_message_names_the_index_argument() -> None:
+    from devlint import lint_source
+
+    code = "import torch\ndef f(x: torch.Tensor, n: int):\n    return x.gather(0, torch.arange(n))\n"
+    [report] = [d for d in lint_source(code, "m.py") if d.code == "DEV005"]
+    assert report.message == ("`torch.arange(...)` is created on the CPU and meets `x` in `.gather` (as its index or"
+                              " mask); pass `device=x.device`")
+
+
+FIXED = [
+    pytest.param("""
+        import torch
+        def clear(x: torch.Tensor, n: int):
+            return x.index_fill_(0, torch.arange(n), 0)
+    """, """
+        import torch
+        def clear(x: torch.Tensor, n: int):
+            return x.index_fill_(0, torch.arange(n, device=x.device), 0)
+    """, id="cpu_index_follows_the_indexed_input"),
+    pytest.param("""
+        import torch
+        def relabel(labels: torch.Tensor):
+            table = torch.tensor([0, 2, 1])
+            return table[labels.long()]
+    """, """
+        import torch
+        def relabel(labels: torch.Tensor):
+            table = torch.tensor([0, 2, 1], device=labels.device)
+            return table[labels.long()]
+    """, id="host_table_follows_the_index"),
+    pytest.param("""
+        import torch
+        import torch.nn.functional as F
+        def loss(logits: torch.Tensor, labels: list):
+            return F.cross_entropy(logits, torch.tensor(labels))
+    """, """
+        import torch
+        import torch.nn.functional as F
+        def loss(logits: torch.Tensor, labels: list):
+            return F.cross_entropy(logits, torch.tensor(labels, device=logits.device))
+    """, id="host_targets_follow_the_logits"),
+    pytest.param("""
+        import torch
+        def mask_ids(batch, n: int):
+            keep = torch.ones(n, dtype=torch.bool)
+            return batch["ids"].masked_fill(keep, 0), batch["ids"].size(0)
+    """, """
+        import torch
+        def mask_ids(batch, n: int):
+            keep = torch.ones(n, dtype=torch.bool)
+            return batch["ids"].masked_fill(keep, 0), batch["ids"].size(0)
+    """, id="no_fix_for_a_tensor_inside_a_parameter"),
+]
+
+
+@pytest.mark.parametrize("code, fixed", FIXED)
+def test_dev005_fix(code: str, fixed: str) -> None:
+    import textwrap
+
+    from devlint import fix_source
+
+    result = fix_source(textwrap.dedent(code).removeprefix("\n"), "m.py", unsafe=True)
+    assert result.source == textwrap.dedent(fixed).removeprefix("\n")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from devlint.analysis.prefilter import words
 from devlint.analysis.screen import host_meetings_possible
+from devlint.analysis.torch_operations import TORCH_VERSION
 from devlint.analysis.vocabulary import FACTORIES, LEGACY_CONSTRUCTORS
 from devlint.rules.rule import FixSafety, Rule
 
@@ -11,21 +12,38 @@ RULE = Rule(
     code="DEV005",
     name="host-tensor-meets-input",
     summary="A tensor created without `device=` lands on the CPU and meets the caller's tensor",
-    why="""
-        A factory without `device=` (`torch.zeros`, `arange`, `tensor`, `rand`, `torch.LongTensor(data)`, ...)
-        always creates its tensor on the CPU; `dtype=` alone does not place it. In a function whose inputs are
-        tensors (parameters used as tensors, elements of the caller's sequences that a loop uses as tensors, or
-        a module's parameters and buffers read through `self`), the first operation that mixes that CPU tensor
-        with an input's tensor fails on a GPU with "Expected all tensors to be on the same device": arithmetic
-        and matmul, `cat`, `stack`, `where`, `index_select`, `gather`, `masked_fill` and the like, a list later
-        stacked with the input's tensors, a `return` whose other paths return the input's tensors, or a call of
-        a submodule. The rule reports only such a meeting in the same function, and names what the tensor meets.
-        Not reported: 0-dim tensors in arithmetic (`torch.tensor(0.5)`, PyTorch lets them mix), truth tests and
-        host values (`if torch.rand(1) < p:`, `.item()`, `int()`, sizes, slice bounds), CPU tensors used as an
-        index (PyTorch accepts CPU indices), tensors handed to a plain function (it may place them), values
-        moved later (`.to()`, `.cuda()`, `.type_as()`) or sent to the host on purpose (`.cpu()`, `.numpy()`),
-        `*_like` and `x.new_*` (they follow `x`), factories with `generator=`, and code under `with
-        torch.device(...)` or after `torch.set_default_device`.
+    why=f"""
+        A factory without `device=` (`torch.zeros`, `arange`, `tensor`, `rand`, `torch.ones(*t.size())`,
+        `torch.Tensor(array)`, ...) always creates its tensor on the CPU; `dtype=` alone does not place it. In a
+        function whose inputs are tensors (parameters used as tensors, tensors inside a parameter used as such
+        (`batch["mask"].bool()`, `data.x.size(0)`), elements of the caller's sequences that a loop uses as
+        tensors, a closure's tensor parameters, or a module's parameters, buffers and layers' outputs read
+        through `self`, a module known by its base or by its `forward` calling `self.<layer>(...)`), the first
+        operation that mixes that CPU tensor with an input's tensor fails on a GPU with "Expected all tensors to
+        be on the same device": arithmetic and matmul, `cat`, `stack`, a list later joined with the input's
+        tensors, a `return` whose other paths return the input's tensors, a call of a submodule, and every
+        torch operation and `torch.nn.functional` function that takes several tensors (`F.cross_entropy(logits,
+        torch.tensor(labels))`), read from the operator schemas and signatures of torch {TORCH_VERSION}
+        (devlint/analysis/torch_operations.py, written by benchmarks/generate_torch_operations.py). A CPU
+        tensor given as an index or mask of such an operation (`index_select`, `gather`, `scatter_`,
+        `index_add_`, `take_along_dim`, `masked_fill`, `masked_select`, ...) raises too, 0-dim or not; so
+        does a host tensor indexed by an input's index (`table[idx]`) and host values with dimensions
+        written into an input through a tensor index or mask (`x[mask] = torch.zeros(n)`). The rule reports
+        only such a meeting in the same function, and names the operation where it happens.
+        Not reported: 0-dim tensors in element-wise arithmetic and comparisons (`torch.tensor(0.5)`),
+        truth tests and host values (`if torch.rand(1) < p:`, `.item()`, `int()`, sizes, slice bounds), a
+        Python subscript with a CPU index (`x[idx]`, `x[idx] = v`: PyTorch accepts CPU indices there),
+        tensors handed to a plain function (it may place them), values moved later (`.to()`, `.cuda()`,
+        `.type_as()`, a call given `device=` such as `torch.sparse_coo_tensor(i, v, device=d)`) or sent to
+        the host on purpose (`.cpu()`, `.numpy()`, `torch.load(..., map_location="cpu")`), `*_like` and
+        `x.new_*` (they follow `x`), factories with `generator=`, the branch of a CUDA availability test
+        that runs only without CUDA (the guards DEV003 reads), a branch that never runs (`if
+        x.size() == 1:`), classes that build host data for a DataLoader (datasets, collators, feature
+        extractors, tokenizers), parameters every caller in the file gives a host tensor, and code under
+        `with torch.device(...)` or in a file that calls `torch.set_default_device` (other files of the
+        project, a `conftest.py` among them, are not read). In the preview tier only: a host buffer
+        written from an input's tensor (`buf[a:b] = x`) and returned as it is, and a list of host tensors
+        given an input's tensor and returned (their share of false reports on unseen code is too high).
     """,
     example="""
         def autocorrelation(x, n):

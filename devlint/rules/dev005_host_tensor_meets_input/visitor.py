@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import libcst as cst
@@ -10,7 +11,7 @@ from devlint.analysis.classes import ClassTable
 from devlint.analysis.edits import append_keyword, code_of
 from devlint.analysis.factories import LEGACY_CONSTRUCTORS, cpu_factory_name, legacy_constructor_name
 from devlint.analysis.flow import CallSites, FlowReader, FunctionFlow, Meeting, ModuleFacts
-from devlint.analysis.names import named_parameters
+from devlint.analysis.names import dotted_name, named_parameters
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 from devlint.rules.dev005_host_tensor_meets_input import RULE
@@ -49,11 +50,14 @@ class HostTensorMeetsInput(RuleVisitor):
         for function, cls in self.functions.items():
             if may_meet is not None and not may_meet[self.ctx.function_order[function]]:
                 continue  # the screen saw no factory there that can meet an input
+            if cls is not None and _makes_host_data(cls):
+                continue  # its tensors are the host data a DataLoader hands over: on the CPU by construction
             if function.name.value == "__init__":
                 cls = None  # the module is being built: its parameters are still on the CPU
             if cls not in facts:
                 facts[cls] = ModuleFacts(cls, classes, self.torch)  # type: ignore[arg-type]
-            flow = FlowReader(function, self.torch, facts[cls]).read()
+            flow = FlowReader(function, self.torch, facts[cls], flags=self.ctx.availability_flags,
+                              preview=self._preview_shapes()).read()
             found = []
             for call, name, meeting in flow.reportable():
                 if call in self.placed or self._callers_keep_it_on_the_host(function, meeting, flow):
@@ -66,6 +70,11 @@ class HostTensorMeetsInput(RuleVisitor):
             _drop_fixes_that_split_host_tensors(found, flow)
             for call, message, fix in found:
                 self.report(call, message, fix)
+
+    def _preview_shapes(self) -> bool:
+        """Report the shapes of `analysis.flow.PREVIEW_SHAPES` too: only in the preview tier (`--preview`),
+        their share of false reports on unseen code being above what a default rule may have."""
+        return bool(getattr(self.ctx, "preview", False))
 
     def _screened_functions(self) -> Optional[list[bool]]:
         """The screen's answer for each function, in the order of the source (devlint/analysis/screen.py); None
@@ -85,6 +94,17 @@ class HostTensorMeetsInput(RuleVisitor):
         if sites is None:
             sites = self.ctx.cache["call_sites"] = CallSites(self.ctx.module)
         return sites.only_host_or_default(function, meeting.root, self.torch)  # type: ignore[union-attr]
+
+
+# Classes that build the host data a DataLoader hands over, by their name or a base's name
+_HOST_DATA_CLASS = re.compile(r"Dataset$|Collator|FeatureExtractor|Tokenizer")
+
+
+def _makes_host_data(cls: cst.ClassDef) -> bool:
+    """`class Pairs(Dataset)`, `class PairsDataset(...)`, `class DataCollatorForLM(...)`, a feature extractor
+    or a tokenizer: they build tensors from lists, arrays and files, on the CPU, for a DataLoader."""
+    names = [cls.name.value, *((dotted_name(arg.value) or "").rsplit(".", 1)[-1] for arg in cls.bases)]
+    return any(_HOST_DATA_CLASS.search(name) for name in names)
 
 
 def _drop_fixes_that_split_host_tensors(found: list, flow: FunctionFlow) -> None:
