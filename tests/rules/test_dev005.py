@@ -751,13 +751,12 @@ PREVIEW = [
 
 
 @pytest.mark.parametrize("code, expected", PREVIEW)
-def test_dev005_preview_shapes(code: str, expected: list[tuple[int, int, str]], monkeypatch) -> None:
+def test_dev005_preview_shapes(code: str, expected: list[tuple[int, int, str]]) -> None:
     """The shapes of `analysis.flow.PREVIEW_SHAPES`: reported only in the preview tier."""
-    from devlint.rules.dev005_host_tensor_meets_input.visitor import HostTensorMeetsInput
+    from conftest import lint
 
     assert reports("DEV005", code) == []
-    monkeypatch.setattr(HostTensorMeetsInput, "_preview_shapes", lambda self: True)
-    assert reports("DEV005", code) == expected
+    assert [r for r in lint(code, preview=True) if r[2] == "DEV005"] == expected
 
 
 def test_the_message_names_the_index_argument() -> None:
@@ -823,3 +822,14 @@ def test_dev005_fix(code: str, fixed: str) -> None:
 
     result = fix_source(textwrap.dedent(code).removeprefix("\n"), "m.py", unsafe=True)
     assert result.source == textwrap.dedent(fixed).removeprefix("\n")
+
+
+def test_a_conftest_that_sets_the_default_device_covers_the_functions_below_it(tmp_path) -> None:
+    from conftest import lint
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "conftest.py").write_text("import torch\ntorch.set_default_device('cuda')\n")
+    code = "import torch\ndef f(x: torch.Tensor):\n    return torch.cat([x, torch.zeros(3)])\n"
+    assert [r for r in lint(code, str(tmp_path / "tests" / "test_a.py")) if r[2] == "DEV005"] == []
+    assert [r[2] for r in lint(code, str(tmp_path / "model.py"))].count("DEV005") == 1

@@ -42,6 +42,8 @@ class HostTensorMeetsInput(RuleVisitor):
     def finish(self) -> None:
         if self.ctx.sets_default_device or not self.functions:
             return
+        if self.ctx.project.default_device_for(self.ctx.path):
+            return  # the project sets a default device (a conftest.py, its entry point): factories follow it
         classes = self.ctx.cache.get("class_table")
         if classes is None:
             classes = self.ctx.cache["class_table"] = ClassTable(self.ctx.module, self.torch)
@@ -57,7 +59,7 @@ class HostTensorMeetsInput(RuleVisitor):
             if cls not in facts:
                 facts[cls] = ModuleFacts(cls, classes, self.torch)  # type: ignore[arg-type]
             flow = FlowReader(function, self.torch, facts[cls], flags=self.ctx.availability_flags,
-                              preview=self._preview_shapes()).read()
+                              preview=self.preview).read()
             found = []
             for call, name, meeting in flow.reportable():
                 if call in self.placed or self._callers_keep_it_on_the_host(function, meeting, flow):
@@ -70,11 +72,6 @@ class HostTensorMeetsInput(RuleVisitor):
             _drop_fixes_that_split_host_tensors(found, flow)
             for call, message, fix in found:
                 self.report(call, message, fix)
-
-    def _preview_shapes(self) -> bool:
-        """Report the shapes of `analysis.flow.PREVIEW_SHAPES` too: only in the preview tier (`--preview`),
-        their share of false reports on unseen code being above what a default rule may have."""
-        return bool(getattr(self.ctx, "preview", False))
 
     def _screened_functions(self) -> Optional[list[bool]]:
         """The screen's answer for each function, in the order of the source (devlint/analysis/screen.py); None
