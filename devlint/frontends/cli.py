@@ -131,7 +131,10 @@ def _jobs(value: str) -> int:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    from devlint.frontends.streams import tolerate_unencodable_text
     from devlint.runner.errors import UsageError
+
+    tolerate_unencodable_text()
 
     try:
         if args and args[0] in SUBCOMMANDS and not os.path.exists(args[0]):
@@ -321,7 +324,9 @@ def _check(args: argparse.Namespace) -> int:
     render = FORMATS[format_name]
     streaming = (format_name in STREAMED_FORMATS
                  and not (args.diff or args.write_baseline or baseline or args.fix_only or args.add_noqa))
-    out = sys.stdout
+    from devlint.frontends.streams import Utf8Output, output_for
+
+    out = output_for(format_name, sys.stdout)
     colour = False
     if format_name == "full":  # its module only when it is the format
         from devlint.frontends.report.full import colour_wanted
@@ -370,7 +375,7 @@ def _check(args: argparse.Namespace) -> int:
         counts = tally(diagnostics)
         files_with_reports = len({d.path for d in diagnostics})
     if args.diff:
-        out.write("".join(diffs))
+        Utf8Output(sys.stdout).write("".join(diffs))
     elif args.fix_only:  # what is left is not reported, and does not fail the run (ruff's --fix-only)
         counts = Counter()
     elif not streaming:
@@ -423,6 +428,7 @@ def _check_stdin(args: argparse.Namespace) -> int:
     from devlint.sources.files import SourceError, decode_source
     from devlint.frontends.report import FORMATS, Context
     from devlint.frontends.report.paths import repository_root
+    from devlint.frontends.streams import Utf8Output, output_for
     from devlint.runner.runner import Mode, split_lines, unified_diff
 
     format_name = output_format(args.output_format)
@@ -454,10 +460,10 @@ def _check_stdin(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         sys.stderr.write(FORMATS["concise"](diagnostics, Context(unsafe_fixes=settings.unsafe_fixes)))
     elif mode.diff:
-        sys.stdout.write(unified_diff(path, split_lines(text), split_lines(new_text)))
+        Utf8Output(sys.stdout).write(unified_diff(path, split_lines(text), split_lines(new_text)))
     else:
         context = Context(unsafe_fixes=settings.unsafe_fixes, root=repository_root(settings.root))
-        sys.stdout.write(FORMATS[format_name](diagnostics, context))
+        output_for(format_name, sys.stdout).write(FORMATS[format_name](diagnostics, context))
     if not args.quiet:
         print(_summary(tally(diagnostics), fixed, 1, mode, files_with_reports=int(bool(diagnostics))), file=sys.stderr)
     if args.exit_zero:
