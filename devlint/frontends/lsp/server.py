@@ -33,7 +33,7 @@ from devlint.contract.diagnostics import Applicability, Diagnostic
 from devlint.contract.project import __version__
 from devlint.engine.noqa import Suppressions, noqa_edit
 from devlint.engine.settings import SYNTAX_ERROR_CODE, Settings
-from devlint.frontends.lsp.project import CONFIG_FILES, ProjectSettings
+from devlint.runner.project_settings import CONFIG_FILES, ProjectSettings
 from devlint.frontends.lsp.text import UTF8, UTF16, Lines, changed_lines
 from devlint.frontends.report.meta import rule_url
 from devlint.runner.discovery import is_excluded
