@@ -12,8 +12,9 @@ import pytest
 from conftest import ROOT, run_devlint
 
 BUG = 'import torch\n\nstate = torch.load("a.pt")\n'
-PYPROJECT = '[project]\nname = "demo"\nversion = "0"\n\n[tool.devlint]\nselect = ["DEV"]\n{line}\n'  # the line is line 7
-SETUP_CFG = "[metadata]\nname = demo\n\n[devlint]\nselect = DEV\n{line}\n"  # the line is line 6
+# The line under test is line 7 of pyproject.toml, line 6 of setup.cfg.
+PYPROJECT = '[project]\nname = "demo"\nversion = "0"\n\n[tool.devlint]\nselect = ["DEV"]\n{line}\n'
+SETUP_CFG = "[metadata]\nname = demo\n\n[devlint]\nselect = DEV\n{line}\n"
 
 CASES = [
     ("pyproject.toml", "line_length = 100", 7, "unknown key 'line_length' in devlint configuration"

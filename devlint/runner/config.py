@@ -137,7 +137,8 @@ def settings_from(raw: dict[str, Any], source: str, root: str, known_codes: tupl
         if key in options:
             value = options[key]
             if not isinstance(value, bool):
-                raise ConfigError(f"{where(key)}: '{key}' must be true or false, not {value!r}{_unquote(value, source)}")
+                raise ConfigError(f"{where(key)}: '{key}' must be true or false,"
+                                  f" not {value!r}{_unquote(value, source)}")
             kwargs[key.replace("-", "_")] = value
     if "line-length" in options:
         value = options["line-length"]
@@ -146,7 +147,8 @@ def settings_from(raw: dict[str, Any], source: str, root: str, known_codes: tupl
                               f" {MAX_LINE_LENGTH}, not {value!r}{_unquote(value, source)}")
         kwargs["line_length"] = parse_line_length(value, f"{where('line-length')}: 'line-length'")
     if "target-torch" in options:
-        kwargs["target_torch"] = parse_target_torch_option(options["target-torch"], f"{where('target-torch')}: 'target-torch'")
+        kwargs["target_torch"] = parse_target_torch_option(options["target-torch"],
+                                                           f"{where('target-torch')}: 'target-torch'")
     return Settings(**kwargs)
 
 
