@@ -20,7 +20,7 @@ from collections import Counter
 
 TABLE = """\
 [tool.devlint]
-per-file-ignores = { "*/tests/*" = ["DEV003"], "*/examples/*" = ["DEV004", "DEV002"] }
+per-file-ignores = { "*/pipelines/*" = ["DEV002"], "*/apps/*" = ["DEV003", "DEV004"], "*/test_utils/*" = ["DEV0"] }
 target-torch = "2.6"
 line-length = 100
 """
