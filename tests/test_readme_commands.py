@@ -38,6 +38,7 @@ BUG = ('import torch\n\nx = torch.zeros(3)\nx.to("cuda")\nstate = torch.load("a.
 SKIPPED = {
     "devlint lsp": "a language server waiting on stdin: tests/test_lsp.py drives it",
     "devlint confirm": "needs torch (the `runtime` extra) and minutes: tests/test_runtime_*.py",
+    "devlint --watch": "runs until Ctrl-C: tests/test_cli_habits.py drives it",
 }
 # The project's files hold bugs: a check exits 1, a fix 0 or 1 (what is left), and these 0.
 EXIT_ZERO = ("--fix-only", "--add-noqa", "--write-baseline", "--baseline", "--exit-zero", "--show-files",
