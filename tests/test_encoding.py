@@ -51,7 +51,7 @@ def test_machine_formats_are_utf8_bytes_in_any_locale(project, locale, format_na
 @pytest.mark.parametrize("format_name", ("concise", "full"))
 def test_text_output_degrades_with_replacement_never_a_traceback(project, locale, format_name):
     result = run(project, locale, "-m", "devlint", "--isolated", "--no-cache", "--output-format", format_name,
-                 "--statistics", "train.py")
+                 "train.py")
     assert result.returncode == 1, result.stderr
     assert b"Traceback" not in result.stderr and b"internal error" not in result.stderr
     assert b"train.py:4:1: DEV001" in result.stdout

@@ -131,11 +131,10 @@ def environment(tmp_path_factory) -> dict:
                GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_AUTHOR_NAME="t",
                GIT_AUTHOR_EMAIL="t@example.com", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com",
                PRE_COMMIT_HOME=str(root / "pre-commit"), HOME=str(root))
-    for command in shell_commands():
-        if command.startswith("pip install"):
-            done = subprocess.run(["bash", "-c", as_run_here(command)], cwd=ROOT, env=env, capture_output=True,
-                                  text=True, timeout=600)
-            assert done.returncode == 0, f"{command}\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
+    for command in installs():
+        done = subprocess.run(["bash", "-c", as_run_here(command)], cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=600)
+        assert done.returncode == 0, f"{command}\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
     return env
 
 
@@ -151,13 +150,21 @@ def project(base: Path, env: dict) -> Path:
     return path
 
 
+def installs() -> list[str]:
+    """The README's `pip install` commands, each once (the CI examples repeat the Install section's,
+    `python -m pip` for `pip`), the checkout's own (`pip install .`) last: what the tests run."""
+    unique = dict.fromkeys(command.replace("python -m pip ", "pip ") for command in shell_commands()
+                           if "pip install" in command)
+    return sorted(unique, key=lambda command: command == "pip install .")
+
+
 def _run_cases() -> list[pytest.param]:
     """(command, what to run first): the commands are independent examples, but for a baseline the
     block writes (`--write-baseline`) before it reads."""
     return [pytest.param(command, [earlier for earlier in block[:position] if "--write-baseline" in earlier],
                          id=command)
             for block in command_blocks() for position, command in enumerate(block)
-            if not command.startswith("pip install")]
+            if "pip install" not in command]
 
 
 @pytest.mark.parametrize("command, before", _run_cases())
