@@ -276,3 +276,15 @@ def test_ten_reports_or_fewer_need_no_notice(repository, tmp_path):
     job = run_action(repository, tmp_path, PUSH)
     assert "::notice" not in job.logs["Run devlint"].stdout
     assert not (tmp_path / "step-summary.md").exists()
+
+
+def test_a_workflow_runs_the_action_on_linux_macos_and_windows():
+    """GitHub runs it (the runners cannot be played here): UTF-8 SARIF for a non-Latin line in a
+    folder with a space, and a failed step, on each operating system."""
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "action.yml").read_text(encoding="utf-8"))
+    job = workflow["jobs"]["action"]
+    assert job["strategy"]["matrix"]["os"] == ["ubuntu-latest", "macos-latest", "windows-latest"]
+    [action] = [step for step in job["steps"] if step.get("uses") == "./"]
+    assert action["with"]["paths"].strip() == "demo/my project" and action["with"]["upload-sarif"] == "true"
+    script = job["steps"][-1]["run"]
+    assert 'decode("utf-8")' in script and "demo/my%20project/train.py" in script
