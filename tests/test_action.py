@@ -97,6 +97,7 @@ def run_action(workspace, tmp_path, github: dict, **inputs: str) -> Job:
         output = tmp_path / f"output-{index}"
         output.write_text("")
         env = {**os.environ, "PYTHONPATH": str(ROOT), "GITHUB_OUTPUT": str(output),
+               "GITHUB_STEP_SUMMARY": str(tmp_path / "step-summary.md"),
                "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
         env.update({key: str(evaluate(value, context) or "") for key, value in step.get("env", {}).items()})
         script = tmp_path / f"step-{index}.sh"
@@ -127,8 +128,8 @@ def repository(tmp_path):
 
 def test_push_annotates_first_then_writes_sarif_and_fails_the_job_on_reports(repository, tmp_path):
     job = run_action(repository, tmp_path, PUSH, paths="src", **{"upload-sarif": "true"})
-    assert job.ran == ["Install devlint", "Run devlint", "Write SARIF", "Upload SARIF to code scanning",
-                       "Fail on reports"]
+    assert job.ran == ["Set up Python", "Install devlint", "Run devlint", "Write SARIF",
+                       "Upload SARIF to code scanning", "Fail on reports"]
     assert (job.succeeded, job.failed_step) == (False, "Fail on reports")
     annotations = job.logs["Run devlint"].stdout.splitlines()
     assert annotations == [annotation for annotation in annotations if annotation.startswith("::error ")]
@@ -203,7 +204,7 @@ def test_bad_args_fail_the_job_with_devlints_usage_error(repository, tmp_path):
 
 def test_action_is_composite_with_the_documented_inputs():
     assert ACTION["runs"]["using"] == "composite"
-    assert set(ACTION["inputs"]) == {"paths", "args", "upload-sarif", "sarif-file", "version"}
+    assert set(ACTION["inputs"]) == {"paths", "args", "upload-sarif", "sarif-file", "python-version", "version"}
     assert all(step.get("shell") == "bash" for step in ACTION["runs"]["steps"] if "run" in step)
 
 
@@ -223,3 +224,67 @@ def test_sarif_steps_continue_on_error_and_upload_the_written_file():
     assert upload["uses"].startswith("github/codeql-action/upload-sarif@")
     assert upload["with"]["sarif_file"] == "${{ inputs.sarif-file }}" == write["env"]["DEVLINT_SARIF"]
     assert upload["if"] == write["if"]
+
+
+# --- Python, paths with spaces, GitHub's annotation limits ---------------------------------------
+
+def test_the_action_sets_up_python_unless_told_not_to(repository, tmp_path):
+    setup = STEPS["Set up Python"]
+    assert setup["uses"].startswith("actions/setup-python@")
+    assert setup["with"]["python-version"] == "${{ inputs.python-version }}"
+    assert ACTION["runs"]["steps"][0] is setup  # before anything runs `python`
+    assert "Set up Python" in run_action(repository, tmp_path, PUSH).ran
+    assert "Set up Python" in run_action(repository, tmp_path, PUSH, **{"python-version": ""}).skipped
+
+
+def test_paths_one_per_line_keep_their_spaces(repository, tmp_path):
+    spaced = repository / "my project" / "train set.py"
+    spaced.parent.mkdir()
+    spaced.write_text(BAD)
+    job = run_action(repository, tmp_path, PUSH, paths="my project/train set.py\nsrc\n", **{"upload-sarif": "true"})
+    log = job.logs["Run devlint"].stdout
+    assert "file=my project/train set.py,line=3" in log and "file=src/train.py,line=3" in log
+    sarif = json.loads((repository / "devlint.sarif").read_text(encoding="utf-8"))
+    uris = {result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for result in sarif["runs"][0]["results"]}
+    assert uris == {"my%20project/train%20set.py", "src/train.py"}
+    assert job.failed_step == "Fail on reports"
+
+
+def test_paths_on_one_line_are_split_on_whitespace_with_globs(repository, tmp_path):
+    (repository / "lib").mkdir()
+    (repository / "lib" / "model.py").write_text(BAD)
+    log = run_action(repository, tmp_path, PUSH, paths="src l*").logs["Run devlint"].stdout
+    assert "file=src/train.py" in log and "file=lib/model.py" in log
+
+
+def test_past_githubs_annotation_limit_a_notice_and_the_job_summary_carry_every_report(repository, tmp_path):
+    """GitHub shows 10 error annotations per step and 50 per job; the rest are only in the log.
+    Past 10, a notice says so and the job summary lists every report."""
+    more = "".join(f'state{n} = torch.load("{n}.pt")\n' for n in range(11))
+    (repository / "src" / "train.py").write_text(BAD + more)
+    job = run_action(repository, tmp_path, PUSH)
+    log = job.logs["Run devlint"].stdout
+    assert log.count("::error ") == 12
+    assert "::notice title=devlint::12 reports; GitHub shows the first 10 as annotations" in log
+    summary = (tmp_path / "step-summary.md").read_text()
+    assert summary.startswith("### devlint: 12 reports\n```\n")
+    assert summary.count("DEV004") == 12 and "src/train.py:14:11: DEV004" in summary
+
+
+def test_ten_reports_or_fewer_need_no_notice(repository, tmp_path):
+    job = run_action(repository, tmp_path, PUSH)
+    assert "::notice" not in job.logs["Run devlint"].stdout
+    assert not (tmp_path / "step-summary.md").exists()
+
+
+def test_a_workflow_runs_the_action_on_linux_macos_and_windows():
+    """GitHub runs it (the runners cannot be played here): UTF-8 SARIF for a non-Latin line in a
+    folder with a space, and a failed step, on each operating system."""
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "action.yml").read_text(encoding="utf-8"))
+    job = workflow["jobs"]["action"]
+    assert job["strategy"]["matrix"]["os"] == ["ubuntu-latest", "macos-latest", "windows-latest"]
+    [action] = [step for step in job["steps"] if step.get("uses") == "./"]
+    assert action["with"]["paths"].strip() == "demo/my project" and action["with"]["upload-sarif"] == "true"
+    script = job["steps"][-1]["run"]
+    assert 'decode("utf-8")' in script and "demo/my%20project/train.py" in script

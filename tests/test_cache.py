@@ -135,3 +135,22 @@ def test_clean_removes_the_cache_and_only_a_devlint_cache(tmp_path):
     assert refused.returncode == 2 and "not a devlint cache" in refused.stderr
     assert (tmp_path / "precious").is_dir()
     assert clean(str(tmp_path / "missing")) is False
+
+
+def test_a_notebook_is_served_from_the_cache_with_its_cells(tmp_path, monkeypatch):
+    """A warm run reads a notebook's reports from the cache instead of checking it again (a notebook
+    used to be checked on every run: three times the warm run's time with one notebook)."""
+    from conftest import FIXTURES
+    from devlint.sources import document
+
+    path = tmp_path / "training.ipynb"
+    path.write_bytes((FIXTURES / "notebooks" / "training.ipynb").read_bytes())
+    cache = Cache(str(tmp_path / "cache"))
+    cold = process(str(path), Settings(), Mode(), cache).diagnostics
+    assert cold and all(d.cell is not None and d.notebook_line is not None for d in cold)
+
+    def checked_again(*args, **kwargs):
+        raise AssertionError("the notebook was checked again")
+
+    monkeypatch.setattr(document, "check", checked_again)
+    assert process(str(path), Settings(), Mode(), cache).diagnostics == cold

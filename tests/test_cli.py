@@ -99,14 +99,22 @@ def test_statistics_count_per_code_with_fix_marker(project, capsys):
     assert lines[-2:] == ["     2  DEV001  [*] discarded-tensor-move", "     1  DEV004      load-without-map-location"]
 
 
-def test_statistics_go_to_stderr_with_a_machine_format(project, capsys):
+def test_statistics_print_only_the_counts(project, capsys):
+    (project / "bad.py").write_text(BUGGY)
+    assert main(["--statistics", "--quiet", "bad.py"]) == 1
+    assert capsys.readouterr().out == ("     1  DEV001  [*] discarded-tensor-move\n"
+                                       "     1  DEV003      hardcoded-cuda\n"
+                                       "     1  DEV004      load-without-map-location\n")
+
+
+def test_statistics_with_json_are_ruffs_statistics_objects(project, capsys):
     import json
 
     (project / "bad.py").write_text(BUGGY)
     main(["--statistics", "--output-format", "json", "bad.py"])
     out, err = capsys.readouterr()
-    assert len(json.loads(out)) == 3
-    assert "DEV004" in err
+    assert json.loads(out)[0] == {"code": "DEV001", "name": "discarded-tensor-move", "count": 1, "fixable": True}
+    assert "Found 3 reports" in err
 
 
 @pytest.mark.parametrize("args, expected", [

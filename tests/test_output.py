@@ -124,7 +124,15 @@ def test_force_color_colours_full_output_and_no_color_wins(project):
     assert ANSI.sub("", forced) == devlint_in(project, "--output-format", "full", "train.py").stdout
     both = devlint_in(project, "--output-format", "full", "train.py", FORCE_COLOR="1", NO_COLOR="1").stdout
     assert not ANSI.search(both)
-    assert not ANSI.search(devlint_in(project, "--output-format", "concise", "train.py", FORCE_COLOR="1").stdout)
+
+
+def test_force_color_colours_concise_output_in_a_pipe(project):
+    plain = devlint_in(project, "--output-format", "concise", "train.py").stdout
+    forced = devlint_in(project, "train.py", FORCE_COLOR="1").stdout  # piped: concise
+    assert not ANSI.search(plain)
+    assert forced == f"\x1b[1mtrain.py:4:23\x1b[0m: \x1b[1;31mDEV004\x1b[0m \x1b[1;36m[*]\x1b[0m {DEV004_MESSAGE}\n"
+    assert ANSI.sub("", forced) == plain
+    assert not ANSI.search(devlint_in(project, "train.py", FORCE_COLOR="1", NO_COLOR="1").stdout)
 
 
 @pytest.mark.parametrize("args, env, imports_rich", [

@@ -20,6 +20,16 @@ from devlint.contract.diagnostics import Applicability
 
 EXIT_CLEAN, EXIT_REPORTS, EXIT_ERROR = 0, 1, 2
 SUBCOMMANDS = ("rule", "rules", "confirm", "clean", "lsp")
+# `devlint check PATH` is `devlint PATH` (the word ruff users type).
+CHECK = "check"
+SUBCOMMAND_HELP = """subcommands:
+  devlint check [PATH ...]   the same as `devlint [PATH ...]` (the options below apply)
+  devlint rule CODE          a rule's page: what, why, example, fix, fix safety
+  devlint rules              every rule, one per line
+  devlint clean              remove the result cache (--cache-dir DIR)
+  devlint confirm            run each rule's fixtures on this machine's devices (needs torch; --help)
+  devlint lsp                the language server, over stdio (the `lsp` extra)
+"""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,8 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = _Parser(
         prog="devlint",
-        description="Find and fix PyTorch device bugs. Subcommands: `devlint rule CODE`, `devlint rules`,"
-        " `devlint confirm`.",
+        description="Find and fix PyTorch device bugs.",
+        epilog=SUBCOMMAND_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories to check (default: .)")
     parser.add_argument("--version", action="version", version=f"devlint {__version__}")
@@ -85,7 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --output-format full, show each fix as a diff (default: no, as ruff)")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are reports")
     parser.add_argument("--quiet", "-q", action="store_true", help="print reports only, no summary")
-    parser.add_argument("--statistics", action="store_true", help="print counts per code")
+    parser.add_argument("--statistics", action="store_true",
+                        help="print the count of reports per code instead of the reports (JSON with --output-format"
+                        " json)")
+    parser.add_argument("--watch", action="store_true",
+                        help="check again whenever a file changes (polling modification times); Ctrl-C stops")
     parser.add_argument("--baseline", metavar="FILE", help="report only what is not recorded in this baseline")
     parser.add_argument("--write-baseline", metavar="FILE",
                         help="record the current reports in FILE (JSON) and exit 0")
@@ -134,12 +149,20 @@ def _jobs(value: str) -> int:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    from devlint.frontends.streams import tolerate_unencodable_text
     from devlint.runner.errors import UsageError
+
+    tolerate_unencodable_text()
 
     try:
         if args and args[0] in SUBCOMMANDS and not os.path.exists(args[0]):
             return _subcommand(args[0], args[1:])
-        return _check(build_parser().parse_args(args))
+        if args and args[0] == CHECK and not os.path.exists(CHECK):
+            args = args[1:]
+        options = build_parser().parse_args(args)
+        if options.watch:
+            return _watch(options)
+        return _check(options)
     except UsageError as error:
         print(f"devlint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
@@ -316,6 +339,8 @@ def _check(args: argparse.Namespace) -> int:
     if args.verbose:
         for entry in skipped:
             print(f"devlint: skipped {entry.path}: {entry.reason}", file=sys.stderr)
+    if paths and not files:  # as ruff: say so, rather than a bare "0 files checked"
+        print(f"devlint: warning: no Python files found under {', '.join(paths)}", file=sys.stderr)
     if args.show_files:
         sys.stdout.write("".join(f"{path}\n" for path in files))
         return EXIT_CLEAN
@@ -333,20 +358,23 @@ def _check(args: argparse.Namespace) -> int:
     # Line-oriented output is written file by file as outcomes arrive (in path order), so memory
     # does not grow with the number of reports; the others need every report before they print.
     render = FORMATS[format_name]
-    streaming = (format_name in STREAMED_FORMATS
-                 and not (args.diff or args.write_baseline or baseline or args.fix_only or args.add_noqa))
-    out = sys.stdout
-    colour = False
-    if format_name == "full":  # its module only when it is the format
-        from devlint.frontends.report.full import colour_wanted
+    streaming = (format_name in STREAMED_FORMATS and not (args.diff or args.write_baseline or baseline
+                                                          or args.fix_only or args.add_noqa or args.statistics))
+    from devlint.frontends.streams import Utf8Output, output_for
 
-        colour = colour_wanted(out)
+    out = output_for(format_name, sys.stdout)
+    colour = False
+    if format_name in ("full", "concise"):
+        from devlint.frontends.report.colour import colour_wanted
+
+        colour = colour_wanted(sys.stdout)
     context = Context(unsafe_fixes=settings.unsafe_fixes, show_fixes=show_fixes, colour=colour,
                       root=repository_root(settings.root))
     diagnostics = []
     counts: Counter = Counter()
     files_with_reports = 0
     errors: list[str] = []
+    unchecked: list[str] = []  # the files behind `errors`, named in the summary
     internal_errors = 0  # DEV998: devlint failed on a file (a rule's reports are lost): exit 2, as for errors
     fixed: dict[str, int] = {}
     diffs: list[str] = []
@@ -360,6 +388,7 @@ def _check(args: argparse.Namespace) -> int:
             diagnostics.extend(outcome.diagnostics)
         if outcome.error:
             errors.append(outcome.error)
+            unchecked.append(outcome.path)
         internal_errors += sum(d.code == INTERNAL_ERROR_CODE for d in outcome.diagnostics)
         for warning in outcome.warnings:
             print(f"devlint: warning: {warning}", file=sys.stderr)
@@ -386,13 +415,13 @@ def _check(args: argparse.Namespace) -> int:
         counts = tally(diagnostics)
         files_with_reports = len({d.path for d in diagnostics})
     if args.diff:
-        out.write("".join(diffs))
+        Utf8Output(sys.stdout).write("".join(diffs))
     elif args.fix_only:  # what is left is not reported, and does not fail the run (ruff's --fix-only)
         counts = Counter()
+    elif args.statistics:  # the counts instead of the reports, as ruff
+        _print_statistics(counts, settings.unsafe_fixes, out, as_json=format_name == "json")
     elif not streaming:
         out.write(render(diagnostics, context))
-    if args.statistics:  # after the reports people read; on stderr when stdout must stay machine-readable
-        _print_statistics(counts, settings.unsafe_fixes, out if format_name in ("concise", "full") else sys.stderr)
     for error in errors:
         print(f"devlint: error: {error}", file=sys.stderr)
     fixes = sum(fixed.values())
@@ -401,7 +430,8 @@ def _check(args: argparse.Namespace) -> int:
             verb = "Would fix" if args.diff else "Fixed"
             print(f"{verb} {fixes} report{'s' if fixes != 1 else ''}.", file=sys.stderr)
     elif not args.quiet:
-        print(_summary(counts, fixed, len(files), mode, len(errors), baselined, files_with_reports), file=sys.stderr)
+        print(_summary(counts, fixed, len(files), mode, len(errors), baselined, files_with_reports, unchecked),
+              file=sys.stderr)
     if errors or internal_errors:
         return EXIT_ERROR
     if args.exit_zero:
@@ -440,6 +470,7 @@ def _check_stdin(args: argparse.Namespace) -> int:
     from devlint.sources.files import SourceError, decode_source
     from devlint.frontends.report import FORMATS, Context
     from devlint.frontends.report.paths import repository_root
+    from devlint.frontends.streams import Utf8Output, output_for
     from devlint.runner.runner import Mode, split_lines, unified_diff
 
     format_name = output_format(args.output_format)
@@ -471,10 +502,10 @@ def _check_stdin(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         sys.stderr.write(FORMATS["concise"](diagnostics, Context(unsafe_fixes=settings.unsafe_fixes)))
     elif mode.diff:
-        sys.stdout.write(unified_diff(path, split_lines(text), split_lines(new_text)))
+        Utf8Output(sys.stdout).write(unified_diff(path, split_lines(text), split_lines(new_text)))
     else:
         context = Context(unsafe_fixes=settings.unsafe_fixes, root=repository_root(settings.root))
-        sys.stdout.write(FORMATS[format_name](diagnostics, context))
+        output_for(format_name, sys.stdout).write(FORMATS[format_name](diagnostics, context))
     if not args.quiet:
         print(_summary(tally(diagnostics), fixed, 1, mode, files_with_reports=int(bool(diagnostics))), file=sys.stderr)
     if any(d.code == INTERNAL_ERROR_CODE for d in diagnostics):
@@ -494,7 +525,12 @@ def tally(diagnostics) -> "Counter[tuple[str, Optional[Applicability]]]":  # typ
     return Counter((d.code, d.fix.applicability if d.fix is not None else None) for d in diagnostics)
 
 
-def _print_statistics(counts: Tally, unsafe_fixes: bool, out) -> None:  # type: ignore[no-untyped-def]
+def _print_statistics(counts: Tally, unsafe_fixes: bool, out,  # type: ignore[no-untyped-def]
+                      as_json: bool = False) -> None:
+    """One line per code: count, code, `[*]` when fixable, the rule's name; with `as_json`, ruff's
+    statistics objects (code, name, count, fixable)."""
+    import json
+
     from devlint.frontends.report.meta import rule_name
 
     per_code: dict[str, list[int]] = {}
@@ -503,19 +539,26 @@ def _print_statistics(counts: Tally, unsafe_fixes: bool, out) -> None:  # type: 
         entry[0] += count
         if applicability is Applicability.SAFE or (applicability is not None and unsafe_fixes):
             entry[1] += count
+    if as_json:
+        rows = [{"code": code, "name": rule_name(code), "count": total, "fixable": bool(fixable)}
+                for code, (total, fixable) in sorted(per_code.items())]
+        out.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+        return
     for code in sorted(per_code):
         total, fixable = per_code[code]
         mark = "[*]" if fixable else "   "
-        print(f"{total:>6}  {code}  {mark} {rule_name(code)}", file=out)
+        out.write(f"{total:>6}  {code}  {mark} {rule_name(code)}\n")
 
 
 def _summary(counts: Tally, fixed: dict[str, int], file_count: int, mode,  # type: ignore[no-untyped-def]
-             error_count: int = 0, baselined: int = 0, files_with_reports: int = 0) -> str:
+             error_count: int = 0, baselined: int = 0, files_with_reports: int = 0,
+             unchecked: Sequence[str] = ()) -> str:
     text = _counts(counts, fixed, file_count, mode, error_count, files_with_reports)
     if baselined:
         text = f"{text[:-1]}; {baselined} more in the baseline."
     if error_count:
-        text += f" {_plural(error_count, 'file')} could not be checked."
+        named = ", ".join(unchecked[:3]) + (f" and {len(unchecked) - 3} more" if len(unchecked) > 3 else "")
+        text += f" {_plural(error_count, 'file')} could not be checked" + (f": {named}." if named else ".")
     return text
 
 
@@ -539,3 +582,49 @@ def _counts(counts: Tally, fixed: dict[str, int], file_count: int, mode,  # type
 
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'s' if count != 1 else ''}"
+
+
+def _watch(args: argparse.Namespace) -> int:
+    """`--watch`: check, then check again each time a file to check (or the set of them) changes,
+    until Ctrl-C (exit 0). Modification times are polled: no dependency, any file system."""
+    import time
+
+    from devlint.runner.discovery import discover
+    from devlint.runner.errors import UsageError
+
+    if args.fix or args.fix_only or args.diff or args.add_noqa or args.write_baseline or args.show_files:
+        raise UsageError("--watch checks; it cannot be combined with --fix, --fix-only, --diff, --add-noqa,"
+                         " --write-baseline or --show-files")
+    if args.paths == ["-"] or args.stdin_filename is not None:
+        raise UsageError("--watch cannot read stdin")
+    paths = args.paths or ["."]
+    settings = load_settings(args, paths)
+
+    def state() -> dict[str, int]:
+        found: dict[str, int] = {}
+        for path in discover(paths, settings):
+            try:
+                found[path] = os.stat(path).st_mtime_ns
+            except OSError:
+                pass
+        return found
+
+    try:
+        seen = state()
+        _check(args)
+        sys.stdout.flush()
+        print("devlint: watching for changes (Ctrl-C stops)", file=sys.stderr, flush=True)
+        while True:
+            time.sleep(WATCH_INTERVAL_S)
+            now = state()
+            if now != seen:
+                seen = now
+                print("devlint: files changed; checking again", file=sys.stderr, flush=True)
+                _check(args)
+                sys.stdout.flush()
+                print("devlint: watching for changes (Ctrl-C stops)", file=sys.stderr, flush=True)
+    except KeyboardInterrupt:
+        return EXIT_CLEAN
+
+
+WATCH_INTERVAL_S = 0.5

@@ -61,49 +61,94 @@ def find_config(start: str) -> Optional[tuple[str, dict[str, Any]]]:
 
 
 def _from_ini(options: dict[str, str]) -> dict[str, Any]:
+    """setup.cfg's strings as the TOML types (`settings_from` checks them)."""
     result: dict[str, Any] = {}
     for key, value in options.items():
-        key = key.replace("_", "-")
         if key == "per-file-ignores":
             result[key] = value
-        elif key in (*_SWITCHES, "line-length", "target-torch"):
-            result[key] = value.strip().lower()
+        elif key in _SWITCHES:
+            word = value.strip().lower()
+            result[key] = _INI_BOOLEANS.get(word, value)
+        elif key == "line-length":
+            result[key] = int(value) if value.strip().isdigit() else value
+        elif key == "target-torch":
+            result[key] = value.strip()
         else:
-            result[key] = [item for item in value.replace("\n", ",").split(",") if item.strip()]
+            result[key] = [item.strip() for item in value.replace("\n", ",").split(",") if item.strip()]
     return result
 
 
+# What configparser's getboolean reads as a boolean.
+_INI_BOOLEANS = {"true": True, "yes": True, "on": True, "1": True,
+                 "false": False, "no": False, "off": False, "0": False}
+
+
+def key_line(source: str, key: str) -> Optional[int]:
+    """The line of `key` in the devlint table of the file `source` (None when it cannot be found:
+    a dotted or inline-table spelling). TOML and INI parsers give no positions, so the text is read:
+    the key's first assignment after the `[tool.devlint]` / `[devlint]` header, before the next header."""
+    try:
+        with open(source, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    header = ("[tool.devlint]",) if source.endswith(".toml") else ("[devlint]",)
+    inside = False
+    for number, line in enumerate(lines, 1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            inside = stripped.split("#", 1)[0].replace(" ", "").replace('"', "") in header
+            continue
+        if inside:
+            name = stripped.split("=", 1)[0].split(":", 1)[0].strip().strip("\"'")
+            if name == key and ("=" in stripped or ":" in stripped):
+                return number
+    return None
+
+
 def settings_from(raw: dict[str, Any], source: str, root: str, known_codes: tuple[str, ...]) -> Settings:
+    """The settings of a devlint table read from the file `source`. Keys are checked as ruff checks
+    its own: an unknown key (`line_length` for `line-length`) or a value of the wrong type
+    (`unsafe-fixes = "yes"`) is a ConfigError naming the file and the key's line."""
+
+    def where(key: str) -> str:
+        line = key_line(source, key)
+        return f"{source}:{line}" if line is not None else source
+
     for key in raw:
-        normal = key.replace("_", "-")
-        if normal not in KEYS:
-            hint = difflib.get_close_matches(normal, KEYS, n=1)
+        if key not in KEYS:
+            hint = difflib.get_close_matches(key.replace("_", "-"), KEYS, n=1)
             suggestion = f" (did you mean '{hint[0]}'?)" if hint else ""
-            raise ConfigError(f"{source}: unknown key '{key}' in devlint configuration{suggestion};"
+            raise ConfigError(f"{where(key)}: unknown key '{key}' in devlint configuration{suggestion};"
                               f" valid keys: {', '.join(KEYS)}")
-    options = {key.replace("_", "-"): value for key, value in raw.items()}
+    options = raw
     kwargs: dict[str, Any] = {"root": root}
     for key in ("select", "ignore", "extend-select"):
         if key in options:
-            kwargs[key.replace("-", "_")] = validate_codes(_string_list(options[key], key, source), known_codes,
-                                                           f"{source}: '{key}'")
+            kwargs[key.replace("-", "_")] = validate_codes(_string_list(options[key], key, where(key)), known_codes,
+                                                           f"{where(key)}: '{key}'")
     for key in ("exclude", "extend-exclude"):
         if key in options:
-            kwargs[key.replace("-", "_")] = tuple(_string_list(options[key], key, source))
+            kwargs[key.replace("-", "_")] = tuple(_string_list(options[key], key, where(key)))
     if "per-file-ignores" in options:
-        kwargs["per_file_ignores"] = parse_per_file_ignores(options["per-file-ignores"], source, known_codes)
+        kwargs["per_file_ignores"] = parse_per_file_ignores(options["per-file-ignores"], where("per-file-ignores"),
+                                                            known_codes, from_toml=source.endswith(".toml"))
     for key in _SWITCHES:
         if key in options:
             value = options[key]
-            if isinstance(value, str) and value in ("true", "false", "1", "0", "yes", "no"):
-                value = value in ("true", "1", "yes")
             if not isinstance(value, bool):
-                raise ConfigError(f"{source}: '{key}' must be true or false, not {value!r}")
+                raise ConfigError(f"{where(key)}: '{key}' must be true or false,"
+                                  f" not {value!r}{_unquote(value, source)}")
             kwargs[key.replace("-", "_")] = value
     if "line-length" in options:
-        kwargs["line_length"] = parse_line_length(options["line-length"], f"{source}: 'line-length'")
+        value = options["line-length"]
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ConfigError(f"{where('line-length')}: 'line-length' must be a whole number from 1 to"
+                              f" {MAX_LINE_LENGTH}, not {value!r}{_unquote(value, source)}")
+        kwargs["line_length"] = parse_line_length(value, f"{where('line-length')}: 'line-length'")
     if "target-torch" in options:
-        kwargs["target_torch"] = parse_target_torch_option(options["target-torch"], f"{source}: 'target-torch'")
+        kwargs["target_torch"] = parse_target_torch_option(options["target-torch"],
+                                                           f"{where('target-torch')}: 'target-torch'")
     return Settings(**kwargs)
 
 
@@ -115,6 +160,11 @@ def preview_warnings(settings: Settings) -> list[str]:
         return []
     return [f"{code} is in preview and runs only with --preview (or preview = true in the configuration)"
             for code in sorted(set(settings.select) | set(settings.extend_select)) if code in preview_codes()]
+
+
+def _unquote(value: Any, source: str) -> str:
+    """A hint for a TOML value written as a string where TOML has a type of its own."""
+    return " (TOML writes it without quotes)" if source.endswith(".toml") and isinstance(value, str) else ""
 
 
 def parse_target_torch_option(value: Any, where: str) -> TorchVersion:
@@ -135,8 +185,6 @@ def parse_line_length(value: Any, where: str) -> int:
 
 
 def _string_list(value: Any, key: str, source: str) -> list[str]:
-    if isinstance(value, str):
-        value = [item for item in value.replace("\n", ",").split(",")]
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ConfigError(f"{source}: '{key}' must be a list of strings, not {value!r}")
     return [item.strip() for item in value if item.strip()]
@@ -154,10 +202,12 @@ def validate_codes(codes: list[str], known_codes: tuple[str, ...], where: str) -
     return tuple(result)
 
 
-def parse_per_file_ignores(value: Any, source: str,
-                           known_codes: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def parse_per_file_ignores(value: Any, source: str, known_codes: tuple[str, ...],
+                           from_toml: bool = False) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """TOML: {"tests/*" = ["DEV003"]}; setup.cfg / CLI: "tests/*:DEV003,DEV004" lines."""
     pairs: list[tuple[str, list[str]]] = []
+    if from_toml and not isinstance(value, dict):
+        raise ConfigError(f"{source}: 'per-file-ignores' must be a table of pattern = [codes], not {value!r}")
     if isinstance(value, dict):
         for pattern, codes in value.items():
             pairs.append((pattern, _string_list(codes, "per-file-ignores", source)))

@@ -41,6 +41,32 @@ def is_excluded(path: str, settings: Settings) -> bool:
     return _Walker(dataclasses.replace(settings, force_exclude=True), []).forced_out(path)
 
 
+class WalkFilter:
+    """Whether a directory walk of the project (of `settings.root`) would skip a file: for front ends
+    handed files one at a time by another tool's walk (the flake8 plugin), so that they check what
+    `devlint` would. The file, and every folder between the root and it, are tested as the walk tests
+    them: `exclude`/`extend-exclude`, git's ignores (with `respect-gitignore`), virtualenvs."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._walker = _Walker(settings, [])
+        self._root = os.path.abspath(settings.root)
+        self._folders: dict[str, bool] = {}  # folder -> skipped (it or a folder above it)
+
+    def skips(self, path: str) -> bool:
+        target = os.path.abspath(path)
+        gitignores = self._walker._repository(os.path.dirname(target))
+        return (self._folder_skipped(os.path.dirname(target), gitignores)
+                or self._walker._skip(target, False, None, gitignores))
+
+    def _folder_skipped(self, folder: str, gitignores: Optional[GitIgnores]) -> bool:
+        if not folder.startswith(self._root + os.sep):
+            return False  # the root itself, and what is above it, are where the walk starts
+        if folder not in self._folders:
+            self._folders[folder] = (self._folder_skipped(os.path.dirname(folder), gitignores)
+                                     or self._walker._skip(folder, True, None, gitignores))
+        return self._folders[folder]
+
+
 def clean_path(path: str) -> str:
     """`path` as reports write it: `./src/x.py` and `src//x.py` are `src/x.py`. A `..` stays
     (through a symbolic link, `a/../b` need not be `b`)."""

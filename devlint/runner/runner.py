@@ -40,7 +40,7 @@ def process(path: str, settings: Settings, mode: Mode, cache: Optional[Cache] = 
     with recording_errors(outcome):
         file, source = document.read(path)
         if not (mode.fix or mode.diff):
-            use_cache = cache is not None and isinstance(source, document.PythonSource)
+            use_cache = cache is not None  # notebooks too: their reports hold their cells
             key = cache.key(path, file.raw, settings, mode.with_edits) if use_cache else ""
             cached = cache.get(key, path) if use_cache else None
             if cached is not None:

@@ -34,8 +34,8 @@ from devlint.contract.project import __version__
 from devlint.engine.noqa import Suppressions, noqa_edit
 from devlint.engine.project import forget_project_indexes
 from devlint.engine.settings import ENGINE_CODES, SYNTAX_ERROR_CODE, Settings
-from devlint.frontends.lsp.project import CONFIG_FILES, ProjectSettings
 from devlint.frontends.lsp.resilient import kept_reports
+from devlint.runner.project_settings import CONFIG_FILES, ProjectSettings
 from devlint.frontends.lsp.text import UTF8, UTF16, Lines, changed_lines
 from devlint.frontends.report.meta import rule_url
 from devlint.runner.discovery import is_excluded

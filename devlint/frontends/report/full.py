@@ -17,8 +17,7 @@ never import it). Source is read again only for files that have reports."""
 from __future__ import annotations
 
 import io
-import os
-from typing import TYPE_CHECKING, Optional, Sequence, TextIO
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from devlint.contract.diagnostics import Applicability, Diagnostic, Edit
 from devlint.frontends.report.meta import rule_url
@@ -44,17 +43,6 @@ STYLES = {
 }
 MAX_SOURCE_LINES = 6  # a longer report shows its first lines, then an ellipsis
 TAB_WIDTH = 4
-
-
-def colour_wanted(stream: TextIO) -> bool:
-    """Colour when the stream is a terminal, unless `NO_COLOR` is set (no-color.org); `FORCE_COLOR`
-    turns it on anywhere (force-color.org). Set and not empty counts, whatever the value."""
-    if os.environ.get("NO_COLOR"):
-        return False
-    if os.environ.get("FORCE_COLOR"):
-        return True
-    isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())
 
 
 def render(diagnostics: Sequence[Diagnostic], context: "Context") -> str:

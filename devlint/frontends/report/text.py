@@ -1,5 +1,6 @@
 """`--output-format concise`: flake8's one-line form, `path:line:col: CODE message`, `[*]` before
-fixable messages. The default when stdout is not a terminal (pipes, editors, CI logs)."""
+fixable messages. The default when stdout is not a terminal (pipes, editors, CI logs); coloured
+(location, code, `[*]`) where colour is wanted (`FORCE_COLOR` in a pipe, a terminal without `NO_COLOR`)."""
 
 from __future__ import annotations
 
@@ -24,5 +25,14 @@ def headline(d: Diagnostic, unsafe_fixes: bool) -> str:
     return f"{d.location}: {d.code} {marker(d, unsafe_fixes)}{d.message}"
 
 
+def coloured_headline(d: Diagnostic, unsafe_fixes: bool) -> str:
+    from devlint.frontends.report.colour import paint
+
+    mark = marker(d, unsafe_fixes)
+    return (f"{paint(d.location, 'location')}: {paint(d.code, 'code')} "
+            f"{paint(mark.strip(), 'fixable') + ' ' if mark else ''}{d.message}")
+
+
 def render(diagnostics: Sequence[Diagnostic], context: "Context") -> str:
-    return "".join(headline(d, context.unsafe_fixes) + "\n" for d in diagnostics)
+    line = coloured_headline if context.colour else headline
+    return "".join(line(d, context.unsafe_fixes) + "\n" for d in diagnostics)

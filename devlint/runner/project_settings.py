@@ -1,4 +1,5 @@
-"""The settings a document is checked with: the configuration nearest its folder, as the CLI finds it.
+"""The settings a file is checked with when front ends are handed files one at a time (the editor's
+documents, the files flake8 names): the configuration nearest its folder, read as the CLI reads it.
 
 Each folder's answer is kept with the modification time of the file it came from and checked
 again (one `stat`) before use, so an edited `pyproject.toml` or `setup.cfg` takes effect on the

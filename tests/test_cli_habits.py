@@ -1,0 +1,95 @@
+"""Habits ruff users bring: `devlint check PATH`, `--help` naming the subcommands, a path with no
+Python files said so, the summary naming the files it could not check, and `--watch`."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import queue
+
+import pytest
+
+from conftest import ROOT, run_devlint
+
+BUG = 'import torch\n\nstate = torch.load("a.pt")\n'
+FIXED = 'import torch\n\nstate = torch.load("a.pt", map_location="cpu")\n'
+
+
+def test_check_is_the_default_command(tmp_path):
+    (tmp_path / "train.py").write_text(BUG)
+    plain = run_devlint("--isolated", "--no-cache", "train.py", cwd=tmp_path)
+    check = run_devlint("check", "--isolated", "--no-cache", "train.py", cwd=tmp_path)
+    assert check.returncode == plain.returncode == 1
+    assert check.stdout == plain.stdout and "train.py:3:9: DEV004" in check.stdout
+
+
+def test_a_folder_called_check_is_still_a_path(tmp_path):
+    (tmp_path / "check").mkdir()
+    (tmp_path / "check" / "train.py").write_text(BUG)
+    result = run_devlint("--isolated", "--no-cache", "check", cwd=tmp_path)
+    assert result.returncode == 1 and result.stdout.startswith("check/train.py:3:9: DEV004")
+
+
+def test_help_lists_every_subcommand():
+    shown = run_devlint("--help").stdout
+    for command in ("check [PATH ...]", "rule CODE", "rules", "clean", "confirm", "lsp"):
+        assert f"  devlint {command}" in shown
+
+
+def test_a_path_without_python_files_says_so(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "notes.txt").write_text("no python here\n")
+    result = run_devlint("--isolated", "--no-cache", "docs", cwd=tmp_path)
+    assert result.returncode == 0
+    assert "devlint: warning: no Python files found under docs" in result.stderr
+
+
+def test_the_summary_names_the_file_it_could_not_check(tmp_path):
+    (tmp_path / "good.py").write_text("import torch\n")
+    (tmp_path / "latin.py").write_bytes(b"# \xff\xfe not UTF-8\nimport torch\n")
+    result = run_devlint("--isolated", "--no-cache", ".", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1] == "No reports (2 files checked). 1 file could not be checked: latin.py."
+
+
+def _lines(stream, into: queue.Queue) -> None:
+    for line in stream:
+        into.put(line)
+
+
+def _next_containing(lines: queue.Queue, text: str) -> str:
+    while True:
+        line = lines.get(timeout=120)  # a bound for a hung child, not a timing assertion
+        if text in line:
+            return line
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
+def test_watch_checks_again_on_change_and_ctrl_c_exits_0(tmp_path):
+    (tmp_path / "train.py").write_text(BUG)
+    process = subprocess.Popen([sys.executable, "-m", "devlint", "--isolated", "--no-cache", "--watch", "."],
+                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=_lines, args=(process.stdout, lines), daemon=True).start()
+    try:
+        assert "train.py:3:9: DEV004" in _next_containing(lines, "DEV004")
+        _next_containing(lines, "watching for changes")
+        (tmp_path / "train.py").write_text(FIXED)
+        _next_containing(lines, "files changed; checking again")
+        assert _next_containing(lines, "checks passed").startswith("All checks passed (1 file checked)")
+        _next_containing(lines, "watching for changes")
+        (tmp_path / "new.py").write_text(BUG)  # a new file is a change too
+        assert "new.py:3:9: DEV004" in _next_containing(lines, "DEV004")
+    finally:
+        process.send_signal(signal.SIGINT)
+        status = process.wait(timeout=120)
+    assert status == 0
+
+
+def test_watch_does_not_fix(tmp_path):
+    result = run_devlint("--watch", "--fix", ".", cwd=tmp_path)
+    assert result.returncode == 2 and "--watch checks" in result.stderr

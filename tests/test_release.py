@@ -1,0 +1,90 @@
+"""The project is releasable: `python -m build` gives an sdist and a wheel that pass `twine check`,
+the wheel installs the `devlint` command and the flake8 entry point, a tag is released only when it
+names the version and a dated CHANGELOG section, and the hooks' description names every rule."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+import tarfile
+import zipfile
+
+import pytest
+import yaml
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / ".ci"))
+import release_notes  # noqa: E402
+
+needs_build = pytest.mark.skipif(
+    importlib.util.find_spec("build") is None or importlib.util.find_spec("twine") is None,
+    reason="build and twine are in the `test` extra; not installed here")
+
+
+@needs_build
+def test_build_gives_an_sdist_and_a_wheel_that_twine_check_passes(tmp_path):
+    """One test: the build takes about 20 s (an isolated environment with setuptools)."""
+    built = subprocess.run([sys.executable, "-m", "build", "--outdir", str(tmp_path), str(ROOT)],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    version = release_notes.package_version()
+    sdist, wheel = tmp_path / f"devlint-{version}.tar.gz", tmp_path / f"devlint-{version}-py3-none-any.whl"
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted([sdist.name, wheel.name])
+    checked = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", str(sdist), str(wheel)],
+                             capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.count("PASSED") == 2
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        entry_points = archive.read(f"devlint-{version}.dist-info/entry_points.txt").decode()
+    assert "devlint/rules/dev010_unsynchronised_nonblocking_read/visitor.py" in names
+    assert "devlint = devlint.frontends.cli:main" in entry_points
+    assert "DEV = devlint.frontends.flake8:Plugin" in entry_points
+    with tarfile.open(sdist) as archive:
+        members = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    assert {"CHANGELOG.md", "LICENSE", "README.md", "fixtures/DEV001-discarded-tensor-move/bad.py",
+            "docs/rules/DEV010.md", "tests/test_release.py"} <= members
+
+
+CHANGELOG = "# Changelog\n\n## 0.2.0 (unreleased)\n\n- next\n\n## 0.1.0 (2026-12-01)\n\n- first\n"
+
+
+def test_a_tag_is_released_with_its_changelog_section_as_notes():
+    assert release_notes.notes("v0.1.0", CHANGELOG, "0.1.0") == "- first"
+
+
+@pytest.mark.parametrize("tag, version, reason", [
+    ("v0.1.1", "0.1.0", "is not the package's version: v0.1.0"),
+    ("0.1.0", "0.1.0", "is not the package's version"),
+    ("v0.2.0", "0.2.0", "still marked unreleased"),
+    ("v0.3.0", "0.3.0", "no section '## 0.3.0'"),
+])
+def test_a_tag_that_is_not_ready_is_refused(tag, version, reason):
+    with pytest.raises(SystemExit, match=re.escape(reason)):
+        release_notes.notes(tag, CHANGELOG, version)
+
+
+def test_the_changelog_has_a_section_for_the_current_version():
+    heading, body = release_notes.section((ROOT / "CHANGELOG.md").read_text(), release_notes.package_version())
+    assert body
+
+
+def test_the_release_workflow_runs_on_tags_and_checks_the_tag_first():
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text())
+    assert workflow[True]["push"]["tags"] == ["v*"]  # (YAML 1.1 reads the key `on` as True)
+    build_steps = [step.get("run", "") for step in workflow["jobs"]["build"]["steps"]]
+    assert any("release_notes.py" in run for run in build_steps[:3])
+    assert any("twine check --strict" in run for run in build_steps)
+    assert workflow["jobs"]["pypi"]["permissions"] == {"id-token": "write"}
+
+
+def test_the_hooks_describe_every_rule():
+    from devlint.rules import rule_codes
+
+    codes = rule_codes()
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    check = next(hook for hook in hooks if hook["id"] == "devlint")
+    assert f"({codes[0]}-{codes[-1]})" in check["description"]
