@@ -49,8 +49,7 @@ def test_preview_is_off_by_default():
     assert Settings().preview is False
 
 
-@pytest.mark.parametrize("raw, expected", [({"preview": True}, True), ({"preview": False}, False),
-                                           ({"preview": "true"}, True), ({}, False)])
+@pytest.mark.parametrize("raw, expected", [({"preview": True}, True), ({"preview": False}, False), ({}, False)])
 def test_preview_in_the_configuration(raw, expected):
     assert settings_from(raw, "pyproject.toml", ".", rule_codes()).preview is expected
 
@@ -124,11 +123,11 @@ def test_a_visitor_is_told_whether_preview_is_on(monkeypatch):
 def test_the_flake8_plugin_reads_its_preview_option(monkeypatch):
     from devlint.frontends import flake8
 
-    monkeypatch.setattr(flake8, "_ALL_SETTINGS", None)
+    monkeypatch.setattr(flake8, "_PREVIEW", False)
     flake8.Plugin.parse_options(argparse.Namespace(devlint_preview=True))
-    assert flake8._settings().preview is True
+    assert flake8._settings_for("train.py").preview is True
     flake8.Plugin.parse_options(argparse.Namespace(devlint_preview=False))
-    assert flake8._settings().preview is False
+    assert flake8._settings_for("train.py").preview is False
 
 
 def test_flake8_takes_the_preview_option_on_the_command_line_and_in_its_configuration(tmp_path):
