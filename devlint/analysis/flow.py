@@ -44,6 +44,15 @@ PREVIEW_SHAPES = (
 )
 # Methods after which a value is placed: on a device, or (`cpu`, `numpy`) on the host on purpose.
 _MOVES = frozenset({"cuda", "type_as", "to"})
+
+
+def _takes_a_tensors_type(call: cst.Call) -> bool:
+    """`x.type(other.type())`: the type string of a tensor names its device too (`torch.cuda.FloatTensor`),
+    so the result is where `other` is."""
+    args = positional(call)
+    return (isinstance(call.func, cst.Attribute) and call.func.attr.value == "type" and len(args) == 1
+            and isinstance(args[0].value, cst.Call) and isinstance(args[0].value.func, cst.Attribute)
+            and args[0].value.func.attr.value == "type" and not args[0].value.args)
 # Builtins that turn a tensor into a Python value.
 _HOST_BUILTINS = frozenset({"int", "float", "bool", "range", "len", "round", "list", "tuple", "str", "complex"})
 # torch.<name> that are not tensor operations.
@@ -809,7 +818,8 @@ class FlowReader:
             if method == "extend" and isinstance(receiver, cst.Name) and args:
                 env[receiver.value] = env.get(receiver.value, Value(is_list=True)) | args[0]
                 return NOTHING
-            if method in _MOVES and not (method == "to" and is_dtype_only_move(node, self.torch)):
+            if (method in _MOVES and not (method == "to" and is_dtype_only_move(node, self.torch))
+                    or _takes_a_tensors_type(node)):
                 self.flow.moved |= set(value.host)
                 if method == "to" and value.host and _to_host(node):
                     return Value(on_cpu=True)

@@ -213,8 +213,11 @@ class TypeOracle:
         else:
             stack = [scope]
         judged: set[int] = set()  # ids of `x.float` in a bare `x.float()`: not evidence (see CONVERSIONS)
+        called: set[int] = set()  # ids of the `x.dim` of `x.dim()` (a call is seen before its function)
         while stack:
             node = stack.pop()
+            if isinstance(node, cst.Call):
+                called.add(id(node.func))
             if isinstance(node, cst.Assign):
                 for target in node.targets:
                     if isinstance(target.target, cst.Subscript):
@@ -253,7 +256,7 @@ class TypeOracle:
             elif isinstance(node, cst.Expr) and _bare_call(node) is not None:
                 judged.add(id(_bare_call(node).func))  # type: ignore[union-attr]
             elif (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
-                  and id(node) not in judged):
+                  and id(node) not in judged and not _uncalled_method(node, called)):
                 index.attributes_used.setdefault(node.value.value, set()).add(node.attr.value)
             elif isinstance(node, cst.Call):
                 first = node.args[0].value if node.args and not node.args[0].star else None
@@ -729,6 +732,12 @@ def _bare_call(statement: cst.Expr) -> Optional[cst.Call]:
             and call.func.attr.value in _BARE_NOT_EVIDENCE):
         return call
     return None
+
+
+def _uncalled_method(node: cst.Attribute, called: set[int]) -> bool:
+    """`f.dim` read, not called: a tensor's `dim` is a method, so an object whose `dim` is a value is
+    not a tensor; no evidence either way."""
+    return node.attr.value in TENSOR_METHODS and node.attr.value not in TENSOR_ATTRIBUTES and id(node) not in called
 
 
 def _is_self(expr: cst.BaseExpression) -> bool:

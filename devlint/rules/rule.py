@@ -56,7 +56,9 @@ class Rule:
         return f"{DOCS_URL}/{self.code}.md"
 
     def page(self) -> str:
-        """The rule's documentation page, with ruff's headings."""
+        """The rule's documentation page, with ruff's headings (and its measured precision)."""
+        from devlint.rules.measured import measured_text
+
         safety = {
             FixSafety.NONE: "No automatic fix.",
             FixSafety.SAFE: "Fix is safe.",
@@ -75,6 +77,7 @@ class Rule:
             f"## Fix safety\n\n{safety} {_para(self.fix)}\n"
             + (f"\n## In preview\n\nWith `--preview` the rule also reports: {_para(self.preview_shapes)}\n"
                if self.preview_shapes else "")
+            + (f"\n## Measured precision\n\n{measured}" if (measured := measured_text(self.code)) else "")
         )
 
 

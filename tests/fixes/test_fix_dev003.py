@@ -765,7 +765,7 @@ def test_a_default_too_long_for_its_line_is_parenthesised_on_one_line_where_that
             ) -> None:
                 self.device = device
         """)
-    result = fix_source(code, "example.py", Settings(line_length=70), unsafe=True).source
+    result = fix_source(code, "example.py", Settings(line_length=70, preview=True), unsafe=True).source
     assert result == code.replace("""        device: Union[str, torch.device] = 'cuda',
 """, """        device: Union[str, torch.device] = (
             'cuda' if torch.cuda.is_available() else 'cpu'

@@ -374,6 +374,15 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    case("an_object_whose_dim_is_a_value_not_a_method", """
+        import torch
+        class T:
+            def test(self):
+                for f in self.functions:
+                    f.to(device=self.device)
+                    X = torch.rand(1, f.dim)
+                    return f.evaluate(X)
+    """, []),
     case("assigned_back", """
         import torch
         x = torch.zeros(3)

@@ -330,6 +330,13 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    case("given_another_tensors_type_string_which_names_its_device", """
+        import torch
+        def f(x: torch.Tensor):
+            cov = torch.mm(x, x.t())
+            eye = torch.eye(3).type(cov.type())
+            return cov + eye
+    """, []),
     case("elements_of_a_sequence_not_shown_to_be_tensors", """
         import torch
         def total(arrays):

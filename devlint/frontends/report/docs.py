@@ -12,6 +12,7 @@ from typing import Optional, Sequence
 
 from devlint.engine.codes import ENGINE_CODE_PAGES
 from devlint.rules import all_rules
+from devlint.rules.measured import table_cell
 from devlint.rules.rule import Rule
 
 TABLE_START = "<!-- rules-table"
@@ -27,7 +28,8 @@ def rule_pages() -> dict[str, str]:
 
 
 def rules_table() -> str:
-    rows = ["| code | name | what | fix | tier |", "|---|---|---|---|---|"]
+    rows = ["| code | name | what | fix | tier | fresh, blind: reports: true/defensible/false |",
+            "|---|---|---|---|---|---|"]
     for entry in all_rules():
         rule = entry.rule
         rows.append(table_row(rule))
@@ -38,7 +40,7 @@ def table_row(rule: Rule) -> str:
     """The rule's row of the README's table; `preview` marks a rule that runs only with `--preview`."""
     link = f"[{rule.code}](docs/rules/{rule.code}.md)"
     tier = "preview" if rule.preview else "default"
-    return f"| {link} | {rule.name} | {rule.summary} | {rule.fix_safety.value} | {tier} |"
+    return f"| {link} | {rule.name} | {rule.summary} | {rule.fix_safety.value} | {tier} | {table_cell(rule.code)} |"
 
 
 def readme_with_table(readme: str) -> str:
