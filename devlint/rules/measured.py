@@ -14,12 +14,13 @@ from __future__ import annotations
 MEASURED_ON = "2026-11-26, devlint 0.1.0 (issues 27-30)"
 
 MEASURED: dict[str, dict[str, tuple[int, int, int, int]]] = {
-    "DEV001": {"fresh": (2, 0, 0, 2)},
-    "DEV002": {"fresh": (11, 6, 5, 0)},
-    "DEV003": {"fresh": (50, 0, 30, 20)},
-    "DEV004": {"fresh": (2, 2, 0, 0)},
-    "DEV005": {"fresh": (4, 3, 0, 1)},
-    "DEV011": {"fresh": (7, 0, 7, 0)},  # a preview rule: measured with preview on
+    "DEV001": {"wide": (12, 10, 2, 0), "fresh": (2, 0, 0, 2)},
+    "DEV002": {"wide": (163, 147, 16, 0), "fresh": (11, 6, 5, 0)},
+    "DEV003": {"wide": (17, 11, 5, 1), "fresh": (50, 0, 30, 20)},
+    "DEV004": {"wide": (41, 14, 27, 0), "fresh": (2, 2, 0, 0)},
+    "DEV005": {"wide": (16, 13, 3, 0), "fresh": (4, 3, 0, 1)},
+    "DEV008": {"wide": (4, 3, 1, 0)},
+    "DEV011": {"wide": (91, 0, 91, 0), "fresh": (7, 0, 7, 0)},  # a preview rule: measured with preview on
 }
 
 # What changed after the blind labels came in (the next fresh measurement is of the changed rule).
@@ -27,7 +28,8 @@ AFTER_FRESH = {
     "DEV001": "both false reports came from one premise, fixed since: a tensor method read as a value "
               "(`f.dim`) was taken for evidence of a tensor",
     "DEV003": "46 of the 50 were a parameter's `device=\"cuda\"` default, none a bug: that shape is in "
-              "preview since; the other 4 were 3 defensible and 1 false",
+              "preview since (the `wide` figures are without it; with it, 14 more reports there were "
+              "labelled true by the developers); the other 4 were 3 defensible and 1 false",
     "DEV005": "the false report, `torch.eye(n).type(other.type())`, is fixed since: the type string of a "
               "tensor names its device",
 }
