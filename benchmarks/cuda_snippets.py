@@ -40,6 +40,7 @@ from typing import Any, Optional
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RULES = ("DEV005", "DEV006")
 CONVERSION = r"can't convert [\w:]+ device type tensor to numpy"  # torch's message, as the DEV006 probe reads it
+PREVIEW = "preview: the tests flag it only with preview on; "  # DEV006's signs from the caller (PREVIEW there)
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,29 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
         "        return self.proj(inputs_embeds) * attention_mask.flatten(1)[..., None]",
         note="GPT2Model stands in as a model that masks its projected inputs"),
     "nested_function_is_its_own_unit": Recipe("outer(D(2, 3))"),
+    "cpu_index_for_an_in_place_index_op": Recipe("clear(D(4, 3), 2)"),
+    "cpu_index_for_scatter_": Recipe("one_hot(D(5), 3)"),
+    "zero_dim_cpu_index_is_refused_by_index_select": Recipe("first(D(3, 2))"),
+    "cpu_mask_for_masked_fill_": Recipe("causal(D(2, 4, 4), 4)"),
+    "host_table_indexed_by_the_inputs_index": Recipe("relabel(D(5, dtype=torch.long))"),
+    "host_values_into_an_input_through_a_mask": Recipe(
+        "clamp_negatives(-D(4), 4)", note="every element negative, so the mask selects n of them"),
+    "zero_dim_host_tensor_stacked_with_an_inputs": Recipe("pair(D(3))"),
+    "list_of_factories_joined_with_the_input": Recipe("widen(D(2, 3), 2)"),
+    "list_of_factories_meets_the_input_in_a_loop": Recipe("project(D(2, 3), 2)"),
+    "host_targets_for_a_functional_loss": Recipe("loss(D(2, 3), [0, 2])"),
+    "a_tensor_in_a_dict_parameter": Recipe("mask_padding({'mask': D(4)}, 4)"),
+    "a_tensor_in_a_dict_parameter_through_a_name": Recipe("mask_ids({'input_ids': D(4, dtype=torch.long)}, 4)"),
+    "a_tensor_attribute_of_a_parameter": Recipe(
+        "propagate(SimpleNamespace(x=D(5, 3)), 2)", note="data is a graph batch whose x is on the device"),
+    "closure_parameter_meets_the_enclosing_host_tensor": Recipe("make_projection(3)(D(2, 3))"),
+    "module_by_its_shape_with_a_base_from_another_file": Recipe(
+        not_run="Backbone2 comes from .base, which is not shown"),
+    "starred_sizes_are_a_factory": Recipe("like(D(2, 3))"),
+    "legacy_constructor_of_a_numpy_array": Recipe("shift(D(3))"),
+    "cycles_in_the_bindings_end": Recipe(
+        "step(D(3), 0)", "g = lambda t: t * 2",
+        note="g, not shown, stands in as doubling; what it returns is written into x, which stays on the device"),
     # not flagged
     "elements_of_a_sequence_not_shown_to_be_tensors": Recipe("total([D(3, 2)])"),
     "host_coin_flips_from_one_draw": Recipe(
@@ -134,6 +158,35 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "callers_send_it_to_the_host_first": Recipe("align(D(20))"),
     "noqa_on_the_line": Recipe("pad(D(3))", noqa=True),
     "file_without_torch_import": Recipe(not_run="the snippet names torch without importing it"),
+    "cpu_index_in_a_python_subscript": Recipe(
+        "take(D(4, 3), 2)", note="x[:n] is a view of x: index_put_ may refuse the overlap on any device"),
+    "zero_dim_host_values_through_a_mask": Recipe("clamp_negatives(-D(4, 3))"),
+    "zero_dim_host_scalar_in_arithmetic": Recipe("scale(D(3))"),
+    "host_buffer_written_from_the_input_and_moved_before_it_leaves": Recipe("pad(D(2, 3), 4)"),
+    "host_data_built_in_a_dataset": Recipe(
+        "d[0]", "d = Pairs()\nd.items = [[1.0, 2.0]]", note="a dataset's items are made on the host, where a"
+        " DataLoader asks for them"),
+    "the_branch_that_runs_only_without_cuda": Recipe(
+        "weights(D(3))", note="on a machine without CUDA the else branches run, and the inputs are not on CUDA there"),
+    "placed_by_the_call_it_goes_into": Recipe(
+        "sparse(D(5), i)", "i = torch.arange(5, device=dev)[None]",
+        note="i: the indices of 5 values, on the device; torch has no add(sparse, dense) on any device"),
+    "moved_after_the_operation_that_made_it": Recipe("scaled(D(3))"),
+    "empty_placeholder_for_an_unused_functional_argument": Recipe(
+        "attend(D(4, 1, 8), D(8, 8))", note="x: (length, batch, embedding 8), 2 heads; w: the output projection;"
+        " the packed in-projection reads in_proj_weight, the empty placeholder, on any device"),
+    "handed_to_a_function_of_the_file_that_places_it": Recipe("weigh(D(3))"),
+    "loaded_onto_the_host_by_every_caller": Recipe(
+        "load(path)", "import os, tempfile\npath = os.path.join(tempfile.mkdtemp(), 'state.pt')\n"
+        "torch.save({'x': D(3)}, path)", note="a checkpoint saved from the device"),
+    "after_set_default_device_factories_follow_it": Recipe("pad(D(3))"),
+    "met_only_after_a_host_copy_replaced_the_input": Recipe("stats(D(3))"),
+    "met_only_in_a_branch_that_never_runs": Recipe("score(D(3))"),
+    "collators_make_host_data": Recipe(
+        "DataCollatorForMasking().mask(H(2, 4, dtype=torch.long))",
+        note="a collator gets host tensors: it runs where the DataLoader batches, before the move"),
+    "callers_pass_host_tensors_and_numbers": Recipe(
+        "Rope(8).to(dev).freqs", note="the only caller is __init__, with a host tensor and a number"),
 }, "DEV006": {
     # flagged
     "cuda_then_numpy": Recipe("f(H(3))"),
@@ -166,10 +219,39 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "moved_in_a_loop": Recipe("f([H(3)])"),
     "moved_to_another_placed_tensor": Recipe("f(H(3), H(3))"),
     "module_level_script": Recipe(note="the module itself is the run"),
+    "moved_to_a_device_the_caller_chooses": Recipe("f(H(3), dev)", note=PREVIEW + "called with the accelerator"),
+    "input_of_a_function_that_asks_where_its_inputs_are": Recipe(
+        "summarize(D(2, 3), D(2))", note=PREVIEW + "the caller's tensors are on the device"),
+    "value_of_a_batch_dict_in_a_step_of_a_module": Recipe(
+        "Classifier().to(dev).validation_step({'labels': D(3)}, 0)",
+        note=PREVIEW + "Lightning hands a step its batch on the module's device (needs lightning)"),
+    "parameter_of_a_submodule": Recipe(
+        "Tagger(3).to(dev).transitions()",
+        "class CRF(nn.Module):\n"
+        "    def __init__(self, n):\n"
+        "        super().__init__()\n"
+        "        self.transitions = nn.Parameter(torch.zeros(n, n))",
+        note=PREVIEW + "CRF stands in as a layer holding a transitions parameter; the module moved to the device"),
+    "buffer_of_the_module_itself": Recipe("Scaler().to(dev).stats()", note=PREVIEW + "the module moved to the device"),
+    "accumulated_state_of_a_metric": Recipe(
+        "m.compute()",
+        "score = np.mean\n"
+        "class Collecting(AUROC):\n"
+        "    def update(self, preds):\n"
+        "        self.preds.append(preds)\n"
+        "m = Collecting().to(dev)\n"
+        "m.update(D(3))",
+        note=PREVIEW + "score, not shown and reached only after .numpy(), stands in as np.mean; update, left out of"
+        " the snippet, appends the device's predictions (needs torchmetrics)"),
+    "output_of_a_model_handed_in": Recipe(
+        "predict(nn.Linear(4, 3).to(dev), D(2, 4))", note=PREVIEW + "a model on the device, with its inputs"),
+    "output_of_a_layer_the_module_holds": Recipe(
+        "Head().to(dev).scores(D(2, 4))", note=PREVIEW + "the module on the device, with its inputs"),
+    "output_of_a_submodule": Recipe(
+        "Wrapper(nn.Linear(4, 3)).to(dev).embed(D(2, 4))", note=PREVIEW + "the module on the device, with its inputs"),
     # not flagged
     "brought_back_with_cpu": Recipe("f(H(3))"),
     "brought_back_with_to_cpu": Recipe("f(H(3))"),
-    "device_parameter_the_code_does_not_show": Recipe("f(H(3), dev)", note="called with the accelerator"),
     "device_from_the_command_line": Recipe("f(H(3), SimpleNamespace(device=dev))", note="--device cuda"),
     "device_variable_that_is_the_cpu": Recipe("f(H(3))"),
     "dtype_only_is_not_a_move": Recipe("f(H(3))"),
@@ -196,6 +278,27 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "factory_on_the_host": Recipe("f(3)"),
     "class_body_is_not_a_function": Recipe(note="the module itself is the run"),
     "noqa_on_the_line": Recipe("f(H(3))", noqa=True),
+    "input_rebuilt_on_the_host_in_this_function": Recipe("f(D(3))", note="the caller's tensor on the device"),
+    "input_copied_to_the_host_first": Recipe("f(D(3))", note="the caller's tensor on the device"),
+    "input_of_a_function_that_asks_nothing_about_devices": Recipe(
+        "to_array(H(3))", note="nothing here moves the input or asks where it is: a host tensor"),
+    "a_function_that_moves_its_inputs_is_handed_host_tensors": Recipe("evaluate(H(2), H(2), dev)"),
+    "item_of_a_dataset": Recipe("d[0]", "d = Frames()\nd.frames = [H(3)]",
+                                note="a dataset's items are on the host, where a DataLoader asks for them"),
+    "made_from_numpy_in_the_function": Recipe("f(D(3), np.ones(3))"),
+    "loaded_with_map_location_cpu": Recipe(
+        "restore(None, path)", "import os, tempfile\npath = os.path.join(tempfile.mkdtemp(), 'state.pt')\n"
+        "torch.save({'weight': D(3)}, path)", note="a checkpoint saved from the device"),
+    "a_module_under_construction_is_on_the_host": Recipe("Layer().to(dev)"),
+    "private_helper_of_a_module_called_after_a_copy": Recipe(
+        "Codec().to(dev)(D(2, 3))", "encode = lambda array: array",
+        note="encode, not shown and reached only after .numpy(), stands in as the identity"),
+    "what_a_tokenizer_or_a_helper_returns": Recipe(not_run="self.tokenizer, fn and self.config are not shown"),
+    "output_of_a_model_given_an_input_made_on_the_host": Recipe(
+        "export(nn.Linear(224, 2))", note="the model on the host, where the example input is made"),
+    "an_object_held_by_an_input": Recipe(
+        "Spacing().to(dev)(SimpleNamespace(meta={'pixdim': H(3)}))",
+        note="a MONAI-like input whose meta dict holds host tensors"),
 }}
 
 
