@@ -158,6 +158,7 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "callers_send_it_to_the_host_first": Recipe("align(D(20))"),
     "noqa_on_the_line": Recipe("pad(D(3))", noqa=True),
     "file_without_torch_import": Recipe(not_run="the snippet names torch without importing it"),
+    "given_another_tensors_type_string_which_names_its_device": Recipe("f(D(3, 3))"),
     "cpu_index_in_a_python_subscript": Recipe(
         "take(D(4, 3), 2)", note="x[:n] is a view of x: index_put_ may refuse the overlap on any device"),
     "zero_dim_host_values_through_a_mask": Recipe("clamp_negatives(-D(4, 3))"),
