@@ -45,6 +45,15 @@ def lint_messages(code: str, rule: str, path: str = "example.py", **settings) ->
     return [d.message for d in diagnostics if d.code == rule]
 
 
+def project_whose_tests_set_a_default_device(root: Path) -> tuple[str, str]:
+    """A project at `root` whose tests/conftest.py sets the default device: (a test file's path, which
+    follows it; a module's path beside the project's root, which does not)."""
+    (root / "pyproject.toml").write_text("")
+    (root / "tests").mkdir()
+    (root / "tests" / "conftest.py").write_text("import torch\ntorch.set_default_device('cuda')\n")
+    return str(root / "tests" / "test_a.py"), str(root / "model.py")
+
+
 def run_devlint(*args: str, cwd: os.PathLike | str | None = None, input: str | None = None,
                 env: dict[str, str] | None = None):
     """Run the real `devlint` command in a subprocess (`env`: variables to add)."""

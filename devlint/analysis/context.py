@@ -165,6 +165,12 @@ class FileContext:
     def add_report(self, report: RawReport) -> None:
         self.reports.append(report)
 
+    def follows_a_default_device(self) -> bool:
+        """Do device-less factories land on a default device here? `torch.set_default_device` in this
+        file, or in a conftest.py above it or the project's entry point (the project index: asked only
+        when a rule has something to report, as the answer costs a read of the project)."""
+        return self.sets_default_device or self.project.default_device_for(self.path)
+
     @property
     def types(self) -> "TypeOracle":
         """The file's type oracle, built on first use (most files never need it)."""

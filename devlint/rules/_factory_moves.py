@@ -212,8 +212,8 @@ class FactoryMoveVisitor(RuleVisitor):
         return Fix(applicability, shown_code("Create the tensor on the device", new_factory), replacements)
 
     def finish(self) -> None:
-        if self.ctx.sets_default_device or (self.pending and self.ctx.project.default_device_for(self.ctx.path)):
-            return  # factories land on the default device already (set in the file, a conftest, an entry point)
+        if not self.pending or self.ctx.follows_a_default_device():
+            return  # nothing to report, or factories land on the default device already
         for node, message, fix in self.pending:
             self.report(node, message, fix)
 

@@ -271,11 +271,9 @@ def test_a_move_to_a_tensor_says_that_it_also_takes_the_dtype() -> None:
 
 
 def test_a_conftest_that_sets_the_default_device_covers_the_tests_below_it(tmp_path) -> None:
-    from conftest import lint
+    from conftest import lint, project_whose_tests_set_a_default_device
 
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "conftest.py").write_text("import torch\ntorch.set_default_device('cuda')\n")
+    test_file, module = project_whose_tests_set_a_default_device(tmp_path)
     code = "import torch\nx = torch.zeros(3).to(device)\n"
-    assert [r for r in lint(code, str(tmp_path / "tests" / "test_a.py")) if r[2] == "DEV002"] == []
-    assert [r for r in lint(code, str(tmp_path / "model.py")) if r[2] == "DEV002"] == [(2, 5, "DEV002")]
+    assert [r for r in lint(code, test_file) if r[2] == "DEV002"] == []
+    assert [r for r in lint(code, module) if r[2] == "DEV002"] == [(2, 5, "DEV002")]

@@ -832,11 +832,9 @@ def test_dev005_fix(code: str, fixed: str) -> None:
 
 
 def test_a_conftest_that_sets_the_default_device_covers_the_functions_below_it(tmp_path) -> None:
-    from conftest import lint
+    from conftest import lint, project_whose_tests_set_a_default_device
 
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "conftest.py").write_text("import torch\ntorch.set_default_device('cuda')\n")
+    test_file, module = project_whose_tests_set_a_default_device(tmp_path)
     code = "import torch\ndef f(x: torch.Tensor):\n    return torch.cat([x, torch.zeros(3)])\n"
-    assert [r for r in lint(code, str(tmp_path / "tests" / "test_a.py")) if r[2] == "DEV005"] == []
-    assert [r[2] for r in lint(code, str(tmp_path / "model.py"))].count("DEV005") == 1
+    assert [r for r in lint(code, test_file) if r[2] == "DEV005"] == []
+    assert [r[2] for r in lint(code, module)].count("DEV005") == 1

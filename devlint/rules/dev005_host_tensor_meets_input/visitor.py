@@ -40,10 +40,8 @@ class HostTensorMeetsInput(RuleVisitor):
             self.functions[function] = cls if cls is not None and function in cls.body.body else None
 
     def finish(self) -> None:
-        if self.ctx.sets_default_device or not self.functions:
-            return
-        if self.ctx.project.default_device_for(self.ctx.path):
-            return  # the project sets a default device (a conftest.py, its entry point): factories follow it
+        if not self.functions or self.ctx.follows_a_default_device():
+            return  # nothing to read, or factories follow the default device the file or project sets
         classes = self.ctx.cache.get("class_table")
         if classes is None:
             classes = self.ctx.cache["class_table"] = ClassTable(self.ctx.module, self.torch)
