@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Fetch `unseen`: libraries no rule was tuned to and no reader had seen, for the blind measurement of a
+# change after `fresh` was read (benchmarks/README.md, "Precision measured blind on `unseen`").
+# Once a set is read and a rule changed for what its readers found, it is no longer unseen: the next
+# measurement needs another set, pinned here the same way.
+#
+#   bash benchmarks/fetch_unseen.sh [unseen|unseen2]   # -> $CORPUS_DIR/<set>/<project>/... (.py files only)
+#
+# unseen: read after `fresh` (issue 28); unseen2: read after `unseen`, for the rules as `unseen` changed them.
+#
+# Each download is `pip download --no-deps` of one exact version; the file must have the pinned sha256.
+set -euo pipefail
+
+CORPUS_DIR=${CORPUS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/devlint-dev-corpus}
+PYTHON=${PYTHON:-python3}
+
+# project  version  file pip is expected to return  sha256 of that file
+SET=${1:-unseen}
+UNSEEN=(
+  "kornia                0.9.0   kornia-0.9.0-py3-none-any.whl                  7a1632fe004a305c94f2b979fc6ab4df26e01f925e74bdb9f8b8a03a1229caaf"
+  "gpytorch              1.15.2  gpytorch-1.15.2-py3-none-any.whl               2112fdc7c0c0bf56a7f2444663cfc80fdfc3e19724399d6303a83d8efdd71e9e"
+  "stable-baselines3     2.9.2   stable_baselines3-2.9.2-py3-none-any.whl       0b7db1789bea31d43b3e9be4f88abf639549b587f2bf2a2461ee9d3d77c68e96"
+  "sentence-transformers 6.2.0   sentence_transformers-6.2.0-py3-none-any.whl   ffb51ccfef65427cfa61776d0eeeb257600b0099cf0c7533ae9a6856d31e4665"
+  "peft                  0.21.2  peft-0.21.2-py3-none-any.whl                   106ab6077ff72c54d21577f9af5970e34bac7582cb14209f7b2b511e322a4eae"
+  "torchio               1.2.1   torchio-1.2.1-py3-none-any.whl                 9b3f8018865f7204cd98d48bc4e3f752de0678228813639ac5f177cdf074a9e4"
+  "skorch                1.4.0   skorch-1.4.0-py3-none-any.whl                  eed53db7a7d5e72df38ec518a24206ee8e87c0bffd4a0386da3261ff667690ed"
+  "open-clip-torch       3.3.0   open_clip_torch-3.3.0-py3-none-any.whl         c549ad5ed6bfc119cc11105033c0a2b9d7a2a4afeb40a58a09aab3da1a0043ce"
+)
+UNSEEN2=(
+  "ultralytics           8.4.190 ultralytics-8.4.190-py3-none-any.whl           bd309728efa168af64d39040136828edd2dbcb4aeceb4510bdff4f3ca0ea01b8"
+  "pyannote.audio        4.0.7   pyannote_audio-4.0.7-py3-none-any.whl          852ea15c4d85bc34773e618267603ffca6a521669a74d33742692cc67fc700d6"
+  "asteroid              0.7.0   asteroid-0.7.0-py3-none-any.whl                ea97a24901d9d9851b4a594171bd7c6dd900fee2c132b9ce045aa09926d489c7"
+  "neuralforecast        3.3.0   neuralforecast-3.3.0-py3-none-any.whl          df16b46ec2e3c3a494047ebe1996c6f4456e176daedc01ab508fbc569f722d45"
+  "pytorch-tabnet        4.1.0   pytorch_tabnet-4.1.0-py3-none-any.whl          70e8c9803f68f7cb26930d4cdb88857d1d98c745e0daf99d0f870fc70698515f"
+  "tianshou              2.0.1   tianshou-2.0.1-py3-none-any.whl                08d0fbcf6055805aeeeb2eaf357c1e21462793c80c700f0d3996251afada05df"
+  "torchgeo              0.8.1   torchgeo-0.8.1-py3-none-any.whl                3119f455bff1920c3fe7b83aa4382d93298ee0cea706e954234b8efd2719ec5f"
+  "flair                 0.15.1  flair-0.15.1-py3-none-any.whl                  3b6b793f2380cd618e988e7b16fbadcec6502aaa8f11a0890390160303aed553"
+)
+case "$SET" in
+  unseen) PINS=("${UNSEEN[@]}") ;;
+  unseen2) PINS=("${UNSEEN2[@]}") ;;
+  *) echo "usage: $0 [unseen|unseen2]" >&2; exit 2 ;;
+esac
+
+mkdir -p "$CORPUS_DIR/dist" "$CORPUS_DIR/$SET"
+for pin in "${PINS[@]}"; do
+  read -r project version file sha <<<"$pin"
+  dist="$CORPUS_DIR/dist/$file"
+  if [[ ! -f $dist ]] || [[ $(sha256sum "$dist" | cut -d' ' -f1) != "$sha" ]]; then
+    "$PYTHON" -m pip download --no-deps --quiet --dest "$CORPUS_DIR/dist" "$project==$version"
+  fi
+  if [[ $(sha256sum "$dist" | cut -d' ' -f1) != "$sha" ]]; then
+    echo "fetch_unseen: $file does not have the pinned sha256" >&2
+    exit 1
+  fi
+  target="$CORPUS_DIR/$SET/$project"
+  if [[ ! -d $target ]]; then
+    tmp=$(mktemp -d)
+    "$PYTHON" - "$dist" "$tmp" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as wheel:
+    for name in wheel.namelist():
+        if name.endswith(".py") and ".dist-info/" not in name:
+            wheel.extract(name, sys.argv[2])
+PY
+    mv "$tmp" "$target"
+  fi
+  echo "$project $version: $(find "$target" -name '*.py' | wc -l) files"
+done
