@@ -161,6 +161,8 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "given_another_tensors_type_string_which_names_its_device": Recipe("f(D(3, 3))"),
     "cpu_index_in_a_python_subscript": Recipe(
         "take(D(4, 3), 2)", note="x[:n] is a view of x: index_put_ may refuse the overlap on any device"),
+    "values_placed_by_device_written_through_a_host_index": Recipe(
+        "relabel(D(16).long(), 0.5, 5)", note="a host index into a device tensor, with values made on it"),
     "zero_dim_host_values_through_a_mask": Recipe("clamp_negatives(-D(4, 3))"),
     "zero_dim_host_scalar_in_arithmetic": Recipe("scale(D(3))"),
     "host_buffer_written_from_the_input_and_moved_before_it_leaves": Recipe("pad(D(2, 3), 4)"),

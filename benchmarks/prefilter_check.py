@@ -22,7 +22,7 @@ from pathlib import Path
 from devlint.engine import engine
 from devlint.engine.settings import Settings
 
-ALL = Settings(select=("DEV",))
+ALL = Settings(select=("DEV",), preview=True)  # every rule and shape, preview ones included
 
 
 def _reports(source: str, path: str) -> tuple[list[tuple[int, int, str, str]], bool]:

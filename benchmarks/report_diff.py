@@ -3,6 +3,7 @@
     python benchmarks/report_diff.py OLD_CHECKOUT NEW_CHECKOUT [--root DIR ...]
     python benchmarks/report_diff.py OLD_CHECKOUT --save baseline.json [--root DIR ...]
     python benchmarks/report_diff.py NEW_CHECKOUT --against baseline.json
+    ... [--devlint-args "--preview --max-file-size 8MB"]
 
 Each checkout runs its own devlint (`python -m devlint --isolated --no-cache --exit-zero
 --output-format json --unsafe-fixes ROOT`, PYTHONPATH set to the checkout, run in ROOT) over each
@@ -36,11 +37,11 @@ DEFAULT_ROOTS = [os.path.join(CORPUS, "src"), os.path.join(CORPUS, "wide")]
 PLACE = ("path", "line", "column", "code")
 
 
-def devlint_json(checkout: str, root: str) -> tuple[list[dict[str, Any]], str]:
+def devlint_json(checkout: str, root: str, extra: tuple[str, ...] = ()) -> tuple[list[dict[str, Any]], str]:
     """(the JSON reports, devlint's stderr) of one cold run of `checkout`'s devlint over `root`."""
     env = {**os.environ, "PYTHONPATH": os.path.abspath(checkout)}
     command = [sys.executable, "-m", "devlint", "--isolated", "--no-cache", "--exit-zero",
-               "--output-format", "json", "--unsafe-fixes", root]
+               "--output-format", "json", "--unsafe-fixes", *extra, root]
     done = subprocess.run(command, env=env, cwd=root, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"devlint of {checkout} failed on {root} (exit {done.returncode}):\n{done.stderr}")
@@ -85,14 +86,14 @@ def commit_of(checkout: str) -> str:
     return (done.stdout.strip() or "unknown") + (" (with uncommitted changes)" if dirty else "")
 
 
-def collect(checkout: str, roots: list[str]) -> dict[str, Any]:
+def collect(checkout: str, roots: list[str], extra: tuple[str, ...] = ()) -> dict[str, Any]:
     """Every root's normalised reports from one checkout, keyed by the root's name."""
     sets: dict[str, Any] = {}
     for root in roots:
         name = os.path.basename(os.path.normpath(root))
         start = time.perf_counter()
         print(f"{checkout}: {root} ...", file=sys.stderr, flush=True)
-        reports, stderr = devlint_json(checkout, root)
+        reports, stderr = devlint_json(checkout, root, extra)
         sets[name] = {
             "root": root,
             "seconds": round(time.perf_counter() - start, 1),
@@ -100,7 +101,7 @@ def collect(checkout: str, roots: list[str]) -> dict[str, Any]:
             "reports": sorted((normalised(report, root) for report in reports), key=sort_key),
         }
         print(f"  {len(reports)} reports, {sets[name]['seconds']} s", file=sys.stderr, flush=True)
-    return {"checkout": os.path.abspath(checkout), "commit": commit_of(checkout),
+    return {"checkout": os.path.abspath(checkout), "commit": commit_of(checkout), "args": list(extra),
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "sets": sets}
 
 
@@ -168,12 +169,15 @@ def main() -> int:
                         help="corpus root, repeatable (default: the full and wide sets)")
     parser.add_argument("--save", metavar="FILE", help="write the first checkout's normalised reports here")
     parser.add_argument("--against", metavar="FILE", help="compare the checkout with reports saved by --save")
+    parser.add_argument("--devlint-args", default="", metavar="ARGS",
+                        help="more options for both sides' devlint, as one string (`--preview`)")
     args = parser.parse_args()
+    extra = tuple(args.devlint_args.split())
     roots = [os.path.abspath(os.path.expanduser(root)) for root in args.roots or DEFAULT_ROOTS]
     wanted = 1 if args.against else 2
     if len(args.checkouts) > wanted or (len(args.checkouts) < wanted and not args.save):
         parser.error("give OLD NEW, or OLD with --save, or NEW with --against")
-    first = collect(args.checkouts[0], roots)
+    first = collect(args.checkouts[0], roots, extra)
     if args.save:
         with open(args.save, "w") as handle:
             json.dump(first, handle, indent=1, sort_keys=True)
@@ -183,7 +187,7 @@ def main() -> int:
         with open(args.against) as handle:
             return 1 if compare(json.load(handle), first) else 0
     if len(args.checkouts) == 2:
-        return 1 if compare(first, collect(args.checkouts[1], roots)) else 0
+        return 1 if compare(first, collect(args.checkouts[1], roots, extra)) else 0
     return 0
 
 

@@ -22,6 +22,10 @@ range (min-max) of the repetitions. Parts (`--only` picks some):
   benchmarks/flake8_with_plugins.py), on `--small`.
 - warm: a run with a cache filled by an untimed run first (`--cache-dir` in a temp dir) over the
   cold default-jobs run of the same repetition.
+- generated: files a new user meets in a real repository, written here: a 10 MB and a 1 MB generated
+  table module (`TABLE = [...]` of float rows, then a function with one DEV002 report at its end) and a
+  200,000-line module of real code (as `big`, to 200,000 lines; over the default `max-file-size`, so
+  DEV997); devlint's wall and peak RSS on each alone, and each over its own `ast.parse`.
 
 Peak RSS is `/usr/bin/time`'s %M (largest single process); without it, the largest child's
 `ru_maxrss` as seen by a wrapper process. Run by hand under `nice`, one corpus run at a time on
@@ -48,8 +52,9 @@ from run import PARSE_FLOOR, python_files, timed  # noqa: E402
 PY = sys.executable
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.expanduser("~/.cache/devlint-dev-corpus")
-PARTS = ("cold", "big", "onefile", "flake8", "warm")
+PARTS = ("cold", "big", "onefile", "flake8", "warm", "generated")
 BIG_LINES = 50_000
+HUGE_LINES = 200_000
 AST_FLOOR = [PY, "-c", PARSE_FLOOR.format(module="ast", call="ast.parse(data)")]
 FLAKE8_SHIM = os.path.join(HERE, "benchmarks", "flake8_with_plugins.py")
 
@@ -211,8 +216,8 @@ def in_order(repetition: int, steps: list[Callable[[], None]]) -> None:
         step()
 
 
-def big_file(corpus: str, directory: str) -> tuple[str, int, int]:
-    """(path, lines, files used) of a deterministic >= 50,000-line module: transformers' modeling
+def big_file(corpus: str, directory: str, wanted: int = BIG_LINES, name: str = "big_module.py") -> tuple[str, int, int]:
+    """(path, lines, files used) of a deterministic module of at least `wanted` lines: transformers' modeling
     files in path order (python_files' walk order), each one that parses on its own. Modules that
     parse concatenate into one that parses, but `from __future__` must come first (the compiler
     checks it, `ast.parse` does not): a file with one is left out unless it is the first. The
@@ -232,16 +237,31 @@ def big_file(corpus: str, directory: str) -> tuple[str, int, int]:
             continue
         kept.append(text if text.endswith("\n") else text + "\n")
         lines += kept[-1].count("\n")
-        if lines >= BIG_LINES:
+        if lines >= wanted:
             break
-    if lines < BIG_LINES:
+    if lines < wanted:
         raise SystemExit(f"only {lines} lines of transformers modeling files under {corpus}")
     whole = "".join(kept)
-    compile(whole, "big_module.py", "exec")
-    target = os.path.join(directory, "big_module.py")
+    compile(whole, name, "exec")
+    target = os.path.join(directory, name)
     with open(target, "w", encoding="utf-8") as handle:
         handle.write(whole)
     return target, lines, len(kept)
+
+
+def generated_table(path: str, size: int) -> None:
+    """A generated table module of about `size` characters with one DEV002 report at its end."""
+    import random
+
+    rows = random.Random(size)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write('"""Generated: do not edit."""\nimport torch\n\nTABLE = [\n')
+        written = 0
+        while written < size:
+            row = "    (" + ", ".join(f"{rows.random():.6f}" for _ in range(8)) + "),\n"
+            handle.write(row)
+            written += len(row)
+        handle.write("]\n\n\ndef lookup(device):\n    t = torch.zeros(len(TABLE)).to(device)\n    return t\n")
 
 
 def machine() -> str:
@@ -263,6 +283,8 @@ def main() -> int:
     parser.add_argument("--corpus", default=os.path.join(CORPUS, "src"), help="the cold/warm corpus (full set)")
     parser.add_argument("--small", default=os.path.join(CORPUS, "small"), help="the flake8 corpus")
     parser.add_argument("--onefile-runs", type=int, default=20, help="runs per one-file figure and repetition")
+    parser.add_argument("--devlint-args", default="", metavar="ARGS",
+                        help="more options for every devlint run, as one string (`--devlint-args=--preview`)")
     args = parser.parse_args()
     parts = [part for part in args.only.split(",") if part]
     unknown = set(parts) - set(PARTS)
@@ -274,7 +296,7 @@ def main() -> int:
     # devlint's modules again (~0.15 s of a one-file run). The untimed runs below write the .pyc.
     env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = checkout
-    devlint = [PY, "-m", "devlint", "--isolated", "-q", "--exit-zero"]
+    devlint = [PY, "-m", "devlint", "--isolated", "-q", "--exit-zero", *args.devlint_args.split()]
     figures = Figures()
     notes: list[str] = []
     spent: dict[str, float] = {}
@@ -310,6 +332,20 @@ def main() -> int:
                 notes.append(f"one file `{name}` (51 lines; an untimed run first, which writes the .pyc):"
                              f" {len(found)} report(s)"
                              + (f", the first: {found[0]}" if found else ""))
+        generated_dir = os.path.join(scratch, "generated")
+        generated: dict[str, str] = {}
+        if "generated" in parts:
+            os.mkdir(generated_dir)
+            for label, size in (("10 MB table module", 10_000_000), ("1 MB table module", 1_000_000)):
+                generated[label] = os.path.join(generated_dir, f"table_{size // 1_000_000}mb.py")
+                generated_table(generated[label], size)
+            huge, huge_lines, huge_files = big_file(corpus, generated_dir, HUGE_LINES, "huge_module.py")
+            generated["200k-line module"] = huge
+            for label, path in generated.items():
+                found = subprocess.run([*devlint, "--no-cache", "--output-format", "concise", path], env=env,
+                                       cwd=generated_dir, capture_output=True, text=True).stdout.splitlines()
+                notes.append(f"{label}: {os.path.getsize(path) / 1e6:.1f} MB; {len(found)} report(s)"
+                             + (f", the first: `{found[0].split(': ', 1)[1][:90]}`" if found else ""))
         if "warm" in parts:
             print("filling the cache (untimed) ...", file=sys.stderr, flush=True)
             start = time.perf_counter()
@@ -389,11 +425,29 @@ def main() -> int:
                 figures.add("devlint warm: wall", warm_wall)
                 figures.add("warm run / cold run", warm_wall / cold_wall[0])
 
+            def generated_files() -> None:
+                for label, path in generated.items():
+                    single = os.path.join(generated_dir, "alone-" + os.path.basename(path))
+                    os.makedirs(single, exist_ok=True)
+                    alone = os.path.join(single, os.path.basename(path))
+                    if not os.path.exists(alone):
+                        os.link(path, alone)
+                    got: dict[str, tuple[float, float, int]] = {}
+                    in_order(repetition, [
+                        lambda: got.__setitem__("ast", measure(f"{label} ast.parse", [*AST_FLOOR, single])),
+                        lambda: got.__setitem__("devlint", measure(f"{label} devlint", [*devlint, "--no-cache", path])),
+                    ])
+                    figures.add(f"{label}: devlint wall", got["devlint"][0])
+                    figures.add(f"{label}: devlint peak RSS", got["devlint"][2])
+                    figures.add(f"{label}: wall / its `ast.parse` wall", got["devlint"][0] / got["ast"][0])
+                    figures.add(f"{label}: `ast.parse` peak RSS", got["ast"][2])
+
             part("cold", cold)
             part("big", big)
             part("onefile", onefile)
             part("flake8", flake8)
             part("warm", warm)
+            part("generated", generated_files)
 
     rows = [
         ("`ast.parse` of the corpus, one process: wall", "s", "floor"),
@@ -414,6 +468,18 @@ def main() -> int:
         ("flake8 with the plugin / flake8 alone", "×", "≤ 1.25×"),
         ("devlint warm: wall", "s", "-"),
         ("warm run / cold run", "×", "≤ 0.03"),
+        ("10 MB table module: devlint wall", "s", "≤ 20 s"),
+        ("10 MB table module: devlint peak RSS", "MiB", "≤ 1,024 MiB"),
+        ("10 MB table module: wall / its `ast.parse` wall", "×", "-"),
+        ("10 MB table module: `ast.parse` peak RSS", "MiB", "-"),
+        ("1 MB table module: devlint wall", "s", "-"),
+        ("1 MB table module: devlint peak RSS", "MiB", "≤ 200 MiB"),
+        ("1 MB table module: wall / its `ast.parse` wall", "×", "≤ 10×"),
+        ("1 MB table module: `ast.parse` peak RSS", "MiB", "-"),
+        ("200k-line module: devlint wall", "s", "-"),
+        ("200k-line module: devlint peak RSS", "MiB", "-"),
+        ("200k-line module: wall / its `ast.parse` wall", "×", "-"),
+        ("200k-line module: `ast.parse` peak RSS", "MiB", "-"),
     ]
     lines = [*header, "", "| figure | median | range | target |", "|---|---:|---:|---|"]
     lines.extend(figures.row(name, unit, target) for name, unit, target in rows if name in figures.values)

@@ -3,9 +3,10 @@
     python benchmarks/stages.py ~/.cache/devlint-dev-corpus/src
 
 Runs `engine.analyze` on every `.py` file with each stage wrapped in a timer: the text
-prefilter, `ast.parse` and the screen's facts (devlint/analysis/screen.py), LibCST's parse, the batched
-traversal (context and every rule's visitor), positions, and the rest (rules' `finish`,
-noqa, reports). Run by hand, like benchmarks/run.py; the figures go in benchmarks/README.md.
+prefilter, the `# noqa` scan, data stand-ins, Python's `ast.parse` and the screen's facts
+(devlint/analysis/screen.py), the file context, LibCST's parse, the batched traversal (context and every
+rule's visitor), positions, the reports (noqa, statements, fix edits), and the rest (rules' `finish`
+and the engine's glue). Run by hand, like benchmarks/run.py; the figures go in benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -39,14 +40,20 @@ def timer(stage: str, function: Callable[..., object]) -> Callable[..., object]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("roots", nargs="+")
+    parser.add_argument("--preview", action="store_true", help="every rule, preview ones included")
     args = parser.parse_args()
     engine.prefilter = timer("text prefilter", engine.prefilter)  # type: ignore[assignment]
+    engine.with_stand_ins = timer("data stand-ins (files over 256 KB)", engine.with_stand_ins)  # type: ignore
+    engine.parse_python = timer("ast.parse (Python's parser)", engine.parse_python)  # type: ignore[assignment]
+    engine.Suppressions = timer("noqa comments (every file)", engine.Suppressions)  # type: ignore[assignment]
     screen.parse = timer("ast.parse (screen)", screen.parse)  # type: ignore[assignment]
     engine.screen_with_facts = timer("screen (ast.parse + facts)", engine.screen_with_facts)  # type: ignore[assignment]
     cst_stage.cst.parse_module = timer("LibCST parse", cst_stage.cst.parse_module)  # type: ignore[assignment]
     cst_stage.visit_batched = timer("traversal (context + rule visitors)", cst_stage.visit_batched)  # type: ignore
     cst_stage._positions = timer("positions (files with reports)", cst_stage._positions)  # type: ignore[assignment]
-    settings = Settings(select=("DEV",))
+    cst_stage._resolve = timer("reports (noqa, statements, fixes)", cst_stage._resolve)  # type: ignore[assignment]
+    cst_stage.FileContext = timer("file context (torch names, project index)", cst_stage.FileContext)  # type: ignore
+    settings = Settings(select=("DEV",), preview=args.preview)
     files = sorted(p for root in args.roots for p in Path(root).rglob("*.py") if p.is_file())
     reports = 0
     start = time.process_time()
@@ -56,12 +63,14 @@ def main() -> int:
     total = time.process_time() - start
     spent["screen facts"] = spent.pop("screen (ast.parse + facts)") - spent["ast.parse (screen)"]
     calls["screen facts"] = calls.pop("screen (ast.parse + facts)")
-    spent["rest (finish, noqa, reports)"] = total - sum(spent.values())
+    spent["rest (rules' finish, the rest of the engine)"] = total - sum(spent.values())
     print(f"{len(files)} files, {reports} reports, {total:.1f} s CPU in one process\n")
     print("| stage | files | CPU s | share |\n|---|---:|---:|---:|")
-    for stage in ("text prefilter", "ast.parse (screen)", "screen facts", "LibCST parse",
+    for stage in ("text prefilter", "noqa comments (every file)", "data stand-ins (files over 256 KB)",
+                  "ast.parse (Python's parser)", "ast.parse (screen)", "screen facts",
+                  "file context (torch names, project index)", "LibCST parse",
                   "traversal (context + rule visitors)", "positions (files with reports)",
-                  "rest (finish, noqa, reports)"):
+                  "reports (noqa, statements, fixes)", "rest (rules' finish, the rest of the engine)"):
         count = calls[stage] if stage in calls else "-"
         print(f"| {stage} | {count} | {spent[stage]:.1f} | {spent[stage] / total:.0%} |")
     return 0

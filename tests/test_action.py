@@ -23,7 +23,7 @@ from conftest import ROOT
 
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 STEPS = {step["name"]: step for step in ACTION["runs"]["steps"]}
-BAD = 'import torch\n\nstate = torch.load("ckpt.pt")\n'
+BAD = 'import torch\n\nstate = torch.zeros(3).to(device)\n'
 PUSH = {"event_name": "push", "repository": "me/project"}
 PR_FROM_BRANCH = {"event_name": "pull_request", "repository": "me/project",
                   "event": {"pull_request": {"head": {"repo": {"full_name": "me/project"}}}}}
@@ -116,7 +116,7 @@ def run_action(workspace, tmp_path, github: dict, **inputs: str) -> Job:
 
 @pytest.fixture
 def repository(tmp_path):
-    """A git repository whose `src/train.py` has one DEV004 report."""
+    """A git repository whose `src/train.py` has one DEV002 report."""
     repo = tmp_path / "repo"
     (repo / "src").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
@@ -134,10 +134,10 @@ def test_push_annotates_first_then_writes_sarif_and_fails_the_job_on_reports(rep
     annotations = job.logs["Run devlint"].stdout.splitlines()
     assert annotations == [annotation for annotation in annotations if annotation.startswith("::error ")]
     assert [line.split("::")[1] for line in annotations] == [
-        "error file=src/train.py,line=3,col=9,endLine=3,endColumn=30,title=DEV004"]
+        "error file=src/train.py,line=3,col=9,endLine=3,endColumn=23,title=DEV002"]
     sarif = json.loads((repository / "devlint.sarif").read_text())
     [result] = sarif["runs"][0]["results"]
-    assert result["ruleId"] == "DEV004"
+    assert result["ruleId"] == "DEV002"
     assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "src/train.py"
 
 
@@ -190,7 +190,7 @@ def test_args_are_split_on_whitespace_and_never_glob_expanded(repository, tmp_pa
 
 
 def test_args_pass_options_through(repository, tmp_path):
-    job = run_action(repository, tmp_path, PUSH, paths="src", args="--ignore DEV004")
+    job = run_action(repository, tmp_path, PUSH, paths="src", args="--ignore DEV002")
     assert job.succeeded and job.logs["Run devlint"].stdout == ""
 
 
@@ -261,7 +261,7 @@ def test_paths_on_one_line_are_split_on_whitespace_with_globs(repository, tmp_pa
 def test_past_githubs_annotation_limit_a_notice_and_the_job_summary_carry_every_report(repository, tmp_path):
     """GitHub shows 10 error annotations per step and 50 per job; the rest are only in the log.
     Past 10, a notice says so and the job summary lists every report."""
-    more = "".join(f'state{n} = torch.load("{n}.pt")\n' for n in range(11))
+    more = "".join(f'state{n} = torch.zeros(3).to(device)\n' for n in range(11))
     (repository / "src" / "train.py").write_text(BAD + more)
     job = run_action(repository, tmp_path, PUSH)
     log = job.logs["Run devlint"].stdout
@@ -269,7 +269,7 @@ def test_past_githubs_annotation_limit_a_notice_and_the_job_summary_carry_every_
     assert "::notice title=devlint::12 reports; GitHub shows the first 10 as annotations" in log
     summary = (tmp_path / "step-summary.md").read_text()
     assert summary.startswith("### devlint: 12 reports\n```\n")
-    assert summary.count("DEV004") == 12 and "src/train.py:14:11: DEV004" in summary
+    assert summary.count("DEV002") == 12 and "src/train.py:14:11: DEV002" in summary
 
 
 def test_ten_reports_or_fewer_need_no_notice(repository, tmp_path):

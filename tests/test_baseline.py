@@ -11,18 +11,19 @@ import pytest
 from devlint.frontends.cli import main
 
 SOURCE = "import torch\n\nx = torch.zeros(3)\nx.to('cpu')\nstate = torch.load('model.pt')\n"
+NAME_DEV004 = "--extend-select=DEV004"  # SOURCE's DEV004 is in preview: off unless named
 
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "model.py").write_text(SOURCE)
-    assert main(["--write-baseline", "devlint-baseline.json", "model.py"]) == 0
+    assert main([NAME_DEV004, "--write-baseline", "devlint-baseline.json", "model.py"]) == 0
     return tmp_path
 
 
 def new_reports(capsys, *args: str) -> tuple[int, list[str]]:
-    code = main(["--baseline", "devlint-baseline.json", *args, "model.py"])
+    code = main([NAME_DEV004, "--baseline", "devlint-baseline.json", *args, "model.py"])
     out = capsys.readouterr().out
     return code, [line.split(": ")[1].split()[0] + "@" + line.split(":")[1] for line in out.splitlines()]
 
@@ -36,7 +37,7 @@ def test_written_baseline_records_path_code_statement_and_count(project, capsys)
 
 
 def test_write_baseline_exits_0_and_says_what_it_wrote(project, capsys):
-    assert main(["--write-baseline", "again.json", "model.py"]) == 0
+    assert main([NAME_DEV004, "--write-baseline", "again.json", "model.py"]) == 0
     out, err = capsys.readouterr()
     assert out == "" and "Wrote 2 baseline entries (2 reports) to again.json." in err
 
@@ -46,7 +47,7 @@ def test_recorded_reports_are_suppressed(project, capsys):
 
 
 def test_summary_counts_what_the_baseline_held(project, capsys):
-    main(["--baseline", "devlint-baseline.json", "model.py"])
+    main([NAME_DEV004, "--baseline", "devlint-baseline.json", "model.py"])
     assert capsys.readouterr().err == "All checks passed (1 file checked); 2 more in the baseline.\n"
 
 
@@ -68,7 +69,7 @@ def test_a_second_copy_of_a_recorded_statement_is_new(project, capsys):
 def test_counts_absorb_as_many_copies_as_were_recorded(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "model.py").write_text(SOURCE + "x.to('cpu')\n")
-    main(["--write-baseline", "devlint-baseline.json", "model.py"])
+    main([NAME_DEV004, "--write-baseline", "devlint-baseline.json", "model.py"])
     entry = json.loads((tmp_path / "devlint-baseline.json").read_text())["entries"][0]
     assert (entry["statement"], entry["count"]) == ("x.to('cpu')", 2)
     capsys.readouterr()
@@ -78,18 +79,18 @@ def test_counts_absorb_as_many_copies_as_were_recorded(tmp_path, monkeypatch, ca
 def test_baseline_paths_are_relative_to_the_baseline_file(project, monkeypatch, capsys):
     (project / "sub").mkdir()
     monkeypatch.chdir(project / "sub")
-    assert main(["--baseline", "../devlint-baseline.json", "../model.py"]) == 0
+    assert main([NAME_DEV004, "--baseline", "../devlint-baseline.json", "../model.py"]) == 0
 
 
 def test_new_file_reports_are_not_in_the_baseline(project, capsys):
     (project / "other.py").write_text(SOURCE)
-    assert main(["--baseline", "devlint-baseline.json", "model.py", "other.py"]) == 1
+    assert main([NAME_DEV004, "--baseline", "devlint-baseline.json", "model.py", "other.py"]) == 1
     assert {line.split(":")[0] for line in capsys.readouterr().out.splitlines()} == {"other.py"}
 
 
 def test_fix_with_baseline_reports_only_new_remaining(project, capsys):
     (project / "model.py").write_text(SOURCE + "y = torch.load('other.pt')\n")
-    assert main(["--fix", "--baseline", "devlint-baseline.json", "model.py"]) == 1
+    assert main([NAME_DEV004, "--fix", "--baseline", "devlint-baseline.json", "model.py"]) == 1
     assert [line.split(":")[1] for line in capsys.readouterr().out.splitlines()] == ["6"]
 
 
@@ -104,10 +105,10 @@ def test_bad_or_missing_baseline_exits_2_with_one_line(project, capsys, content,
     target = project / "broken.json"
     if content is not None:
         target.write_text(content)
-    assert main(["--baseline", "broken.json", "model.py"]) == 2
+    assert main([NAME_DEV004, "--baseline", "broken.json", "model.py"]) == 2
     err = capsys.readouterr().err
     assert fragment in err and err.startswith("devlint: error: broken.json: ") and err.count("\n") == 1
 
 
 def test_write_baseline_cannot_be_combined_with_fix(project, capsys):
-    assert main(["--write-baseline", "b.json", "--fix", "model.py"]) == 2
+    assert main([NAME_DEV004, "--write-baseline", "b.json", "--fix", "model.py"]) == 2

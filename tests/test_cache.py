@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from devlint.runner.cache import MARKER, Cache, clean
 from devlint.runner.runner import Mode, process
@@ -12,6 +13,7 @@ from conftest import run_devlint
 
 BAD = "import torch\nstate = torch.load(path)\n"
 GOOD = "import torch\nstate = torch.load(path, map_location='cpu')\n"
+NAMED = Settings(extend_select=("DEV004",))  # BAD's DEV004 is in preview: off unless named
 
 
 def _codes(outcome):
@@ -24,9 +26,9 @@ def _entries(directory):
 
 def test_a_warm_run_prints_exactly_what_the_cold_run_printed(tmp_path):
     (tmp_path / "train.py").write_text(BAD)
-    cold = run_devlint(".", "--isolated", cwd=tmp_path)
+    cold = run_devlint(".", "--isolated", "--extend-select", "DEV004", cwd=tmp_path)
     assert _entries(tmp_path / ".devlint_cache")  # the cold run stored its result
-    warm = run_devlint(".", "--isolated", cwd=tmp_path)
+    warm = run_devlint(".", "--isolated", "--extend-select", "DEV004", cwd=tmp_path)
     assert "train.py:2:9: DEV004" in cold.stdout
     assert (warm.stdout, warm.stderr, warm.returncode) == (cold.stdout, cold.stderr, cold.returncode)
 
@@ -41,18 +43,18 @@ def test_a_cached_result_is_not_used_once_the_file_changes(tmp_path):
     path = tmp_path / "train.py"
     path.write_text(GOOD)
     cache = Cache(str(tmp_path / "cache"))
-    assert _codes(process(str(path), Settings(), Mode(), cache)) == []
+    assert _codes(process(str(path), NAMED, Mode(), cache)) == []
     path.write_text(BAD)
-    assert _codes(process(str(path), Settings(), Mode(), cache)) == [(2, 9, "DEV004")]
+    assert _codes(process(str(path), NAMED, Mode(), cache)) == [(2, 9, "DEV004")]
 
 
 def test_a_cached_result_is_not_used_under_other_settings(tmp_path):
     path = tmp_path / "train.py"
     path.write_text(BAD)
     cache = Cache(str(tmp_path / "cache"))
-    assert _codes(process(str(path), Settings(ignore=("DEV004",)), Mode(), cache)) == []
-    assert _codes(process(str(path), Settings(), Mode(), cache)) == [(2, 9, "DEV004")]
-    assert _codes(process(str(path), Settings(per_file_ignores=(("train.py", ("DEV004",)),), root=str(tmp_path)),
+    assert _codes(process(str(path), replace(NAMED, ignore=("DEV004",)), Mode(), cache)) == []
+    assert _codes(process(str(path), NAMED, Mode(), cache)) == [(2, 9, "DEV004")]
+    assert _codes(process(str(path), replace(NAMED, per_file_ignores=(("train.py", ("DEV004",)),), root=str(tmp_path)),
                           Mode(), cache)) == []
 
 
@@ -87,10 +89,10 @@ def test_a_corrupt_entry_is_a_miss_and_the_file_is_checked_again(tmp_path):
     path.write_text(BAD)
     directory = tmp_path / "cache"
     cache = Cache(str(directory))
-    process(str(path), Settings(), Mode(), cache)
+    process(str(path), NAMED, Mode(), cache)
     for entry in directory.rglob("*.json"):
         entry.write_text('{"key": "trunc')
-    assert _codes(process(str(path), Settings(), Mode(), cache)) == [(2, 9, "DEV004")]
+    assert _codes(process(str(path), NAMED, Mode(), cache)) == [(2, 9, "DEV004")]
 
 
 def test_an_unwritable_cache_is_skipped_silently(tmp_path):
@@ -98,7 +100,7 @@ def test_an_unwritable_cache_is_skipped_silently(tmp_path):
     path.write_text(BAD)
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("")
-    assert _codes(process(str(path), Settings(), Mode(), Cache(str(blocker)))) == [(2, 9, "DEV004")]
+    assert _codes(process(str(path), NAMED, Mode(), Cache(str(blocker)))) == [(2, 9, "DEV004")]
 
 
 def test_no_cache_writes_nothing_and_cache_dir_moves_it(tmp_path):

@@ -18,6 +18,7 @@ BUGGY = textwrap.dedent("""\
     device = torch.device("cuda")
     """)
 BUGGY_CODES = ["DEV001", "DEV003", "DEV004"]
+NAME_PREVIEW = ("--extend-select", "DEV003,DEV004")  # BUGGY's DEV003 and DEV004 are in preview: off unless named
 CLEAN = "import torch\n\nx = torch.zeros(3, device='cpu')\n"
 
 
@@ -42,7 +43,7 @@ def test_clean_file_exits_0(project, capsys):
 
 def test_reports_exit_1_sorted_by_position(project, capsys):
     (project / "bad.py").write_text(BUGGY)
-    code, codes, err = check(capsys, "bad.py")
+    code, codes, err = check(capsys, *NAME_PREVIEW, "bad.py")
     assert (code, codes) == (1, ["DEV001", "DEV004", "DEV003"])
     assert "Found 3 reports" in err
 
@@ -82,13 +83,13 @@ def test_usage_errors_exit_2_with_one_line(project, capsys, args):
 
 def test_exit_zero_keeps_the_reports(project, capsys):
     (project / "bad.py").write_text(BUGGY)
-    code, codes, _ = check(capsys, "--exit-zero", "bad.py")
+    code, codes, _ = check(capsys, "--exit-zero", *NAME_PREVIEW, "bad.py")
     assert (code, codes) == (0, ["DEV001", "DEV004", "DEV003"])
 
 
 def test_quiet_prints_no_summary(project, capsys):
     (project / "bad.py").write_text(BUGGY)
-    code, codes, err = check(capsys, "--quiet", "bad.py")
+    code, codes, err = check(capsys, "--quiet", *NAME_PREVIEW, "bad.py")
     assert (code, len(codes), err) == (1, 3, "")
 
 
@@ -101,7 +102,7 @@ def test_statistics_count_per_code_with_fix_marker(project, capsys):
 
 def test_statistics_print_only_the_counts(project, capsys):
     (project / "bad.py").write_text(BUGGY)
-    assert main(["--statistics", "--quiet", "bad.py"]) == 1
+    assert main(["--statistics", "--quiet", *NAME_PREVIEW, "bad.py"]) == 1
     assert capsys.readouterr().out == ("     1  DEV001  [*] discarded-tensor-move\n"
                                        "     1  DEV003      hardcoded-cuda\n"
                                        "     1  DEV004      load-without-map-location\n")
@@ -111,7 +112,7 @@ def test_statistics_with_json_are_ruffs_statistics_objects(project, capsys):
     import json
 
     (project / "bad.py").write_text(BUGGY)
-    main(["--statistics", "--output-format", "json", "bad.py"])
+    main(["--statistics", "--output-format", "json", *NAME_PREVIEW, "bad.py"])
     out, err = capsys.readouterr()
     assert json.loads(out)[0] == {"code": "DEV001", "name": "discarded-tensor-move", "count": 1, "fixable": True}
     assert "Found 3 reports" in err
@@ -119,9 +120,9 @@ def test_statistics_with_json_are_ruffs_statistics_objects(project, capsys):
 
 @pytest.mark.parametrize("args, expected", [
     (["--select", "DEV001"], ["DEV001"]),
-    (["--select", "DEV00"], ["DEV001", "DEV004", "DEV003"]),
+    (["--select", "DEV00", "--preview"], ["DEV001", "DEV004", "DEV003"]),  # a prefix takes preview rules in preview
     (["--select", "dev001,DEV004"], ["DEV001", "DEV004"]),
-    (["--ignore", "DEV001"], ["DEV004", "DEV003"]),
+    (["--ignore", "DEV001", *NAME_PREVIEW], ["DEV004", "DEV003"]),
     (["--ignore", "DEV"], []),
     (["--ignore", "DEV0", "--extend-select", "DEV003"], ["DEV003"]),  # the more specific entry wins
     (["--select", "DEV001", "--extend-select", "DEV003"], ["DEV001", "DEV003"]),
@@ -140,7 +141,7 @@ def test_select_ignore_and_extend_select_take_codes_and_prefixes(project, capsys
 ])
 def test_noqa_on_the_reported_line(project, capsys, comment, expected):
     (project / "bad.py").write_text(BUGGY.replace('x.to("cpu")', 'x.to("cpu")' + comment))
-    assert check(capsys, "bad.py")[1] == expected
+    assert check(capsys, *NAME_PREVIEW, "bad.py")[1] == expected
 
 
 def test_noqa_line_is_not_rewritten_by_fix(project, capsys):
@@ -151,7 +152,8 @@ def test_noqa_line_is_not_rewritten_by_fix(project, capsys):
 
 
 def test_pyproject_configuration_is_found_from_a_subdirectory(project, capsys):
-    (project / "pyproject.toml").write_text('[tool.devlint]\nignore = ["DEV001"]\n')
+    (project / "pyproject.toml").write_text('[tool.devlint]\nignore = ["DEV001"]\n'
+                                            'extend-select = ["DEV003", "DEV004"]\n')
     (project / "src").mkdir()
     (project / "src" / "bad.py").write_text(BUGGY)
     assert check(capsys, "src/bad.py")[1] == ["DEV004", "DEV003"]
@@ -172,11 +174,12 @@ def test_command_line_flags_win_over_configuration(project, capsys):
 def test_isolated_ignores_configuration(project, capsys):
     (project / "pyproject.toml").write_text('[tool.devlint]\nselect = ["DEV003"]\n')
     (project / "bad.py").write_text(BUGGY)
-    assert len(check(capsys, "--isolated", "bad.py")[1]) == 3
+    assert len(check(capsys, "--isolated", *NAME_PREVIEW, "bad.py")[1]) == 3
 
 
 def test_per_file_ignores_from_configuration(project, capsys):
-    (project / "pyproject.toml").write_text('[tool.devlint]\nper-file-ignores = { "tests/*" = ["DEV003"] }\n')
+    (project / "pyproject.toml").write_text('[tool.devlint]\nextend-select = ["DEV003", "DEV004"]\n'
+                                            'per-file-ignores = { "tests/*" = ["DEV003"] }\n')
     (project / "tests").mkdir()
     (project / "tests" / "bad.py").write_text(BUGGY)
     assert check(capsys, "tests/bad.py")[1] == ["DEV001", "DEV004"]
@@ -248,6 +251,6 @@ def test_rule_subcommand_misuse_exits_2(capsys, args):
 
 def test_the_real_command_exits_1_on_reports_and_writes_the_summary_to_stderr(tmp_path):
     (tmp_path / "bad.py").write_text(BUGGY)
-    result = run_devlint("bad.py", cwd=tmp_path)
+    result = run_devlint(*NAME_PREVIEW, "bad.py", cwd=tmp_path)
     assert result.returncode == 1
     assert result.stdout.count("\n") == 3 and "Found 3 reports" in result.stderr

@@ -14,14 +14,14 @@ import pytest
 
 from conftest import ROOT, run_devlint
 
-BUG = 'import torch\n\nstate = torch.load("a.pt")\n'
+BUG = 'import torch\n\nstate = torch.load("a.pt")\n'  # DEV004, a preview rule: the runs below name it
 FIXED = 'import torch\n\nstate = torch.load("a.pt", map_location="cpu")\n'
 
 
 def test_check_is_the_default_command(tmp_path):
     (tmp_path / "train.py").write_text(BUG)
-    plain = run_devlint("--isolated", "--no-cache", "train.py", cwd=tmp_path)
-    check = run_devlint("check", "--isolated", "--no-cache", "train.py", cwd=tmp_path)
+    plain = run_devlint("--isolated", "--no-cache", "--extend-select", "DEV004", "train.py", cwd=tmp_path)
+    check = run_devlint("check", "--isolated", "--no-cache", "--extend-select", "DEV004", "train.py", cwd=tmp_path)
     assert check.returncode == plain.returncode == 1
     assert check.stdout == plain.stdout and "train.py:3:9: DEV004" in check.stdout
 
@@ -29,7 +29,7 @@ def test_check_is_the_default_command(tmp_path):
 def test_a_folder_called_check_is_still_a_path(tmp_path):
     (tmp_path / "check").mkdir()
     (tmp_path / "check" / "train.py").write_text(BUG)
-    result = run_devlint("--isolated", "--no-cache", "check", cwd=tmp_path)
+    result = run_devlint("--isolated", "--no-cache", "--extend-select", "DEV004", "check", cwd=tmp_path)
     assert result.returncode == 1 and result.stdout.startswith("check/train.py:3:9: DEV004")
 
 
@@ -67,12 +67,19 @@ def _next_containing(lines: queue.Queue, text: str) -> str:
             return line
 
 
+def _default_sigint() -> None:
+    """In the child: Ctrl-C's default action. A suite started in the background of a shell (`pytest &`)
+    ignores SIGINT, and a child inherits that: Python then never raises KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
 def test_watch_checks_again_on_change_and_ctrl_c_exits_0(tmp_path):
     (tmp_path / "train.py").write_text(BUG)
-    process = subprocess.Popen([sys.executable, "-m", "devlint", "--isolated", "--no-cache", "--watch", "."],
+    process = subprocess.Popen([sys.executable, "-m", "devlint", "--isolated", "--no-cache", "--extend-select",
+                                "DEV004", "--watch", "."],
                                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+                               env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=_default_sigint)
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=_lines, args=(process.stdout, lines), daemon=True).start()
     try:

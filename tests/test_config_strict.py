@@ -11,7 +11,7 @@ import pytest
 
 from conftest import ROOT, run_devlint
 
-BUG = 'import torch\n\nstate = torch.load("a.pt")\n'
+BUG = 'import torch\n\nstate = torch.load("a.pt")\n'  # DEV004, a preview rule: `select = DEV` alone leaves it off
 # The line under test is line 7 of pyproject.toml, line 6 of setup.cfg.
 PYPROJECT = '[project]\nname = "demo"\nversion = "0"\n\n[tool.devlint]\nselect = ["DEV"]\n{line}\n'
 SETUP_CFG = "[metadata]\nname = demo\n\n[devlint]\nselect = DEV\n{line}\n"
@@ -64,12 +64,14 @@ def test_flake8_shows_the_same_error_and_fails(tmp_path, name, line, number, mes
 def test_the_values_ini_spells_as_words_are_booleans_in_setup_cfg(tmp_path):
     """In setup.cfg every value is text: `yes`/`no`, `on`/`off`, `1`/`0` are booleans there, as
     configparser reads them."""
-    result = run_devlint("--no-cache", "a.py", cwd=project(tmp_path, "setup.cfg", "unsafe-fixes = yes"))
+    lines = "unsafe-fixes = yes\nextend-select = DEV004"
+    result = run_devlint("--no-cache", "a.py", cwd=project(tmp_path, "setup.cfg", lines))
     assert result.returncode == 1, result.stderr
 
 
 def test_a_good_table_still_works(tmp_path):
-    table = 'line-length = 100\ntarget-torch = "2.6"\nunsafe-fixes = true\nper-file-ignores = { "x/*" = ["DEV003"] }'
+    table = ('line-length = 100\ntarget-torch = "2.6"\nunsafe-fixes = true\nper-file-ignores = { "x/*" = ["DEV003"] }\n'
+             'extend-select = ["DEV004"]')
     result = run_devlint("--no-cache", "a.py", cwd=project(tmp_path, "pyproject.toml", table))
     assert result.returncode == 1, result.stderr
     assert "DEV004" in result.stdout

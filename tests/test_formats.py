@@ -18,6 +18,7 @@ from devlint.frontends.report.sarif import FINGERPRINT_KEY, sarif_log
 from devlint.rules import all_rules
 
 BAD_DEV004 = FIXTURES / "DEV004-load-without-map-location" / "bad.py"
+NAME_DEV004 = ("--extend-select", "DEV004")  # DEV004 is in preview: off unless named
 REPORT_KEYS = [
     "code", "name", "message", "path", "line", "column", "end_line", "end_column", "cell", "notebook_line", "fix",
     "url", "filename", "location", "end_location", "noqa_row",
@@ -50,7 +51,7 @@ def shape(value):
 # --- json / json-lines -------------------------------------------------------------------------
 
 def test_json_report_has_exactly_the_documented_keys(capsys, monkeypatch):
-    reports = json_reports(capsys, monkeypatch, str(BAD_DEV004.relative_to(ROOT)))
+    reports = json_reports(capsys, monkeypatch, *NAME_DEV004, str(BAD_DEV004.relative_to(ROOT)))
     assert [list(r) for r in reports] == [REPORT_KEYS] * 3
     first = reports[0]
     assert list(first["fix"]) == FIX_KEYS
@@ -66,7 +67,7 @@ def test_json_report_has_exactly_the_documented_keys(capsys, monkeypatch):
 def test_documented_json_example_has_the_real_output_shape(capsys, monkeypatch):
     doc = (ROOT / "docs" / "output-formats.md").read_text()
     example = json.loads(re.search(r"```json\n(.*?)```", doc, re.S).group(1))
-    real = json_reports(capsys, monkeypatch, str(BAD_DEV004.relative_to(ROOT)))[0]
+    real = json_reports(capsys, monkeypatch, *NAME_DEV004, str(BAD_DEV004.relative_to(ROOT)))[0]
     assert shape(example) == shape(real)
     documented_keys = set(re.findall(r"^\| `([a-z_.]+)`", doc, re.M))
     assert {"fix.applicability", "fix.edits", "edit.content", "url", "cell"} <= documented_keys
@@ -82,7 +83,7 @@ def test_unfixable_report_has_null_fix_and_syntax_error_has_null_url(tmp_path, c
 
 
 def test_applying_the_json_edits_gives_the_fixed_file(capsys, monkeypatch):
-    reports = json_reports(capsys, monkeypatch, str(BAD_DEV004.relative_to(ROOT)))
+    reports = json_reports(capsys, monkeypatch, *NAME_DEV004, str(BAD_DEV004.relative_to(ROOT)))
     lines = BAD_DEV004.read_text().splitlines(keepends=True)
     starts = [0]
     for line in lines:
@@ -98,8 +99,8 @@ def test_applying_the_json_edits_gives_the_fixed_file(capsys, monkeypatch):
 
 def test_json_lines_holds_the_same_objects_one_per_line(capsys, monkeypatch):
     path = str(BAD_DEV004.relative_to(ROOT))
-    as_array = json_reports(capsys, monkeypatch, path)
-    _, out = run_format(capsys, monkeypatch, "json-lines", path)
+    as_array = json_reports(capsys, monkeypatch, *NAME_DEV004, path)
+    _, out = run_format(capsys, monkeypatch, "json-lines", *NAME_DEV004, path)
     assert [json.loads(line) for line in out.splitlines()] == as_array
 
 
@@ -198,7 +199,8 @@ def test_sarif_results_point_at_their_rule_and_a_repository_relative_region(fixt
 def test_sarif_uri_of_an_absolute_path_is_relative_and_percent_encoded(tmp_path, capsys, monkeypatch):
     (tmp_path / "my dir").mkdir()
     (tmp_path / "my dir" / "a.py").write_text("import torch\nx = torch.device('cuda')\n")
-    _, out = run_format(capsys, monkeypatch, "sarif", str(tmp_path / "my dir" / "a.py"), cwd=tmp_path)
+    _, out = run_format(capsys, monkeypatch, "sarif", "--extend-select", "DEV003", str(tmp_path / "my dir" / "a.py"),
+                        cwd=tmp_path)
     uri = json.loads(out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
     assert uri == "my%20dir/a.py"
 
@@ -224,7 +226,7 @@ def test_sarif_fingerprints_change_with_the_statement_and_differ_for_duplicates(
 # --- github ------------------------------------------------------------------------------------
 
 def test_github_annotation_form(capsys, monkeypatch):
-    _, out = run_format(capsys, monkeypatch, "github", str(BAD_DEV004.relative_to(ROOT)))
+    _, out = run_format(capsys, monkeypatch, "github", *NAME_DEV004, str(BAD_DEV004.relative_to(ROOT)))
     first = out.splitlines()[0]
     assert first.startswith(
         "::error file=fixtures/DEV004-load-without-map-location/bad.py,line=8,col=27,endLine=8,endColumn=43,"

@@ -17,7 +17,8 @@ TORCH_BUG = "import torch\nstate = torch.load('model.pt')\n"  # DEV004 on line 2
 
 
 def check(*args: str, cwd):
-    result = run_devlint("--isolated", *args, cwd=cwd)
+    """`devlint --isolated` with DEV004, a preview rule, named: TORCH_BUG is the report these tests expect."""
+    result = run_devlint("--isolated", "--extend-select", "DEV004", *args, cwd=cwd)
     assert "Traceback" not in result.stderr, result.stderr
     return result
 
@@ -148,16 +149,18 @@ def test_thousand_deep_brackets_are_cpythons_syntax_error(tmp_path, opening, clo
 
 def test_analysis_that_exhausts_even_the_large_stack_is_dev998_at_1_1_never_dev999(monkeypatch):
     from devlint.engine import cst_stage, engine
+    from devlint.engine.settings import Settings
 
     def bottomless(*args):  # stands in for code deeper than any stack
         raise RecursionError("maximum recursion depth exceeded")
 
     monkeypatch.setattr(cst_stage, "check", bottomless)
     source = TORCH_BUG + "value = flag\n"
-    [report] = engine.analyze(source, "deep.py").diagnostics
+    settings = Settings(extend_select=("DEV004",))  # TORCH_BUG's DEV004 is in preview: name it
+    [report] = engine.analyze(source, "deep.py", settings).diagnostics
     assert (report.line, report.col, report.code) == (1, 1, "DEV998")
     assert report.message.startswith("internal error: this file is nested too deeply for devlint to analyse")
-    assert engine.fix_text(source, "deep.py", unsafe=True).source == source
+    assert engine.fix_text(source, "deep.py", settings, unsafe=True).source == source
 
 
 @pytest.mark.parametrize("terms", [100, 1_000, 2_900])
@@ -241,7 +244,7 @@ def test_unreadable_file_is_reported_and_the_others_checked(tmp_path, monkeypatc
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(builtins, "open", refusing_open)
-    code = cli.main(["--isolated", "."])
+    code = cli.main(["--isolated", "--extend-select", "DEV004", "."])
     out, err = capsys.readouterr()
     assert code == 2
     assert "devlint: error: a.py: cannot read file: permission denied" in err
@@ -291,7 +294,7 @@ def test_file_deleted_between_discovery_and_reading(tmp_path, monkeypatch, capsy
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(discovery, "discover", discover_then_delete)
-    code = cli.main(["--isolated", "."])
+    code = cli.main(["--isolated", "--extend-select", "DEV004", "."])
     out, err = capsys.readouterr()
     assert code == 2
     assert "devlint: error: gone.py: file not found (deleted, or a broken symbolic link)" in err
@@ -312,7 +315,8 @@ def test_unknown_code_in_select_lists_the_valid_ones(tmp_path):
     assert result.returncode == 2
     from devlint.rules import rule_codes
 
-    valid = ", ".join((*rule_codes(), "DEV998", "DEV999"))  # every rule's code, then the internal and syntax errors
+    # every rule's code, then the engine's: over max-file-size, internal error, syntax error
+    valid = ", ".join((*rule_codes(), "DEV997", "DEV998", "DEV999"))
     assert "DEV001, DEV002" in valid
     assert result.stderr.strip() == f"devlint: error: --select: unknown code or prefix 'DEV9x'; valid codes: {valid}"
 

@@ -14,13 +14,36 @@ from lsprotocol import types as lsp
 
 from conftest import FIXTURES, RULE_DIRS, expected_fix
 from devlint import fix_source
+from devlint.engine.line_length import line_limit
+from devlint.engine.target_torch import target_torch
 from devlint.rules import get_rule
 from devlint.sources import document
 from devlint.engine.settings import Settings
 
 pytestmark = pytest.mark.asyncio
 FIX_ALL = "source.fixAll.devlint"
-LOAD = "import torch\nstate = torch.load(path)\n"  # one DEV004 report, line 2
+LOAD = "import torch\nstate = torch.load(path)\n"  # one DEV004 report, line 2 (with DEV004 named)
+# Rules in preview these tests use as their example: they run where their code is named (extend-select).
+NAMED = ("DEV003", "DEV004", "DEV005")
+DEFAULT_RULE = "import torch\nx = torch.zeros(3)\nx.to('cpu')\n"  # one DEV001 report, line 3: a default rule
+
+
+def name_rules(folder, *codes: str, table: str = "") -> None:
+    """A configuration in `folder` that names `codes` (preview rules run where named), with `table`'s lines."""
+    (folder / "pyproject.toml").write_text(f"[tool.devlint]\nextend-select = {json.dumps(list(codes))}\n{table}")
+
+
+def fixture_to_check(rule_dir, folder):
+    """The fixture's bad.py to open: where it is, or, for a rule in NAMED, a copy in `folder` under a
+    configuration naming the rule, at the fixtures' line limit and target torch (those above them)."""
+    path = rule_dir / "bad.py"
+    if code_of(rule_dir) not in NAMED:
+        return path
+    torch = target_torch(None, str(path))
+    name_rules(folder, code_of(rule_dir), table=f"line-length = {line_limit(None, str(path))}\n"
+               + (f'target-torch = "{torch[0]}.{torch[1]}"\n' if torch else ""))
+    (folder / "bad.py").write_text(path.read_text())
+    return folder / "bad.py"
 
 
 def code_of(rule_dir) -> str:
@@ -74,8 +97,11 @@ async def test_after_each_edit_the_reports_are_those_of_the_whole_new_text(tmp_p
     ]
     from devlint.frontends.lsp.resilient import kept_reports
 
+    name_rules(tmp_path, "DEV004", "DEV005")
+
     def check(version: str):
-        return document.check(document.PythonSource(str(tmp_path / "model.py"), version), Settings())
+        return document.check(document.PythonSource(str(tmp_path / "model.py"), version),
+                              Settings(extend_select=("DEV004", "DEV005")))
 
     async with session(tmp_path) as editor:
         uri = editor.open(tmp_path / "model.py", text)
@@ -101,7 +127,8 @@ async def test_the_server_keeps_the_trees_of_the_last_documents_it_checked(tmp_p
     def check(name: str, version: str) -> None:
         uri = (tmp_path / name).as_uri()
         source = document.PythonSource(str(tmp_path / name), version)
-        server.check(Snapshot(uri, str(tmp_path / name), source, {None: uri}, {uri: version}, {uri: 1}), Settings())
+        server.check(Snapshot(uri, str(tmp_path / name), source, {None: uri}, {uri: version}, {uri: 1}),
+                     Settings(extend_select=("DEV005",)))
 
     check("a.py", text)
     check("a.py", text.replace("\n\n", "\n\n# typed\n", 1))
@@ -114,7 +141,7 @@ async def test_the_server_keeps_the_trees_of_the_last_documents_it_checked(tmp_p
 
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)
 async def test_applying_each_quick_fix_in_turn_gives_the_fixtures_fixed_file(rule_dir, tmp_path):
-    path = rule_dir / "bad.py"
+    path = fixture_to_check(rule_dir, tmp_path)
     async with session(tmp_path) as editor:
         uri = editor.open(path)
         for _ in range(100):
@@ -122,7 +149,7 @@ async def test_applying_each_quick_fix_in_turn_gives_the_fixtures_fixed_file(rul
             if not fixes:
                 break
             editor.replace(uri, apply(editor.texts[uri], edits_of(fixes[0], uri)))
-        expected = expected_fix(rule_dir)
+        expected = expected_fix(rule_dir, preview=code_of(rule_dir) in NAMED)  # named: fixed as with preview
         assert editor.texts[uri] == expected
         if expected != path.read_text():  # a rule with a fix: nothing is left to report
             assert await editor.diagnostics(uri) == []
@@ -130,13 +157,14 @@ async def test_applying_each_quick_fix_in_turn_gives_the_fixtures_fixed_file(rul
 
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)
 async def test_fix_all_applies_the_safe_fixes_as_the_cli_does(rule_dir, tmp_path):
-    path = rule_dir / "bad.py"
-    safe = fix_source(path.read_text(), str(path), unsafe=False).source
+    original, path = rule_dir / "bad.py", fixture_to_check(rule_dir, tmp_path)
+    named = (code_of(rule_dir),) if code_of(rule_dir) in NAMED else ()
+    safe = fix_source(original.read_text(), str(original), Settings(extend_select=named), unsafe=False).source
     async with session(tmp_path) as editor:
         uri = editor.open(path)
         await editor.diagnostics(uri)
         actions = await editor.actions(uri, only=[FIX_ALL])
-        if safe == path.read_text():
+        if safe == original.read_text():
             assert actions == []
             return
         (fix_all,) = actions
@@ -145,7 +173,7 @@ async def test_fix_all_applies_the_safe_fixes_as_the_cli_does(rule_dir, tmp_path
 
 
 async def test_quick_fix_titles_say_what_the_fix_does_and_unsafe_ones_are_never_preferred(tmp_path):
-    path = FIXTURES / "DEV004-load-without-map-location" / "bad.py"
+    path = fixture_to_check(FIXTURES / "DEV004-load-without-map-location", tmp_path)
     async with session(tmp_path) as editor:
         fixes = quick_fixes(await editor.actions(editor.open(path)))
     safe = [f for f in fixes if "unsafe" not in f.title]
@@ -158,6 +186,7 @@ async def test_quick_fix_titles_say_what_the_fix_does_and_unsafe_ones_are_never_
 
 
 async def test_disable_for_this_line_adds_a_noqa_comment_and_the_report_goes(tmp_path):
+    name_rules(tmp_path, "DEV004")
     async with session(tmp_path) as editor:
         uri = editor.open(tmp_path / "model.py", LOAD)
         assert [d.code for d in await editor.diagnostics(uri)] == ["DEV004"]
@@ -169,6 +198,7 @@ async def test_disable_for_this_line_adds_a_noqa_comment_and_the_report_goes(tmp
 
 
 async def test_disable_for_this_line_extends_an_existing_noqa_list(tmp_path):
+    name_rules(tmp_path, "DEV004")
     async with session(tmp_path) as editor:
         uri = editor.open(tmp_path / "model.py", "import torch\nstate = torch.load(path)  # noqa: E501\n")
         await editor.diagnostics(uri)
@@ -179,6 +209,7 @@ async def test_disable_for_this_line_extends_an_existing_noqa_list(tmp_path):
 
 async def test_disable_puts_the_noqa_after_a_string_that_spans_lines_where_flake8_reads_it(tmp_path):
     text = 'import torch\nstate = torch.load(path, pickle_module=f("""\n""")); x = 1\n'
+    name_rules(tmp_path, "DEV004")
     async with session(tmp_path) as editor:
         uri = editor.open(tmp_path / "model.py", text)
         assert [d.code for d in await editor.diagnostics(uri)] == ["DEV004"]
@@ -190,6 +221,7 @@ async def test_disable_puts_the_noqa_after_a_string_that_spans_lines_where_flake
 
 async def test_no_disable_action_where_the_first_noqa_flake8_reads_is_in_a_string(tmp_path):
     text = 'import torch\ns = "# noqa: E501"; state = torch.load(s)\n'
+    name_rules(tmp_path, "DEV004")
     async with session(tmp_path) as editor:
         uri = editor.open(tmp_path / "model.py", text)
         assert [d.code for d in await editor.diagnostics(uri)] == ["DEV004"]
@@ -199,6 +231,7 @@ async def test_no_disable_action_where_the_first_noqa_flake8_reads_is_in_a_strin
 async def test_utf16_columns_count_an_emoji_as_two_units_and_cjk_as_one(tmp_path):
     text = 'import torch\nnote = "😀漢字"; state = torch.load(path)\n'
     before = len('note = "😀漢字"; state = ')
+    name_rules(tmp_path, "DEV004")
     async with session(tmp_path) as editor:
         (report,) = await editor.diagnostics(editor.open(tmp_path / "model.py", text))
     assert (report.range.start.line, report.range.start.character) == (1, before + 1)  # the emoji: 2 units
@@ -208,6 +241,7 @@ async def test_utf16_columns_count_an_emoji_as_two_units_and_cjk_as_one(tmp_path
 async def test_utf8_columns_are_negotiated_where_the_client_offers_them(tmp_path):
     text = 'import torch\nnote = "😀漢字"; state = torch.load(path)\n'
     prefix = 'note = "😀漢字"; state = '
+    name_rules(tmp_path, "DEV004")
     async with session(tmp_path, capabilities(encodings=["utf-16", "utf-8"])) as editor:
         assert editor.result.capabilities.position_encoding == "utf-8"
         uri = editor.open(tmp_path / "model.py", text)
@@ -220,6 +254,7 @@ async def test_utf8_columns_are_negotiated_where_the_client_offers_them(tmp_path
 
 async def test_a_quick_fix_after_an_emoji_edits_the_right_columns(tmp_path):
     text = 'import torch\nnote = "🙂"; state = torch.load(path)\nmodel.load_state_dict(torch.load(p))\n'
+    name_rules(tmp_path, "DEV004")
     async with session(tmp_path) as editor:
         uri = editor.open(tmp_path / "model.py", text)
         for _ in range(5):
@@ -227,10 +262,11 @@ async def test_a_quick_fix_after_an_emoji_edits_the_right_columns(tmp_path):
             if not fixes:
                 break
             editor.replace(uri, apply(editor.texts[uri], edits_of(fixes[0], uri)))
-    assert editor.texts[uri] == fix_source(text, "model.py", unsafe=True).source
+    assert editor.texts[uri] == fix_source(text, "model.py", Settings(extend_select=("DEV004",)), unsafe=True).source
 
 
 async def test_a_syntax_error_is_a_dev999_error_and_the_server_keeps_serving(tmp_path):
+    name_rules(tmp_path, "DEV004")
     async with session(tmp_path) as editor:
         uri = editor.open(tmp_path / "model.py", LOAD + "def broken(:\n")
         (error,) = await editor.diagnostics(uri)
@@ -243,7 +279,7 @@ async def test_a_syntax_error_is_a_dev999_error_and_the_server_keeps_serving(tmp
 async def test_configuration_is_read_for_the_files_folder_and_reread_when_it_changes(tmp_path):
     project = tmp_path / "project"
     (project / "tests").mkdir(parents=True)
-    (project / "pyproject.toml").write_text('[tool.devlint]\nper-file-ignores = { "tests/*" = ["DEV004"] }\n')
+    name_rules(project, "DEV004", table='per-file-ignores = { "tests/*" = ["DEV004"] }\n')
     async with session(project, capabilities(watch=True)) as editor:
         source = editor.open(project / "model.py", LOAD)
         test = editor.open(project / "tests" / "test_model.py", LOAD)
@@ -251,7 +287,7 @@ async def test_configuration_is_read_for_the_files_folder_and_reread_when_it_cha
         assert await editor.diagnostics(test) == []
 
         time.sleep(0.01)  # a new modification time, even on coarse file systems
-        (project / "pyproject.toml").write_text('[tool.devlint]\nignore = ["DEV004"]\n')
+        name_rules(project, "DEV004", table='ignore = ["DEV004"]\n')  # ignored by its code: named, and off
         editor.client.diagnostics.clear()
         editor.client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(
             [lsp.FileEvent((project / "pyproject.toml").as_uri(), lsp.FileChangeType.Changed)]))
@@ -274,14 +310,14 @@ async def test_an_edited_configuration_applies_at_the_next_check_without_a_file_
         uri = editor.open(tmp_path / "model.py", LOAD)
         assert await editor.diagnostics(uri) == []
         stat = os.stat(tmp_path / "setup.cfg")
-        (tmp_path / "setup.cfg").write_text("[devlint]\nselect = DEV\n")
+        (tmp_path / "setup.cfg").write_text("[devlint]\nselect = DEV\nextend-select = DEV004\n")
         os.utime(tmp_path / "setup.cfg", ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
         editor.replace(uri, LOAD + "\n")
         assert [d.code for d in await editor.diagnostics(uri)] == ["DEV004"]
 
 
 async def test_an_excluded_file_gets_no_reports(tmp_path):
-    (tmp_path / "pyproject.toml").write_text('[tool.devlint]\nextend-exclude = ["generated"]\n')
+    name_rules(tmp_path, "DEV004", table='extend-exclude = ["generated"]\n')
     (tmp_path / "generated").mkdir()
     async with session(tmp_path) as editor:
         assert await editor.diagnostics(editor.open(tmp_path / "generated" / "model.py", LOAD)) == []
@@ -290,11 +326,13 @@ async def test_an_excluded_file_gets_no_reports(tmp_path):
 async def test_a_broken_configuration_is_shown_and_the_defaults_apply(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.devlint]\nselct = ["DEV"]\n')
     async with session(tmp_path) as editor:
-        assert [d.code for d in await editor.diagnostics(editor.open(tmp_path / "model.py", LOAD))] == ["DEV004"]
+        uri = editor.open(tmp_path / "model.py", DEFAULT_RULE)
+        assert [(d.code, d.range.start.line) for d in await editor.diagnostics(uri)] == [("DEV001", 2)]
         assert any("unknown key 'selct'" in m.message for m in editor.client.messages)
 
 
 async def test_pull_clients_get_diagnostics_on_request_and_none_pushed(tmp_path):
+    name_rules(tmp_path, "DEV004")
     async with session(tmp_path, capabilities(pull=True)) as editor:
         uri = editor.open(tmp_path / "model.py", LOAD)
         report = await editor.client.text_document_diagnostic_async(
@@ -309,6 +347,7 @@ async def test_notebook_cells_are_checked_as_one_module_and_fixed_in_their_own_c
         (lsp.NotebookCellKind.Code, "import torch\ndevice = torch.device('cuda')"),
         (lsp.NotebookCellKind.Code, "%matplotlib inline\nweights = torch.zeros(3).to(device)\nx = torch.load(f)"),
     ]
+    name_rules(tmp_path, "DEV003", "DEV004")
     notebook = (tmp_path / "train.ipynb").as_uri()
     cell_uris = [f"{notebook}#cell{i}" for i in range(len(cells))]
     async with session(tmp_path, capabilities(notebooks=True)) as editor:
@@ -341,14 +380,16 @@ async def test_a_notebook_file_opened_as_text_is_not_checked_as_python(tmp_path)
 
 async def test_unsaved_buffers_are_checked_with_the_defaults(tmp_path):
     async with session(tmp_path) as editor:
-        editor.texts["untitled:Untitled-1"] = LOAD
+        editor.texts["untitled:Untitled-1"] = DEFAULT_RULE
         editor.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-            lsp.TextDocumentItem("untitled:Untitled-1", "python", 1, textwrap.dedent(LOAD))))
-        assert [d.code for d in await editor.diagnostics("untitled:Untitled-1")] == ["DEV004"]
+            lsp.TextDocumentItem("untitled:Untitled-1", "python", 1, textwrap.dedent(DEFAULT_RULE))))
+        received = await editor.diagnostics("untitled:Untitled-1")
+        assert [(d.code, d.range.start.line) for d in received] == [("DEV001", 2)]
 
 
 async def test_a_half_typed_line_keeps_the_reports_of_the_statements_it_did_not_touch(tmp_path):
     before = "import torch\n\n\ndef f(path):\n    return torch.load(path)\n\n\ndef g(path):\n    return torch.load(path)\n"
+    name_rules(tmp_path, "DEV004")
     async with session(tmp_path) as editor:
         uri = editor.open(tmp_path / "model.py", before)
         assert [(d.code, d.range.start.line) for d in await editor.diagnostics(uri)] == [("DEV004", 4), ("DEV004", 8)]

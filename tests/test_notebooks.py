@@ -20,6 +20,8 @@ from devlint.engine.settings import Settings
 
 TRAINING = FIXTURES / "notebooks" / "training.ipynb"
 TRAINING_FIXED = FIXTURES / "notebooks" / "training.fixed.ipynb"
+# Rules in preview the examples here use: they run where their code is named (extend-select).
+NAMED = ("DEV003", "DEV004", "DEV005")
 
 
 def code(source, **fields) -> dict:
@@ -54,7 +56,8 @@ def fixed_sources(text: str, settings: Settings = Settings()) -> list:
 
 
 def test_training_notebook_reports_each_rule_at_its_cell_line_and_column():
-    found = [(d.cell, d.line, d.col, d.code) for d in lint_notebook(read_notebook(str(TRAINING)), Settings())]
+    notebook = read_notebook(str(TRAINING))
+    found = [(d.cell, d.line, d.col, d.code) for d in lint_notebook(notebook, Settings(extend_select=NAMED))]
     assert found == [
         (4, 2, 10, "DEV003"),  # device = "cuda"
         (8, 13, 21, "DEV005"),  # torch.arange in forward
@@ -82,7 +85,7 @@ def test_notebook_line_is_the_file_line_holding_the_reported_source_line():
     text = TRAINING.read_text()
     file_lines = text.splitlines()
     notebook = read_notebook(str(TRAINING))
-    for diagnostic in lint_notebook(notebook, Settings()):
+    for diagnostic in lint_notebook(notebook, Settings(extend_select=NAMED)):
         cell = next(c for c in notebook.cells if c.number == diagnostic.cell)
         cell_line = cell.source.splitlines(keepends=True)[diagnostic.line - 1]
         assert json.loads(file_lines[diagnostic.notebook_line - 1].strip().rstrip(",")) == cell_line
@@ -181,7 +184,8 @@ def test_per_file_ignores_match_notebooks(tmp_path):
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "notebooks" / "nb.ipynb").write_text(notebook_text(code('import torch\ndevice = "cuda"\n')))
     (tmp_path / "train.py").write_text('import torch\ndevice = "cuda"\n')
-    result = run_devlint(".", "--isolated", "--per-file-ignores", "notebooks/*.ipynb:DEV003", cwd=tmp_path)
+    result = run_devlint(".", "--isolated", "--extend-select", "DEV003", "--per-file-ignores",
+                         "notebooks/*.ipynb:DEV003", cwd=tmp_path)
     assert result.stdout.splitlines() == ["train.py:2:10: DEV003 hard-coded CUDA device in the assignment to"
                                           " `device`; choose the device from what the machine has"]
 
@@ -190,7 +194,7 @@ def test_per_file_ignores_match_notebooks(tmp_path):
 
 
 def test_fix_of_training_is_exactly_training_fixed():
-    new, result = fix_notebook(read_notebook(str(TRAINING)), Settings(), unsafe=True)
+    new, result = fix_notebook(read_notebook(str(TRAINING)), Settings(extend_select=NAMED), unsafe=True)
     assert new == TRAINING_FIXED.read_text(encoding="utf-8")
     assert result.remaining == []
     assert result.fixed == {"DEV001": 1, "DEV002": 1, "DEV003": 2, "DEV004": 2, "DEV005": 1}
@@ -198,8 +202,8 @@ def test_fix_of_training_is_exactly_training_fixed():
 
 def test_training_fixed_is_clean_and_fixing_it_again_changes_nothing():
     notebook = read_notebook(str(TRAINING_FIXED))
-    assert lint_notebook(notebook, Settings()) == []
-    assert fix_notebook(notebook, Settings(), unsafe=True)[0] == notebook.text
+    assert lint_notebook(notebook, Settings(extend_select=NAMED)) == []
+    assert fix_notebook(notebook, Settings(extend_select=NAMED), unsafe=True)[0] == notebook.text
 
 
 def test_fix_changes_only_source_lines_and_nothing_else():
@@ -294,7 +298,7 @@ def test_bad_notebooks_exit_2_and_the_other_files_are_still_checked(tmp_path):
     (tmp_path / "broken.ipynb").write_text("{not json")
     (tmp_path / "latin1.ipynb").write_bytes(b'{"cells": [], "nbformat": 4, "x": "\xe9"}')
     (tmp_path / "train.py").write_text("import torch\ntorch.load(p)\n")
-    result = run_devlint(".", "--isolated", cwd=tmp_path)
+    result = run_devlint(".", "--isolated", "--extend-select", "DEV004", cwd=tmp_path)
     assert result.returncode == 2
     assert "train.py:2:1: DEV004" in result.stdout
     assert "devlint: error: broken.ipynb: not a Jupyter notebook: invalid JSON" in result.stderr
@@ -348,11 +352,15 @@ def test_a_rule_fixture_split_into_cells_is_fixed_as_the_py_file_is(rule_dir):
     # Top-level blocks (separated by two blank lines) become cells; the last line of each lacks "\n".
     chunks = (rule_dir / "bad.py").read_text().split("\n\n\n")
     text = notebook_text(markdown(f"# {rule_dir.name}"), *(code(chunk) for chunk in chunks))
-    # at the line limit and for the torch version the fixtures are made with (the configuration above them)
+    # at the line limit and for the torch version the fixtures are made with (the configuration above them);
+    # with a rule in NAMED (in preview) named by its code, so that its fixes apply: its fixed.py
+    rule = rule_dir.name.split("-", 1)[0]
+    named = rule in NAMED
     settings = Settings(line_length=line_limit(None, str(rule_dir / "bad.py")),
-                        target_torch=target_torch(None, str(rule_dir / "bad.py")))
+                        target_torch=target_torch(None, str(rule_dir / "bad.py")),
+                        extend_select=(rule,) if named else ())
     sources = ["".join(source) for source in fixed_sources(text, settings)[1:]]
-    assert "\n\n\n".join(sources) == expected_fix(rule_dir)
+    assert "\n\n\n".join(sources) == expected_fix(rule_dir, preview=named)
 
 
 def test_the_fixture_notebooks_are_what_nbformat_itself_writes():
@@ -365,7 +373,7 @@ def test_the_fixture_notebooks_are_what_nbformat_itself_writes():
 
 def test_an_added_import_goes_into_the_cell_of_the_last_import():
     text = notebook_text(markdown("# Setup"), code("import numpy as np"), code('dev = torch.device("cuda")\n'))
-    new, result = fix_notebook(parse_notebook("nb.ipynb", text), Settings(), unsafe=True)
+    new, result = fix_notebook(parse_notebook("nb.ipynb", text), Settings(extend_select=("DEV003",)), unsafe=True)
     assert result.fixed == {"DEV003": 1}
     assert new == notebook_text(markdown("# Setup"), code("import numpy as np\nimport torch"),
                                 code('dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'))

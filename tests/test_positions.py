@@ -55,6 +55,13 @@ AWKWARD = [
     "x = 1\n@\\\nd\nclass C:\n    y = torch.zeros(2).cuda()\n",
     "if x:\n    pass\n# trailing comment\n    # indented comment\nx.cuda()",
     "async def f():\n    async with a:\n        x.cuda()\n",
+    # inside classes and functions: each statement of a body is generated alone, at its indentation
+    "class C:\n    \"\"\"doc\"\"\"\n    # a comment\n\n    @staticmethod\n    # between\n    def f(x):\n"
+    "        return x.cuda()\n    class D:\n        def g(self): y = 1; return y.to(d)\n",
+    "def f(x):\n\tif x:\n\t\tx = x.cuda()\n\t# trailing\n\treturn x; y.to(d)\n",
+    "class E(torch.nn.Module, metaclass=M):\n    x: int = 1\n    def forward(self, x):\n"
+    "        return (\n            x.cuda()\n        )\n",
+    "def outer():\n    def inner(\n        x,\n    ):\n        return x.cuda()\n    return inner\n",
 ]
 
 

@@ -26,7 +26,8 @@ from devlint.engine.settings import Settings
 
 from conftest import RULE_DIRS
 
-ALL = Settings(select=("DEV",))
+# Every default rule, and DEV003, DEV004 and DEV005: rules in preview, which run where their code is named.
+ALL = Settings(select=("DEV",), extend_select=("DEV003", "DEV004", "DEV005"))
 
 
 def _reports(source: str) -> list[tuple[int, int, str, str]]:

@@ -1,4 +1,5 @@
-"""Preview, as ruff's: a rule in preview is off unless preview is on, and then selected like any other;
+"""Preview: a rule in preview is off unless preview is on (then selected like any other) or its full
+code is selected (`--select DEV004`: naming the rule asks for it);
 a rule's visitor asks `self.preview` before reporting a shape in preview; every front end can turn it on."""
 
 from __future__ import annotations
@@ -25,10 +26,17 @@ def dev004_in_preview(monkeypatch):
     monkeypatch.setattr(settings_module, "preview_codes", lambda: frozenset({"DEV004"}))
 
 
-@pytest.mark.parametrize("select", [("DEV",), ("DEV00",), ("DEV004",), ("ALL",)])
-def test_a_preview_rule_is_off_without_preview_however_it_is_selected(dev004_in_preview, select):
+@pytest.mark.parametrize("select", [("DEV",), ("DEV00",), ("ALL",)])
+def test_a_preview_rule_is_off_without_preview_when_selected_by_a_prefix(dev004_in_preview, select):
     assert not Settings(select=select).enabled("DEV004")
     assert not Settings(select=("DEV001",), extend_select=select).enabled("DEV004")
+
+
+def test_a_preview_rule_named_by_its_code_runs_without_preview(dev004_in_preview):
+    # naming the rule is asking for it; its preview shapes still need preview (RuleVisitor.preview)
+    assert Settings(select=("DEV004",)).enabled("DEV004")
+    assert Settings(extend_select=("DEV004",)).enabled("DEV004")
+    assert not Settings(select=("DEV004",), ignore=("DEV004",)).enabled("DEV004")
 
 
 @pytest.mark.parametrize("select", [("DEV",), ("DEV00",), ("DEV004",), ("ALL",)])
@@ -75,12 +83,12 @@ def test_the_command_line_turns_preview_on_and_off(tmp_path, monkeypatch, capsys
     assert _codes(capsys, "--no-preview", "train.py")[0] == ["DEV001"]
 
 
-def test_selecting_a_preview_rule_without_preview_warns(tmp_path, monkeypatch, capsys, dev004_in_preview):
+def test_selecting_a_preview_rule_by_its_code_runs_it(tmp_path, monkeypatch, capsys, dev004_in_preview):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "train.py").write_text(BUGGY)
     codes, err = _codes(capsys, "--select", "DEV004", "train.py")
-    assert codes == [] and "DEV004 is in preview and runs only with --preview" in err
-    assert "in preview" not in _codes(capsys, "--preview", "--select", "DEV004", "train.py")[1]
+    assert codes == ["DEV004"] and "preview" not in err
+    assert _codes(capsys, "--select", "DEV", "train.py")[0] == ["DEV001"]
 
 
 def test_the_cache_keeps_results_with_and_without_preview_apart(tmp_path, dev004_in_preview):
@@ -137,3 +145,12 @@ def test_flake8_takes_the_preview_option_on_the_command_line_and_in_its_configur
         result = subprocess.run([sys.executable, "-m", "flake8", "--select", "DEV", *args, "train.py"],
                                 cwd=tmp_path, capture_output=True, text=True, env={"PYTHONPATH": str(ROOT)})
         assert result.returncode == 1 and "DEV004" in result.stdout, result.stderr
+
+
+def test_flake8_runs_a_preview_rule_named_in_its_select(tmp_path):
+    assert "DEV011" in settings_module.preview_codes()  # a rule in preview now
+    (tmp_path / "train.py").write_text("import torch\nx = torch.tensor([1, 2, 3]).to(device)\n")
+    for select, expected in (("DEV011", True), ("DEV", False)):
+        result = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", select, "train.py"],
+                                cwd=tmp_path, capture_output=True, text=True, env={"PYTHONPATH": str(ROOT)})
+        assert ("DEV011" in result.stdout) is expected, (select, result.stdout, result.stderr)

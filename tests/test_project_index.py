@@ -93,7 +93,7 @@ def test_the_project_root_is_the_nearest_marker_else_above_the_outermost_package
 
 
 def test_a_cached_result_is_not_used_once_another_file_changes_what_the_index_says(tmp_path):
-    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pyproject.toml").write_text('[tool.devlint]\nextend-select = ["DEV004"]\n')  # DEV004: in preview
     (tmp_path / "train.py").write_text(LOADER)
     writer = tmp_path / "prepare.py"
     writer.write_text("import torch\n\ndef prepare(tokens):\n    torch.save(list(tokens), 'vocab.pt')\n")

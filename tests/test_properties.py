@@ -7,7 +7,9 @@ The default run is short. For a long run:  DEVLINT_LONG_FUZZ=1 pytest tests/test
 
 from __future__ import annotations
 
+import argparse
 import ast
+import contextlib
 import difflib
 import os
 
@@ -17,8 +19,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from devlint import fix_source, lint_source
+from devlint.engine.settings import Settings
 from devlint.frontends.flake8 import Plugin
 from tests.conftest import RULE_DIRS
+
+# DEV003, DEV004 and DEV005 are rules in preview: named, they run (as `--extend-select DEV003,...`),
+# so that the snippets' bugs of theirs are reported and fixed too.
+NAMED = ("DEV003", "DEV004", "DEV005")
+SETTINGS = Settings(extend_select=NAMED)
 
 EXAMPLES = int(os.environ.get("DEVLINT_FUZZ_EXAMPLES") or (2000 if os.environ.get("DEVLINT_LONG_FUZZ") else 25))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ.get("DEVLINT_LONG_FUZZ"),
@@ -49,11 +57,11 @@ def programs_with_bugs(draw) -> str:
 
 
 def check_properties(source: str) -> None:
-    reports = lint_source(source, "generated.py")  # never raises
-    result = fix_source(source, "generated.py", unsafe=True)
+    reports = lint_source(source, "generated.py", SETTINGS)  # never raises
+    result = fix_source(source, "generated.py", SETTINGS, unsafe=True)
     if result.source != source:  # what LibCST cannot parse (CPython may: "\\\r\n" at EOF) is left as it is
         cst.parse_module(result.source)  # fixed code always parses
-    assert fix_source(result.source, "generated.py", unsafe=True).source == result.source  # idempotent
+    assert fix_source(result.source, "generated.py", SETTINGS, unsafe=True).source == result.source  # idempotent
     _each_pass_changes_only_reported_lines(source)
     _flake8_agrees(source)
 
@@ -66,10 +74,11 @@ def _each_pass_changes_only_reported_lines(source: str) -> None:
     try:
         current = source
         for _ in range(saved):
-            new = engine.fix_text(current, "generated.py", unsafe=True).source
+            new = engine.fix_text(current, "generated.py", SETTINGS, unsafe=True).source
             if new == current:
                 return
-            _only_reported_lines_changed(current, new, engine.analyze(current, "generated.py", with_fixes=True).diagnostics)
+            reports = engine.analyze(current, "generated.py", SETTINGS, with_fixes=True).diagnostics
+            _only_reported_lines_changed(current, new, reports)
             current = new
     finally:
         engine.MAX_FIX_PASSES = saved
@@ -93,6 +102,19 @@ def _only_reported_lines_changed(old: str, new: str, reports) -> None:
             assert any(start <= number <= end for start, end in spans), f"line {number} changed without a report"
 
 
+@contextlib.contextmanager
+def _flake8_naming_the_rules():
+    """The plugin as `flake8 --extend-select DEV003,DEV004,DEV005` sets it up; as it was, after."""
+    from devlint.frontends import flake8
+
+    saved = flake8._PREVIEW, flake8._NAMED_PREVIEW_RULES
+    Plugin.parse_options(argparse.Namespace(extend_select=list(NAMED)))
+    try:
+        yield
+    finally:
+        flake8._PREVIEW, flake8._NAMED_PREVIEW_RULES = saved
+
+
 def _flake8_agrees(source: str) -> None:
     from devlint.engine.engine import analyze
 
@@ -101,8 +123,10 @@ def _flake8_agrees(source: str) -> None:
     except (SyntaxError, ValueError):
         return  # flake8 reports E999 and never runs plugins
     lines = source.splitlines(keepends=True)
-    plugin = sorted((line, col + 1, text.split(" ", 1)[0]) for line, col, text, _ in Plugin(tree, lines, "g.py").run())
-    engine = sorted((d.line, d.col, d.code) for d in analyze(source, "g.py", ignore_noqa=True).diagnostics
+    with _flake8_naming_the_rules():
+        reports = list(Plugin(tree, lines, "g.py").run())
+    plugin = sorted((line, col + 1, text.split(" ", 1)[0]) for line, col, text, _ in reports)
+    engine = sorted((d.line, d.col, d.code) for d in analyze(source, "g.py", SETTINGS, ignore_noqa=True).diagnostics
                     if d.code != "DEV999")
     assert plugin == engine
 
@@ -121,7 +145,7 @@ def test_generated_programs_with_torch_bugs(source: str) -> None:
 
 def test_spliced_snippets_make_the_rules_fire() -> None:
     """Guards the generator above: without reports the properties would hold vacuously."""
-    codes = {d.code for snippet in SNIPPETS for d in lint_source(snippet, "s.py")}
+    codes = {d.code for snippet in SNIPPETS for d in lint_source(snippet, "s.py", SETTINGS)}
     assert codes >= {"DEV001", "DEV002", "DEV003", "DEV004", "DEV005"}
 
 
@@ -137,7 +161,7 @@ def test_noqa_after_a_form_feed_or_file_separator_is_on_the_right_line() -> None
     looked for on the wrong line."""
     for separator in ("\x0c", "\x1c"):
         source = f"import torch\n# {separator}\nstate = torch.load('m.pt')  # noqa: DEV004\n"
-        assert lint_source(source, "s.py") == []
+        assert lint_source(source, "s.py", SETTINGS) == []
 
 
 def test_regressions() -> None:

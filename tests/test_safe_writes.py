@@ -20,18 +20,21 @@ import time
 import pytest
 
 from devlint import fix_source
+from devlint.engine.settings import Settings
 from tests.conftest import ROOT, run_devlint
 
 BUGGY = (
     "import torch\n"
     "state = torch.load('model.pt')\n"  # DEV004 (unsafe fix)
-    "device = 'cuda'\n"
+    "device = 'cuda'\n"  # DEV003
     "weights = torch.load('weights.pt')\n"
 )
+# DEV003 and DEV004 are in preview: every run here names them.
+RULES = ("--extend-select", "DEV003,DEV004")
 
 
 def fixed(text: str) -> str:
-    return fix_source(text, "x.py", unsafe=True).source
+    return fix_source(text, "x.py", Settings(extend_select=("DEV003", "DEV004")), unsafe=True).source
 
 
 def leftovers(root) -> list[str]:
@@ -42,7 +45,7 @@ def test_fix_writes_the_complete_fixed_file_and_keeps_its_mode(tmp_path):
     path = tmp_path / "model.py"
     path.write_text(BUGGY)
     path.chmod(0o751)
-    result = run_devlint("--isolated", "--fix", "--unsafe-fixes", "model.py", cwd=tmp_path)
+    result = run_devlint("--isolated", *RULES, "--fix", "--unsafe-fixes", "model.py", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert path.read_text() == fixed(BUGGY) != BUGGY
     assert stat.S_IMODE(path.stat().st_mode) == 0o751
@@ -89,7 +92,7 @@ def test_fix_through_a_symlink_writes_the_target_and_keeps_the_link(tmp_path):
     target = tmp_path / "real.py"
     target.write_text(BUGGY)
     os.symlink("real.py", tmp_path / "link.py")
-    result = run_devlint("--isolated", "--fix", "--unsafe-fixes", "link.py", cwd=tmp_path)
+    result = run_devlint("--isolated", *RULES, "--fix", "--unsafe-fixes", "link.py", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert os.path.islink(tmp_path / "link.py")
     assert target.read_text() == fixed(BUGGY)
@@ -112,7 +115,7 @@ def test_a_file_changed_while_being_fixed_is_not_overwritten(tmp_path, monkeypat
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(document, "fix_text", fix_while_someone_edits)
-    code = cli.main(["--isolated", "--fix", "--unsafe-fixes", "."])
+    code = cli.main(["--isolated", *RULES, "--fix", "--unsafe-fixes", "."])
     err = capsys.readouterr().err
     assert code == 2
     assert "devlint: error: a.py: file changed on disk while being fixed; not written" in err
@@ -138,7 +141,7 @@ def test_an_unwritable_file_is_reported_and_the_others_are_fixed(tmp_path, monke
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(tempfile, "mkstemp", refusing_mkstemp)
-    code = cli.main(["--isolated", "--fix", "--unsafe-fixes", "."])
+    code = cli.main(["--isolated", *RULES, "--fix", "--unsafe-fixes", "."])
     err = capsys.readouterr().err
     assert code == 2
     assert "devlint: error: locked/m.py: cannot write file: Permission denied" in err
@@ -152,7 +155,7 @@ def test_an_unwritable_directory_for_real(tmp_path):
     (tmp_path / "ro" / "m.py").write_text(BUGGY)
     (tmp_path / "ro").chmod(0o555)
     try:
-        result = run_devlint("--isolated", "--fix", "--unsafe-fixes", "ro", cwd=tmp_path)
+        result = run_devlint("--isolated", *RULES, "--fix", "--unsafe-fixes", "ro", cwd=tmp_path)
     finally:
         (tmp_path / "ro").chmod(0o755)
     assert result.returncode == 2 and "cannot write file: Permission denied" in result.stderr
@@ -175,7 +178,7 @@ def _tree(root, count: int) -> dict[str, tuple[bytes, bytes]]:
 def test_sigkill_at_random_moments_leaves_each_file_original_or_completely_fixed(tmp_path):
     seed = int(os.environ.get("DEVLINT_KILL_SEED", time.time_ns() % 10_000))
     rng = random.Random(seed)
-    command = [sys.executable, "-m", "devlint", "--isolated", "--fix", "--unsafe-fixes", "-q", "."]
+    command = [sys.executable, "-m", "devlint", "--isolated", *RULES, "--fix", "--unsafe-fixes", "-q", "."]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     kinds_seen: set[bool] = set()
     for round_number in range(4):
@@ -204,7 +207,8 @@ def test_workers_die_with_a_killed_parent(tmp_path):
     """A `--fix --jobs 2` killed with SIGKILL must not leave workers fixing files behind."""
     for i in range(400):
         (tmp_path / f"m{i}.py").write_text(BUGGY)
-    command = [sys.executable, "-m", "devlint", "--isolated", "--fix", "--unsafe-fixes", "-q", "--jobs", "2", "."]
+    command = [sys.executable, "-m", "devlint", "--isolated", *RULES, "--fix", "--unsafe-fixes", "-q", "--jobs", "2",
+               "."]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     workers: list[int] = []

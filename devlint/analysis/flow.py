@@ -25,7 +25,7 @@ from devlint.analysis.factories import (
     is_host, legacy_constructor_name,
 )
 from devlint.analysis.guards import guarded_branches
-from devlint.analysis.names import dotted_name, keyword, named_parameters, positional, string_value
+from devlint.analysis.names import dotted_name, keyword, named_parameters, positional
 from devlint.analysis.torch_names import TorchNames
 from devlint.analysis.torch_operations import (
     INDEX_ARGUMENTS, SAME_DEVICE_FUNCTIONAL, SAME_DEVICE_FUNCTIONS, SAME_DEVICE_METHODS, SUBSCRIPT_INDICES,
@@ -866,6 +866,8 @@ class FlowReader:
             return Value(on_cpu=True)
         if factory_name(node, self.torch) is not None:
             if name in LIKE_FACTORIES:
+                if device is not None:  # `torch.randint_like(idx, n, device=x.device)`: there, not where idx is
+                    return Value(on_cpu=True) if is_host(device.value, self.torch) else NOTHING
                 return _combine(args[:1])
             if cpu_factory_name(node, self.torch) is None or self.placed or keyword(node, "generator") is not None:
                 if name in ("tensor", "as_tensor") and device is not None and not is_host(device.value, self.torch):

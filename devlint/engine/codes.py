@@ -1,14 +1,36 @@
-"""The pages of the two codes no rule owns: DEV998 (devlint failed) and DEV999 (Python rejects the text).
+"""The pages of the codes no rule owns: DEV997 (over `max-file-size`), DEV998 (devlint failed) and DEV999
+(Python rejects the text).
 
 `devlint rule DEV999` prints them as it prints a rule's page; docs/rules/ holds them beside the rules'."""
 
 from __future__ import annotations
 
-from devlint.engine.settings import INTERNAL_ERROR_CODE, SYNTAX_ERROR_CODE
+from devlint.engine.settings import INTERNAL_ERROR_CODE, SYNTAX_ERROR_CODE, TOO_LARGE_CODE
 
-ENGINE_CODE_NAMES = {INTERNAL_ERROR_CODE: "internal-error", SYNTAX_ERROR_CODE: "syntax-error"}
+ENGINE_CODE_NAMES = {TOO_LARGE_CODE: "file-too-large", INTERNAL_ERROR_CODE: "internal-error",
+                     SYNTAX_ERROR_CODE: "syntax-error"}
 
 ENGINE_CODE_PAGES = {
+    TOO_LARGE_CODE: """\
+# DEV997 (file-too-large)
+
+## What it is
+
+The file's code is larger than `max-file-size` (3 MiB of text by default), so devlint checked it only
+with its text prefilter and did not run the rules that prefilter left: parsing a module into the trees
+the rules read takes about 300 MB of memory per MB of code, and one such file should not take down a
+CI runner or an editor. Large tables of constants (a generated module, a vendored weight dump:
+`TABLE = [...]` of numbers and strings) do not count: devlint reads them with a tokenizer, in bounded
+memory, and checks the code around them as usual. A file whose text holds none of the rules' keywords
+is fully checked by the prefilter and gets no DEV997. DEV997 is reported once, at line 1, and names the
+size and the limit.
+
+## What to do
+
+Raise the limit where the machine has the memory (`max-file-size = 8000000` in `[tool.devlint]`, or
+`--max-file-size 8MB`), or leave generated code out (`extend-exclude`), or accept it for that file
+(`per-file-ignores`, `ignore = ["DEV997"]`). DEV997 is reported unless it is ignored by name.
+""",
     SYNTAX_ERROR_CODE: """\
 # DEV999 (syntax-error)
 

@@ -39,15 +39,17 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleEntry], with_fixes: bool,
           ignore_noqa: bool, suppressions: Suppressions, syntax: Optional[SyntaxFacts] = None,
-          reparser: Optional[Reparser] = None) -> None:
+          reparser: Optional[Reparser] = None, text: Optional[str] = None) -> None:
     """Parse `result.source`, run `rules` in one traversal and add their reports (and fixes) to `result`.
     `syntax`: what the screen read from the text's `ast`, for rules that narrow their work by it;
-    `reparser`: the parser of the document's earlier versions (an editor's), if it has one."""
+    `reparser`: the parser of the document's earlier versions (an editor's), if it has one; `text`:
+    the source with data stand-ins (devlint/engine/stand_ins.py: same lines and columns) to parse."""
     source = result.source
     if reparser is not None:
         module = reparser.parse(source, syntax.tree if syntax is not None else None)
     else:
-        module = cst.parse_module(source)  # Python parsed it (engine.py): a failure here is LibCST's, DEV998
+        # Python parsed it (engine.py): a failure here is LibCST's, DEV998
+        module = cst.parse_module(text if text is not None else source)
     result.module = module
     ctx = FileContext(module, path, target_torch(settings.target_torch, path), syntax=syntax,
                       preview=settings.preview, project=IndexReads(index_for(path)))
@@ -195,48 +197,71 @@ def _positions_up_to(module: cst.Module, wanted: Sequence[cst.CSTNode]) -> Mappi
 
 def _positions_by_statement(module: cst.Module, wanted: set[cst.CSTNode], lines: Lines,
                             tree: ast.Module) -> Optional[Mapping[cst.CSTNode, CodeRange]]:
-    """Positions from the codegen of each top-level statement that holds a wanted node, started at
-    the statement's first line; None when a statement's line cannot be told, or its generated text
-    is not the text at that line (the caller then generates the file from its start)."""
-    first_lines = _first_lines(module, tree)
-    if first_lines is None:
+    """Positions from the codegen of each statement that holds a wanted node, started at the
+    statement's first line: a top-level statement, or, for a class or function whose header holds
+    none, each statement of its body that holds one (a report in one method generates the statement of
+    that method, not the whole class).
+    None when a statement's line cannot be told, or its generated text is not the text at that line
+    (the caller then generates the file from its start)."""
+    statements = _first_lines(module.body, tree.body)
+    if statements is None:
         return None
     provider = PositionProvider()
-    for statement, first in zip(module.body, first_lines):
+    for statement, (node, first) in zip(module.body, statements):
         if not wanted:
             break
-        held = {node for node in nodes(statement) if node in wanted}
-        if not held:
-            continue
-        before = len(statement.leading_lines)  # lines LibCST writes before the statement's first token
-        decorators = getattr(statement, "decorators", ())
-        if decorators:
-            before += len(decorators[0].leading_lines)
-        start = first - before
-        if start < 1:
+        if not _place(statement, node, first, [], module, wanted, lines, provider):
             return None
-        state = PositionProvidingCodegenState(default_indent=module.default_indent,
-                                              default_newline=module.default_newline, provider=provider)
-        state.line = start
-        statement._codegen(state)
-        code = "".join(state.tokens).rstrip("\r\n")  # the file's last line may have no line break
-        if not lines.source.startswith(code, lines.offset(start, 0)):
-            return None
-        wanted -= held
     return provider._computed if not wanted else None  # type: ignore[return-value]
 
 
-def _first_lines(module: cst.Module, tree: ast.Module) -> Optional[list[int]]:
-    """The line of each top-level statement's first token (a decorator's `@`), from `ast`: LibCST's
-    line of small statements joined by `;` is one `ast` statement each. None when they do not pair up."""
-    statements = tree.body
-    found: list[int] = []
+def _place(statement: cst.BaseStatement, node: ast.stmt, first: int, indents: list[str], module: cst.Module,
+           wanted: set[cst.CSTNode], lines: Lines, provider: PositionProvider) -> bool:
+    """Record the positions of the wanted nodes in `statement` (whose first token is on line `first`,
+    inside blocks indented by `indents`) and take them out of `wanted`; False when the generated
+    text is not the text there."""
+    held = {found for found in nodes(statement) if found in wanted}
+    if not held:
+        return True
+    if isinstance(statement, (cst.ClassDef, cst.FunctionDef)) and isinstance(statement.body, cst.IndentedBlock) \
+            and isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+        members = _first_lines(statement.body.body, node.body)
+        in_members = {found for member in statement.body.body for found in nodes(member) if found in held}
+        if members is not None and in_members == held:
+            inner = [*indents, statement.body.indent if statement.body.indent is not None else module.default_indent]
+            return all(_place(member, member_node, member_first, inner, module, wanted, lines, provider)
+                       for member, (member_node, member_first) in zip(statement.body.body, members))
+    before = len(statement.leading_lines)  # lines LibCST writes before the statement's first token
+    decorators = getattr(statement, "decorators", ())
+    if decorators:
+        before += len(decorators[0].leading_lines)
+    start = first - before
+    if start < 1:
+        return False
+    state = PositionProvidingCodegenState(default_indent=module.default_indent,
+                                          default_newline=module.default_newline, provider=provider)
+    state.line = start
+    state.indent_tokens = list(indents)
+    statement._codegen(state)
+    code = "".join(state.tokens).rstrip("\r\n")  # the file's last line may have no line break
+    if not lines.source.startswith(code, lines.offset(start, 0)):
+        return False
+    wanted -= held
+    return True
+
+
+def _first_lines(body: Sequence[cst.BaseStatement],
+                 statements: Sequence[ast.stmt]) -> Optional[list[tuple[ast.stmt, int]]]:
+    """For each LibCST statement of a block, its first `ast` statement and the line of its first token
+    (a decorator's `@`): LibCST's line of small statements joined by `;` is one `ast` statement each.
+    None when they do not pair up."""
+    found: list[tuple[ast.stmt, int]] = []
     index = 0
-    for statement in module.body:
+    for statement in body:
         if index >= len(statements):
             return None
         node = statements[index]
-        found.append(min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))]))
+        found.append((node, min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])))
         index += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
     return found if index == len(statements) else None
 
@@ -279,12 +304,17 @@ def _edits_for(result: Analysis, fix: Fix, lines: Lines, limit: int) -> Optional
     """The fix as text edits (the rewrite laid out within `limit`; `import torch` if it adds
     one), or None when it cannot be laid out."""
     assert result.module is not None
-    edit = fix_edit(result.module, result.source, fix, limit)
+    text = result.text if result.text is not None else result.source
+    to_source = _TextMap(text, result.source)
+    edit = to_source.edit(fix_edit(result.module, text, fix, limit))
     if edit is None:
         return None
     found = [smallest(result.source, *edit)]  # whole lines for applying; the changed span to show
     if fix.needs_torch_import:
-        found.append(_smallest_edit(result.source, _add_torch_import(result.module).code))
+        added = to_source.edit(_smallest_edit(text, _add_torch_import(result.module).code))
+        if added is None:
+            return None
+        found.append(added)
     edits = []
     for start, end, content in sorted(found):
         (sl, sc), (el, ec) = lines.position(start), lines.position(end)
@@ -360,17 +390,20 @@ def _add_torch_import(module: cst.Module) -> cst.Module:
 
 def apply_parsable(module: cst.Module, source: str, chosen: list[tuple[str, Fix]], limit: int,
                    unparsable: list[str], keep: Optional[Callable[[str, int, int], bool]] = None,
-                   ) -> Optional[tuple[str, list[str]]]:
+                   original: Optional[str] = None) -> Optional[tuple[str, list[str]]]:
     """The text with the chosen fixes applied (each laid out within `limit`), and their codes.
     A fix that cannot be laid out waits (its report stays); one whose edit overlaps another's
     lines waits for the next pass. A fix whose result does not parse is dropped and its code
     added to `unparsable` (the runner then writes nothing); the others still apply. None when
-    none is left."""
+    none is left. `source` is the text `module` was parsed from; `original`, when it differs (data
+    stand-ins, devlint/engine/stand_ins.py), the text the fixes are for: each edit is checked on
+    `source` and made, mapped line by line, to `original`."""
+    to_original = _TextMap(source, original if original is not None else source)
     edits: list[tuple[str, Fix, tuple[int, int, str]]] = []
     for code, fix in chosen:
         edit = fix_edit(module, source, fix, limit)
-        if edit is None:
-            continue  # no layout within the line limit: no fix
+        if edit is None or to_original.edit(edit) is None:
+            continue  # no layout within the line limit (or one that would rewrite data): no fix
         if keep is not None and not keep(source, edit[0], max(edit[0], edit[1] - 1)):
             continue  # (the edit's lines without the line break that ends them)
         if any(edit[0] < other[1] and other[0] < edit[1] for _, _, other in edits):
@@ -378,34 +411,70 @@ def apply_parsable(module: cst.Module, source: str, chosen: list[tuple[str, Fix]
         edits.append((code, fix, edit))
     if not edits:
         return None
-    new = _apply_edits(source, edits)
+    new = _apply_edits(source, edits, to_original)
     if new is not None:
         return new, [code for code, _, _ in edits]
     kept = []
     for item in edits:
-        if _apply_edits(source, [item]) is not None:
+        if _apply_edits(source, [item], to_original) is not None:
             kept.append(item)
         else:
             unparsable.append(item[0])
     if not kept:
         return None
-    new = _apply_edits(source, kept)
+    new = _apply_edits(source, kept, to_original)
     if new is None:  # each parses alone, not together
         unparsable.extend(code for code, _, _ in kept)
         return None
     return new, [code for code, _, _ in kept]
 
 
-def _apply_edits(source: str, edits: Sequence[tuple[str, Fix, tuple[int, int, str]]]) -> Optional[str]:
+def _apply_edits(source: str, edits: Sequence[tuple[str, Fix, tuple[int, int, str]]],
+                 to_original: Optional[_TextMap] = None) -> Optional[str]:
     """`source` with the (non-overlapping) edits and any `import torch` they need; None when the
-    result does not parse."""
+    result does not parse. With `to_original`, the same edits made to the original text instead."""
     text = source
-    for _, _, (start, end, content) in sorted(edits, key=lambda item: item[2][0], reverse=True):
+    ordered = sorted(edits, key=lambda item: item[2][0], reverse=True)
+    for _, _, (start, end, content) in ordered:
         text = text[:start] + content + text[end:]
     try:
         module = cst.parse_module(text)
     except Exception:  # any failure to parse: the text is not written
         return None
-    if any(fix.needs_torch_import for _, fix, _ in edits):
-        text = _add_torch_import(module).code
-    return text
+    needs_import = any(fix.needs_torch_import for _, fix, _ in edits)
+    if to_original is None or to_original.same:
+        return _add_torch_import(module).code if needs_import else text
+    mapped = to_original.original_text
+    for _, _, edit in ordered:
+        start, end, content = to_original.edit(edit)  # type: ignore[misc]  (checked by the caller)
+        mapped = mapped[:start] + content + mapped[end:]
+    if needs_import:  # at the top, after the docstring and `__future__`: mapped as another edit
+        added = _TextMap(text, mapped).edit(_smallest_edit(text, _add_torch_import(module).code))
+        if added is None:
+            return None
+        start, end, content = added
+        mapped = mapped[:start] + content + mapped[end:]
+    return mapped
+
+
+class _TextMap:
+    """Offsets of a text with data stand-ins -> offsets of its original: the two have the same lines
+    and columns outside the stand-ins (devlint/engine/stand_ins.py). An edit that touches a line where
+    they differ maps to None (it would rewrite the data)."""
+
+    def __init__(self, text: str, original: str) -> None:
+        self.same = text is original or text == original
+        self.original_text = original
+        self.text = Lines(text) if not self.same else None
+        self.original = Lines(original) if not self.same else None
+
+    def edit(self, edit: Optional[tuple[int, int, str]]) -> Optional[tuple[int, int, str]]:
+        if edit is None or self.same:
+            return edit
+        assert self.text is not None and self.original is not None
+        start, end, content = edit
+        (first, start_col), (last, end_col) = self.text.position(start), self.text.position(end)
+        touched = last if end_col > 1 or last == first else last - 1  # an end at a line's start stops before it
+        if any(self.text.line_text(line) != self.original.line_text(line) for line in range(first, touched + 1)):
+            return None
+        return self.original.offset(first, start_col - 1), self.original.offset(last, end_col - 1), content

@@ -29,7 +29,10 @@ from devlint.engine.deep_stack import caused_by_recursion, with_deep_stack
 from devlint.engine.line_length import line_limit
 from devlint.engine.lines import Lines
 from devlint.engine.noqa import Suppressions
-from devlint.engine.settings import DEFAULT_SETTINGS, INTERNAL_ERROR_CODE, SYNTAX_ERROR_CODE, Settings
+from devlint.engine.settings import (
+    DEFAULT_SETTINGS, INTERNAL_ERROR_CODE, SYNTAX_ERROR_CODE, TOO_LARGE_CODE, Settings,
+)
+from devlint.engine.stand_ins import with_stand_ins
 from devlint.engine.syntax import internal_error, parse_python
 from devlint.rules import RuleEntry, all_rules
 
@@ -54,6 +57,9 @@ class Analysis:
 
     source: str
     module: Optional[cst.Module] = None
+    # The text `module` was parsed from: `source`, or `source` with data stand-ins (the same lines and
+    # columns outside them, devlint/engine/stand_ins.py); fixes are computed on it and mapped back.
+    text: Optional[str] = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     fixes: list[tuple[Diagnostic, Fix, tuple[int, int]]] = field(default_factory=list)  # with char ranges
     skipped: bool = False  # no enabled rule could report here (prefilter, screen): never parsed
@@ -71,11 +77,15 @@ def _cst_stage() -> ModuleType:
 
 def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = None,
             *, with_fixes: bool = False, ignore_noqa: bool = False, tree: Optional[ast.AST] = None,
-            reparser: Optional[Reparser] = None) -> Analysis:
+            reparser: Optional[Reparser] = None, stand_ins: bool = True) -> Analysis:
     """Lint `source`. `with_fixes` computes each fix's text edits (for output formats);
     `ignore_noqa` keeps suppressed reports (flake8 applies `# noqa` itself); `tree` is the
     text's `ast` when the caller has it (flake8), saving the screen its own parse; `reparser`
     parses successive versions of one document (an editor's), re-parsing only what changed.
+
+    Large tables of constants are parsed as stand-ins (devlint/engine/stand_ins.py; not with
+    `stand_ins=False` nor for an editor's document, whose parser keeps its trees); a file whose code
+    is still over `max_file_size` gets DEV997 and no rule is run on it.
 
     Text that Python rejects gets DEV999 (Python's line and message) and nothing else; a file that
     devlint cannot analyse although Python parses it gets DEV998, and a rule that fails loses only
@@ -87,8 +97,11 @@ def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = 
     rules = prefilter(source, enabled_rules(settings, path))
     if not rules:
         return Analysis(source, skipped=True)
+    text = (with_stand_ins(source) or source) if stand_ins and reparser is None else source
+    if len(text) > settings.max_file_size:
+        return _too_large(source, len(text), path, settings, len(rules))
     if not isinstance(tree, ast.Module):
-        parsed = parse_python(source, path)  # in the caller's thread: at the recursion limit `python` has
+        parsed = parse_python(text, path)  # in the caller's thread: at the recursion limit `python` has
         if isinstance(parsed, Diagnostic):
             rejected = Analysis(source)
             if settings.enabled(SYNTAX_ERROR_CODE, path):
@@ -100,8 +113,9 @@ def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = 
         return Analysis(source, skipped=True)
 
     def attempt() -> Analysis:
-        result = Analysis(source)
-        _cst_stage().check(result, path, settings, rules, with_fixes, ignore_noqa, suppressions, facts, reparser)
+        result = Analysis(source, text=text)
+        _cst_stage().check(result, path, settings, rules, with_fixes, ignore_noqa, suppressions, facts, reparser,
+                           text)
         return result
 
     try:
@@ -113,6 +127,24 @@ def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = 
                     if caused_by_recursion(error) else "devlint could not analyse this file; no rule checked it")
             failed.diagnostics.append(internal_error(path, 1, 1, what, error))
         return failed
+
+
+def _too_large(source: str, code_size: int, path: str, settings: Settings, rules: int) -> Analysis:
+    """DEV997 for a file whose code is over the limit: the prefilter's rules were not run."""
+    result = Analysis(source)
+    if settings.enabled(TOO_LARGE_CODE, path):
+        size, limit = _size(code_size), _size(settings.max_file_size)
+        result.diagnostics.append(Diagnostic(
+            path, 1, 1, TOO_LARGE_CODE,
+            f"not checked: this file's code ({size}) is over max-file-size ({limit}); {rules} "
+            f"{'rule' if rules == 1 else 'rules'} not run (raise max-file-size, or exclude the file)", 1, 1))
+    return result
+
+
+def _size(size: int) -> str:
+    if size >= 1024 * 1024:
+        return f"{size / (1024 * 1024):.1f} MiB"
+    return f"{size / 1024:.1f} KiB" if size >= 1024 else f"{size} characters"
 
 
 def fix_text(source: str, path: str = "<string>", settings: Optional[Settings] = None, *,
@@ -134,7 +166,7 @@ def _fix_text(source: str, path: str, settings: Settings, unsafe: bool,
     seen = {source}
     limit: Optional[int] = None
     for _ in range(MAX_FIX_PASSES):
-        analysis = analyze(current, path, settings)
+        analysis = analyze(current, path, settings, stand_ins=keep is None)  # a veto reads offsets of `current`
         lines = Lines(current)
         suppressions = Suppressions(current)
         chosen: list[tuple[str, Fix]] = []
@@ -153,8 +185,8 @@ def _fix_text(source: str, path: str, settings: Settings, unsafe: bool,
         if limit is None:
             limit = line_limit(settings.line_length, path)
         try:
-            new = with_deep_stack(_cst_stage().apply_parsable, analysis.module, current, chosen, limit,
-                                  unparsable, keep)
+            new = with_deep_stack(_cst_stage().apply_parsable, analysis.module, analysis.text or current, chosen,
+                                  limit, unparsable, keep, current)
         except RecursionError:  # too deep to rewrite even on the large stack: the text stays as it is
             new = None
         if new is None or new[0] == current:

@@ -15,7 +15,7 @@ import os
 from typing import Iterator, Optional
 
 from devlint.analysis.project_index import ProjectIndex
-from devlint.engine.settings import DEFAULT_EXCLUDES
+from devlint.engine.settings import DEFAULT_EXCLUDES, DEFAULT_MAX_FILE_SIZE
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 # A project bigger than this is read no further: the facts of the files read so far stand, and
@@ -94,5 +94,5 @@ def _files_holding(root: str, word: str) -> Iterator[tuple[str, str]]:
                 raw = handle.read()
         except OSError:
             continue
-        if needle in raw:
+        if needle in raw and len(raw) <= DEFAULT_MAX_FILE_SIZE:  # (a generated module: its parse would cost GBs)
             yield path, raw.decode("utf-8", errors="replace")

@@ -12,8 +12,13 @@ SYNTAX_ERROR_CODE = "DEV999"  # text that Python itself cannot parse
 # devlint failed on a file Python parses (a rule raised, or the code is deeper than LibCST can take):
 # that rule's reports for the file are dropped, the others stand, and the run exits 2.
 INTERNAL_ERROR_CODE = "DEV998"
+# A file whose code (its large tables of constants aside, devlint/engine/stand_ins.py) is over
+# `max-file-size`: only the text prefilter checked it, and the rules it left were not run.
+TOO_LARGE_CODE = "DEV997"
 # Codes no rule owns: reported unless ignored by name.
-ENGINE_CODES = (INTERNAL_ERROR_CODE, SYNTAX_ERROR_CODE)
+ENGINE_CODES = (TOO_LARGE_CODE, INTERNAL_ERROR_CODE, SYNTAX_ERROR_CODE)
+# LibCST's tree of a module takes about 300 MB per MB of code (a 2 MB module peaks near 700 MB).
+DEFAULT_MAX_FILE_SIZE = 3 * 1024 * 1024
 
 # gitignore patterns (devlint/runner/ignores.py). Virtual environments are skipped by what they hold
 # (`pyvenv.cfg`, `conda-meta/`), not by name: a source folder called `env` is checked.
@@ -53,9 +58,12 @@ class Settings:
     # on torch nearest to each file, else unknown (devlint/engine/target_torch.py).
     target_torch: Optional[tuple[int, int]] = None
     root: str = "."  # directory per-file-ignores and excludes are relative to
-    # Preview (ruff's): rules in preview can be selected, and rules' preview shapes report
-    # (a visitor asks `self.preview`). Off, a preview rule is off even when selected by its code.
+    # Preview: rules in preview run when selected (by `DEV`, `ALL`, a prefix), and rules' preview
+    # shapes report (a visitor asks `self.preview`). Off, a preview rule runs only where its full
+    # code is selected (`--select DEV004`): naming the rule is asking for it; its shapes stay off.
     preview: bool = False
+    # Characters of code (tables of constants aside) above which a file is only prefiltered (DEV997).
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
 
     def enabled(self, code: str, path: Optional[str] = None) -> bool:
         """flake8's rule: the most specific of select/ignore wins; a tie goes to ignore."""
@@ -66,7 +74,7 @@ class Settings:
         if code in ENGINE_CODES:
             selected = max(selected, 1)  # syntax and internal errors are reported unless ignored by name
         ignored = _matches(code, ignores)
-        if code in preview_codes() and not self.preview:
+        if code in preview_codes() and not self.preview and code not in (*self.select, *self.extend_select):
             return False
         return selected > 0 and selected > ignored
 

@@ -69,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--target-torch", type=_target_torch, metavar="X.Y",
                         help="the torch version fixes write code for (default: the project's torch"
                         " requirement in pyproject.toml, else code that runs on every torch from 2.1)")
+    parser.add_argument("--max-file-size", type=_file_size, metavar="SIZE",
+                        help="files with more code than this (tables of constants aside) are only prefiltered and"
+                        " reported as DEV997 (default: 3MiB; e.g. 8MB, 5000000)")
     parser.add_argument("--preview", action=argparse.BooleanOptionalAction, default=None,
                         help="run the rules and rule shapes in preview (not yet measured to the default bar;"
                         " default: off)")
@@ -135,6 +138,15 @@ def _line_length(value: str) -> int:
         return parse_line_length(value, "must be")
     except ConfigError:
         raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 320, not {value!r}") from None
+
+
+def _file_size(value: str) -> int:
+    from devlint.runner.config import ConfigError, parse_file_size
+
+    try:
+        return parse_file_size(value, "must be")
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error).replace("must be must be", "must be")) from None
 
 
 def _jobs(value: str) -> int:
@@ -291,6 +303,8 @@ def load_settings(args: argparse.Namespace, paths: list[str]):  # type: ignore[n
         changes["line_length"] = args.line_length
     if getattr(args, "target_torch", None) is not None:
         changes["target_torch"] = args.target_torch
+    if getattr(args, "max_file_size", None) is not None:
+        changes["max_file_size"] = args.max_file_size
     return replace(settings, **changes)
 
 
@@ -330,10 +344,6 @@ def _check(args: argparse.Namespace) -> int:
         raise UsageError("--add-noqa cannot be combined with --fix, --fix-only, --diff or --write-baseline")
     baseline = Baseline(args.baseline) if args.baseline else None  # a bad file fails before the run
     settings = load_settings(args, paths or ["."])
-    from devlint.runner.config import preview_warnings
-
-    for warning in preview_warnings(settings):
-        print(f"devlint: warning: {warning}", file=sys.stderr)
     skipped: list = []
     files = sorted(discover(paths, settings, skipped))
     if args.verbose:

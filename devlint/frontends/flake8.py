@@ -8,7 +8,8 @@ plugin the `ast` it parsed already, so the screen costs one walk of it. flake8 d
 (`[tool.devlint]` / `[devlint]` nearest the file: select, ignore, per-file-ignores, excludes, the
 target torch, the line length, preview), so that `flake8 --select DEV` and `devlint` agree. Preview
 (rules and shapes not yet measured to the default bar) is also flake8's option `--devlint-preview`,
-read from flake8's configuration too (`devlint-preview = true` under `[flake8]`). A rule that fails on
+read from flake8's configuration too (`devlint-preview = true` under `[flake8]`); a preview rule named by
+its full code in flake8's `--select` runs, as with `devlint --select`. A rule that fails on
 a file is a visible `DEV998` line; syntax errors are flake8's own `E999`.
 """
 
@@ -24,6 +25,7 @@ from devlint.contract.project import __version__
 _PROJECTS = None  # one per flake8 process: the configuration of each folder, read once
 _FILTERS: dict = {}  # Settings -> WalkFilter
 _PREVIEW = False  # flake8's --devlint-preview
+_NAMED_PREVIEW_RULES: tuple[str, ...] = ()  # preview rules flake8's --select names by their full code
 
 
 def _settings_for(filename: str):  # type: ignore[no-untyped-def]
@@ -40,7 +42,10 @@ def _settings_for(filename: str):  # type: ignore[no-untyped-def]
         from devlint.runner.config import ConfigError
 
         raise ConfigError(resolved.error)
-    return replace(resolved.settings, preview=True) if _PREVIEW else resolved.settings
+    settings = resolved.settings
+    if _NAMED_PREVIEW_RULES:  # `flake8 --select DEV004`: asked for by name, as `devlint --select DEV004`
+        settings = replace(settings, extend_select=(*settings.extend_select, *_NAMED_PREVIEW_RULES))
+    return replace(settings, preview=True) if _PREVIEW else settings
 
 
 def _skipped(filename: str, settings) -> bool:  # type: ignore[no-untyped-def]
@@ -66,8 +71,12 @@ class Plugin:
 
     @classmethod
     def parse_options(cls, options: Any) -> None:
-        global _PREVIEW
+        global _PREVIEW, _NAMED_PREVIEW_RULES
+        from devlint.engine.settings import preview_codes
+
         _PREVIEW = bool(getattr(options, "devlint_preview", False))
+        named = [*(getattr(options, "select", None) or ()), *(getattr(options, "extend_select", None) or ())]
+        _NAMED_PREVIEW_RULES = tuple(sorted(set(named) & preview_codes()))
 
     def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str = "<stdin>") -> None:
         self.tree = tree

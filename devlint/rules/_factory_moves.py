@@ -54,7 +54,14 @@ class FactoryMoveVisitor(RuleVisitor):
         """The kind of finding a moved factory is, or None where there is none."""
         if _empty(factory, name):
             return None  # a 0-element placeholder: nothing is allocated or copied
-        data = name in _DATA_FACTORIES or (name in LEGACY_CONSTRUCTORS and _legacy_kind(factory) == "tensor")
+        legacy_kind = _legacy_kind(factory) if name in LEGACY_CONSTRUCTORS else None
+        if name in LEGACY_CONSTRUCTORS and legacy_kind is None:
+            # `torch.LongTensor(ids)`: sizes or data, the file does not show which; but
+            # `torch.Tensor(torch.zeros(n))` wraps a host allocation made for nothing
+            args = positional(factory)
+            wrapped = len(factory.args) == 1 and args and cpu_factory_name(args[0].value, self.torch)
+            return ALLOCATION if wrapped and wrapped not in _DATA_FACTORIES else None
+        data = name in _DATA_FACTORIES or legacy_kind == "tensor"
         if not data:
             return ALLOCATION
         args = positional(factory)
@@ -82,7 +89,7 @@ class FactoryMoveVisitor(RuleVisitor):
         move = ".cuda()" if method == "cuda" else ".to(...)"
         tensor_target = self._tensor_target(target) if method == "to" else None
         if tensor_target is not None:
-            self.pending.append((factory, self._tensor_target_message(name, tensor_target),
+            self.pending.append((factory, self._tensor_target_message(factory, name, tensor_target),
                                  self._new_factory_fix(node, factory, name, tensor_target)))
             return
         message = self.describe(name, move, _suggestion(factory, name), later=False)
@@ -94,9 +101,11 @@ class FactoryMoveVisitor(RuleVisitor):
             return self.ctx.module.code_for_node(target)
         return None
 
-    def _tensor_target_message(self, name: str, other: str) -> str:
+    def _tensor_target_message(self, factory: cst.Call, name: str, other: str) -> str:
+        # A legacy constructor takes neither `device=` nor `dtype=`: its modern factory does.
+        modern = (_legacy_kind(factory) or "tensor") if name in LEGACY_CONSTRUCTORS else name
         instead = (f"`{other}.new_{name}(...)`" if name in _NEW_FACTORIES
-                   else f"`torch.{name}(..., device={other}.device, dtype={other}.dtype)`")
+                   else f"`torch.{modern}(..., device={other}.device, dtype={other}.dtype)`")
         return (f"`torch.{name}(...)` is created on the CPU and then moved with `.to({other})`, which also"
                 f" converts it to `{other}`'s dtype; create it there: {instead}")
 

@@ -40,9 +40,9 @@ class Rule:
     # Could the rule report on a module with these facts (from Python's `ast`)? Files for which
     # no rule can are not parsed by LibCST. Must be conservative too: see devlint/analysis/screen.py.
     screen: Optional[Callable[["SyntaxFacts"], bool]] = None
-    # A rule in preview is off unless `preview` is on (`--preview`, `preview = true`); then it is
-    # selected as any other rule (by its code, a prefix, `ALL`). Rules whose FALSE share on unseen
-    # code is above the default bar ship so (DESIGN.md section 6).
+    # A rule in preview is off unless `preview` is on (`--preview`, `preview = true`; then it is
+    # selected as any other rule) or its code is selected by name (`--select DEV004`). Rules whose
+    # blind FALSE share on unseen code is above the default bar ship so (DESIGN.md section 6).
     preview: bool = False
     # The shapes the rule reports only with preview on (its visitor asks `self.preview` before
     # reporting them), said for its page; "" when it has none.
@@ -65,8 +65,10 @@ class Rule:
             FixSafety.UNSAFE: "Fix is unsafe (applied with `--unsafe-fixes`).",
             FixSafety.SOMETIMES: "Fix is safe in some cases and unsafe in others (see below).",
         }[self.fix_safety]
-        tier = (f"This rule is in **preview**: it runs only with `--preview` (or `preview = true` in the"
-                f" configuration) and when selected (`DEV`, `{self.code}`).\n\n" if self.preview else "")
+        tier = (f"This rule is in **preview** (off by default): it runs with `--preview` (or `preview = true`"
+                f" in the configuration) where it is selected (`DEV`, `ALL`), or when it is selected by its"
+                f" code (`--select {self.code}`, `extend-select = [\"{self.code}\"]`). Its measured precision"
+                f" is below.\n\n" if self.preview else "")
         return (
             f"# {self.code} ({self.name})\n\n"
             f"{tier}"

@@ -81,7 +81,8 @@ class Cache:
         # which fixes are offered, and what they write, follow the target torch version
         torch_version = format_version(target_torch(settings.target_torch, path))
         digest.update("\0".join([code_fingerprint(), path, ",".join(enabled), str(with_edits), edits,
-                                  torch_version, f"preview={settings.preview}"]).encode())
+                                  torch_version, f"preview={settings.preview}",
+                                  f"max-file-size={settings.max_file_size}"]).encode())
         digest.update(b"\0")
         digest.update(raw)
         return digest.hexdigest()

@@ -19,7 +19,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude", "unsafe-fixes",
-        "line-length", "respect-gitignore", "force-exclude", "target-torch", "preview")
+        "line-length", "respect-gitignore", "force-exclude", "target-torch", "preview", "max-file-size")
 _SWITCHES = ("unsafe-fixes", "respect-gitignore", "force-exclude", "preview")
 
 
@@ -71,7 +71,7 @@ def _from_ini(options: dict[str, str]) -> dict[str, Any]:
             result[key] = _INI_BOOLEANS.get(word, value)
         elif key == "line-length":
             result[key] = int(value) if value.strip().isdigit() else value
-        elif key == "target-torch":
+        elif key in ("target-torch", "max-file-size"):
             result[key] = value.strip()
         else:
             result[key] = [item.strip() for item in value.replace("\n", ",").split(",") if item.strip()]
@@ -149,17 +149,10 @@ def settings_from(raw: dict[str, Any], source: str, root: str, known_codes: tupl
     if "target-torch" in options:
         kwargs["target_torch"] = parse_target_torch_option(options["target-torch"],
                                                            f"{where('target-torch')}: 'target-torch'")
+    if "max-file-size" in options:
+        kwargs["max_file_size"] = parse_file_size(options["max-file-size"],
+                                                  f"{where('max-file-size')}: 'max-file-size'")
     return Settings(**kwargs)
-
-
-def preview_warnings(settings: Settings) -> list[str]:
-    """A preview rule selected by its code while preview is off stays off (ruff's rule): say so."""
-    from devlint.engine.settings import preview_codes
-
-    if settings.preview:
-        return []
-    return [f"{code} is in preview and runs only with --preview (or preview = true in the configuration)"
-            for code in sorted(set(settings.select) | set(settings.extend_select)) if code in preview_codes()]
 
 
 def _unquote(value: Any, source: str) -> str:
@@ -173,6 +166,29 @@ def parse_target_torch_option(value: Any, where: str) -> TorchVersion:
     if version is None:
         raise ConfigError(f'{where} must be a torch version as a string, MAJOR.MINOR ("2.6"), not {value!r}')
     return version
+
+
+_SIZE_UNITS = {"": 1, "B": 1, "KB": 1000, "MB": 1000 ** 2, "GB": 1000 ** 3, "KIB": 1024, "MIB": 1024 ** 2,
+               "GIB": 1024 ** 3}
+
+
+def parse_file_size(value: Any, where: str) -> int:
+    """A size in characters: a whole number (`3000000`), or a string with a unit (`"8MB"`, `"512 KiB"`)."""
+    size: Optional[float] = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        size = value
+    elif isinstance(value, str):
+        text = value.strip().upper()
+        digits = text.rstrip("BKMGI ")
+        unit = text[len(digits):].strip()
+        try:
+            size = float(digits) * _SIZE_UNITS[unit] if digits else None
+        except (ValueError, KeyError):
+            size = None
+    if size is None or size < 1:
+        raise ConfigError(f'{where} must be a size in bytes (3000000) or with a unit ("8MB", "512KiB"),'
+                          f" not {value!r}")
+    return int(size)
 
 
 def parse_line_length(value: Any, where: str) -> int:

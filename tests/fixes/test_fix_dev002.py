@@ -464,8 +464,8 @@ def test_typed_legacy_constructor_of_int_literals_is_an_uninitialised_tensor_of_
     )
 
 
-def test_legacy_constructor_of_a_name_is_reported_without_fix():
-    # `ids` may be a list (data) or an int (a size): the file does not say which
+def test_legacy_constructor_of_a_name_is_not_reported():
+    # `ids` may be a list (data that must cross anyway) or an int (a size): the file does not say which
     unchanged(
         """
         import torch
@@ -477,7 +477,7 @@ def test_legacy_constructor_of_a_name_is_reported_without_fix():
         import torch
         def f(ids, device):
             return torch.LongTensor(ids).to(device)
-        """) == [(3, 12, "DEV002")]
+        """) == []
 
 
 def test_untyped_legacy_constructor_gets_no_fix():

@@ -536,8 +536,13 @@ def test_value_derived_from_the_input_goes_back_under_a_guard_too():
     )
 
 
+# DEV003 is a preview rule: it runs only with preview on or where its full code is selected.
+NAMED = ("DEV003",)
+
+
 def fixed_for(code: str, target: "tuple[int, int] | None") -> str:
-    return fix_source(textwrap.dedent(code), "example.py", Settings(target_torch=target), unsafe=True).source
+    settings = Settings(target_torch=target, extend_select=NAMED)
+    return fix_source(textwrap.dedent(code), "example.py", settings, unsafe=True).source
 
 
 def test_the_fallback_follows_the_target_torch_version():
@@ -554,7 +559,8 @@ def test_torch_2_6_asks_whether_an_accelerator_is_there_first():
         import torch
         x = x.to("mps")
         """)
-    result = fix_source(code, "example.py", Settings(target_torch=(2, 6), line_length=120), unsafe=True).source
+    settings = Settings(target_torch=(2, 6), line_length=120, extend_select=NAMED)
+    result = fix_source(code, "example.py", settings, unsafe=True).source
     assert result == textwrap.dedent("""
         import torch
         x = x.to(torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu"))
@@ -628,7 +634,7 @@ def _fixed_test(code: str, path: str = "test_model.py") -> str:
 
     from devlint import fix_source
 
-    return fix_source(textwrap.dedent(code), path, unsafe=True).source
+    return fix_source(textwrap.dedent(code), path, Settings(extend_select=NAMED), unsafe=True).source
 
 
 def test_a_test_function_gets_a_pytest_skip_marker():

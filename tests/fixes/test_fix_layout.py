@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from conftest import RULE_DIRS, expected_fix
-from devlint import fix_source
+from devlint import fix_source, lint_source
 from devlint.engine import engine
 from devlint.contract.diagnostics import Applicability
 from devlint.engine.line_length import line_limit
@@ -345,13 +345,14 @@ def test_no_fix_where_the_only_layout_black_would_write_wraps_the_expression():
             return torch.load(os.path.join(checkpoint_directory, "model.pt")) or default
         """
     assert _fixed(code, limit=72) == textwrap.dedent(code)
-    remaining = fix_source(textwrap.dedent(code), "example.py", Settings(line_length=72), unsafe=True).remaining
+    settings = Settings(line_length=72, extend_select=("DEV004",))  # DEV004 is in preview: named
+    remaining = fix_source(textwrap.dedent(code), "example.py", settings, unsafe=True).remaining
     assert [d.code for d in remaining] == ["DEV004"]
 
 
 def test_crlf_line_breaks_in_a_broken_call():
     source = 'import torch\r\nstate = torch.load(checkpoint_path)\r\n'
-    result = fix_source(source, "example.py", Settings(line_length=40), unsafe=True).source
+    result = fix_source(source, "example.py", Settings(line_length=40, extend_select=("DEV004",)), unsafe=True).source
     assert result == 'import torch\r\nstate = torch.load(\r\n    checkpoint_path,\r\n    map_location="cpu",\r\n)\r\n'
 
 
@@ -394,7 +395,8 @@ def test_fixed_black_formatted_file_stays_black_formatted(index):
     black = pytest.importorskip("black")
     mode = black.Mode(line_length=88)
     source = black.format_str("import os\n\nimport torch\n" + textwrap.dedent(BLACK_FORMATTED[index]), mode=mode)
-    fixed = fix_source(source, "example.py", Settings(line_length=88), unsafe=True).source
+    settings = Settings(line_length=88, extend_select=("DEV004",))  # DEV004, in preview, named: it fixes the third
+    fixed = fix_source(source, "example.py", settings, unsafe=True).source
     assert fixed != source
     assert black.format_str(fixed, mode=mode) == fixed
 
@@ -444,7 +446,7 @@ def test_fix_of_a_file_uses_the_limit_beside_it(tmp_path):
     module = tmp_path / "model.py"
     source = "import torch\nstate = torch.load(checkpoint_path)\n"
     module.write_text(source)
-    result = fix_source(source, str(module), unsafe=True).source
+    result = fix_source(source, str(module), Settings(extend_select=("DEV004",)), unsafe=True).source
     assert result == 'import torch\nstate = torch.load(\n    checkpoint_path,\n    map_location="cpu",\n)\n'
 
 
@@ -591,7 +593,9 @@ def test_no_fix_where_an_operator_follows_the_call_inside_brackets():
 )
 def test_no_fix_where_black_would_split_before_the_call(line):
     code = f"import torch\ndef f(d, values_of_the_batch, values_of_the_batch_and_more):\n{line}\n"
-    assert fix_source(code, "example.py", Settings(line_length=72), unsafe=True).source == code
+    settings = Settings(line_length=72, extend_select=("DEV011",))  # `torch.tensor(data).cuda()`: host data
+    assert "DEV011" in [d.code for d in lint_source(code, "example.py", settings)]
+    assert fix_source(code, "example.py", settings, unsafe=True).source == code
 
 
 def test_parentheses_around_a_right_hand_side_go_once_the_call_is_broken():

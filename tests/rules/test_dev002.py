@@ -112,20 +112,35 @@ FLAGGED = [
             b = torch.ones(*idx.shape, dtype=bool).to(device)
             return a, b
     """, [(3, 9), (4, 9)]),
-    case("legacy_constructor_then_move", """
+    case("legacy_constructor_of_sizes_then_move", """
+        import torch
+        def f(n, dev):
+            x = torch.FloatTensor(n, 3).to(dev)
+            y = torch.LongTensor(8).cuda()
+            return x, y
+    """, [(3, 9), (4, 9)]),
+    case("legacy_constructor_of_sizes_moved_on_the_next_statement", """
+        import torch
+        def f(n, dev):
+            x = torch.LongTensor(n, 2)
+            x = x.to(dev)
+            return x
+    """, [(3, 9)]),
+    case("legacy_constructor_of_a_factory_then_move", """
+        import torch
+        def pad(x, n):
+            return torch.Tensor(torch.zeros(2, n)).type(x.dtype).to(x.device)
+    """, [(3, 12)]),
+    # `torch.LongTensor(ids)` is sizes or data (token ids that must cross anyway): the file does not say
+    case("legacy_constructor_of_a_name_may_be_data", """
         import torch
         def f(a, ids, dev):
             x = torch.FloatTensor(a).to(dev)
             y = torch.LongTensor(ids).cuda()
-            return x, y
-    """, [(3, 9), (4, 9)]),
-    case("legacy_constructor_moved_on_the_next_statement", """
-        import torch
-        def f(ids, dev):
-            x = torch.LongTensor(ids)
-            x = x.to(dev)
-            return x
-    """, [(3, 9)]),
+            z = torch.LongTensor(ids)
+            z = z.to(dev)
+            return x, y, z
+    """, []),
     case("factories_inside_a_list_argument", """
         import torch
         def grid(ny, nx, d):

@@ -8,9 +8,16 @@ from __future__ import annotations
 
 import pytest
 
-from rules.cases import cases_for, reports
+from conftest import lint
+from rules.cases import cases_for
 
 case = cases_for("DEV003")
+
+
+def reports(code: str, snippet: str, path: str = "example.py") -> list[tuple[int, int, str]]:
+    """(line, col, code) of rule `code`'s reports on the snippet, with the rule named: DEV003 is a
+    preview rule, which runs only with preview on or where its full code is selected."""
+    return [r for r in lint(snippet, path, extend_select=(code,)) if r[2] == code]
 
 FLAGGED = [
     case("gloo_is_no_cuda_requirement", """
@@ -358,6 +365,14 @@ NOT_FLAGGED = [
         import torch
         def f(x):
             return x.device.type == "cuda"
+    """, []),
+    case("type_of_a_cuda_device_read_for_a_comparison", """
+        import torch
+        def seed(device):
+            return device.type == torch.device("cuda").type
+
+        def index_of(name):
+            return torch.device(name).index
     """, []),
     case("message_mentioning_cuda", """
         import torch
@@ -709,10 +724,8 @@ PREVIEW = {"default_argument_value", "keyword_only_default", "mps_default_of_a_d
 
 @pytest.mark.parametrize("code, expected", [c for c in FLAGGED + OTHER_BACKENDS if c.id in PREVIEW])
 def test_dev003_defaults_need_preview(code: str, expected: list[tuple[int, int, str]]) -> None:
-    from conftest import lint
-
     assert [r for r in lint(code, preview=True) if r[2] == "DEV003"] == expected
-    assert reports("DEV003", code) == []
+    assert reports("DEV003", code) == []  # the rule named, without preview: its preview shapes stay off
 
 
 @pytest.mark.parametrize("code, expected", [c for c in FLAGGED + NOT_FLAGGED + OTHER_BACKENDS if c.id not in PREVIEW])
@@ -725,14 +738,12 @@ def test_dev003(code: str, expected: list[tuple[int, int, str]]) -> None:
 def _project(tmp_path, model: str, main: str) -> list[tuple[int, int, str]]:
     import textwrap
 
-    from conftest import lint
-
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "main.py").write_text(textwrap.dedent(main))
     path = tmp_path / "pkg" / "model.py"
     path.write_text(textwrap.dedent(model))
-    assert [r for r in lint(model, str(path)) if r[2] == "DEV003"] == []  # defaults: preview only
+    assert reports("DEV003", model, str(path)) == []  # defaults: a preview shape
     return [r for r in lint(model, str(path), preview=True) if r[2] == "DEV003"]
 
 

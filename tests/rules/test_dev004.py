@@ -10,9 +10,16 @@ import textwrap
 
 import pytest
 
-from rules.cases import cases_for, reports
+from conftest import lint
+from rules.cases import cases_for
 
 case = cases_for("DEV004")
+
+
+def reports(code: str, snippet: str, path: str = "example.py") -> list[tuple[int, int, str]]:
+    """(line, col, code) of rule `code`'s reports on the snippet, with the rule named: DEV004 is a
+    preview rule, which runs only with preview on or where its full code is selected."""
+    return [r for r in lint(snippet, path, extend_select=(code,)) if r[2] == code]
 
 FLAGGED = [
     case("plain_load", """
@@ -200,21 +207,21 @@ def test_dev004(code: str, expected: list[tuple[int, int, str]]) -> None:
 
 def test_map_location_none_is_replaced_not_repeated() -> None:
     from devlint import fix_source
+    from devlint.engine.settings import Settings
 
-    fixed = fix_source("import torch\nstate = torch.load(path, map_location=None)\n", unsafe=True)
+    source = "import torch\nstate = torch.load(path, map_location=None)\n"
+    fixed = fix_source(source, settings=Settings(extend_select=("DEV004",)), unsafe=True)
     assert fixed.source.endswith('state = torch.load(path, map_location="cpu")\n')
 
 
 # -- files the project writes (the project index) ------------------------------------------------
 
 def _project(tmp_path, writer: str, loader: str) -> list[tuple[int, int, str]]:
-    from conftest import lint
-
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "prepare.py").write_text(textwrap.dedent(writer))
     (tmp_path / "pkg" / "train.py").write_text(textwrap.dedent(loader))
-    return [r for r in lint(loader, str(tmp_path / "pkg" / "train.py")) if r[2] == "DEV004"]
+    return reports("DEV004", loader, str(tmp_path / "pkg" / "train.py"))
 
 
 LOADER = """

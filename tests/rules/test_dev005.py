@@ -8,9 +8,17 @@ from __future__ import annotations
 
 import pytest
 
-from rules.cases import cases_for, reports
+from conftest import lint
+from rules.cases import cases_for
 
 case = cases_for("DEV005")
+
+NAMED = ("DEV005",)  # DEV005 is a preview rule: it runs only with preview on or where its full code is selected
+
+
+def reports(code: str, snippet: str, path: str = "example.py") -> list[tuple[int, int, str]]:
+    """(line, col, code) of rule `code`'s reports on the snippet, with the rule named."""
+    return [r for r in lint(snippet, path, extend_select=(code,)) if r[2] == code]
 
 FLAGGED = [
     case("zero_dim_tensor_stacked_with_elements_of_the_callers_tensors", """
@@ -606,6 +614,13 @@ NOT_FLAGGED = [
         def take(x: torch.Tensor, n: int):
             return x[torch.arange(n)], x.index_put_((torch.arange(n),), x[:n])
     """, []),
+    case("values_placed_by_device_written_through_a_host_index", """
+        import torch
+        def relabel(labels: torch.Tensor, ratio: float, classes: int):
+            idx = torch.nonzero(torch.rand(labels.shape) < ratio).squeeze(-1)
+            labels[idx] = torch.randint_like(idx, 0, classes, device=labels.device)
+            return labels
+    """, []),
     case("zero_dim_host_values_through_a_mask", """
         import torch
         def clamp_negatives(x: torch.Tensor):
@@ -726,10 +741,11 @@ def test_dev005(code: str, expected: list[tuple[int, int, str]]) -> None:
 
 def test_the_message_names_what_the_tensor_meets() -> None:
     from devlint import lint_source
+    from devlint.engine.settings import Settings
 
     code = "import torch\ndef f(features):\n    pad = torch.zeros(2, features.size(1))\n" \
            "    return torch.cat([features, pad])\n"
-    [report] = [d for d in lint_source(code, "m.py") if d.code == "DEV005"]
+    [report] = [d for d in lint_source(code, "m.py", Settings(extend_select=NAMED)) if d.code == "DEV005"]
     assert report.message == ("`torch.zeros(...)` is created on the CPU and meets `features` in torch.cat;"
                               " pass `device=features.device`")
 
@@ -759,18 +775,18 @@ PREVIEW = [
 
 @pytest.mark.parametrize("code, expected", PREVIEW)
 def test_dev005_preview_shapes(code: str, expected: list[tuple[int, int, str]]) -> None:
-    """The shapes of `analysis.flow.PREVIEW_SHAPES`: reported only in the preview tier."""
-    from conftest import lint
-
+    """The shapes of `analysis.flow.PREVIEW_SHAPES`: reported only in the preview tier (naming the rule
+    is not enough)."""
     assert reports("DEV005", code) == []
     assert [r for r in lint(code, preview=True) if r[2] == "DEV005"] == expected
 
 
 def test_the_message_names_the_index_argument() -> None:
     from devlint import lint_source
+    from devlint.engine.settings import Settings
 
     code = "import torch\ndef f(x: torch.Tensor, n: int):\n    return x.gather(0, torch.arange(n))\n"
-    [report] = [d for d in lint_source(code, "m.py") if d.code == "DEV005"]
+    [report] = [d for d in lint_source(code, "m.py", Settings(extend_select=NAMED)) if d.code == "DEV005"]
     assert report.message == ("`torch.arange(...)` is created on the CPU and meets `x` in `.gather` (as its index or"
                               " mask); pass `device=x.device`")
 
@@ -826,15 +842,16 @@ def test_dev005_fix(code: str, fixed: str) -> None:
     import textwrap
 
     from devlint import fix_source
+    from devlint.engine.settings import Settings
 
-    result = fix_source(textwrap.dedent(code).removeprefix("\n"), "m.py", unsafe=True)
+    result = fix_source(textwrap.dedent(code).removeprefix("\n"), "m.py", Settings(extend_select=NAMED), unsafe=True)
     assert result.source == textwrap.dedent(fixed).removeprefix("\n")
 
 
 def test_a_conftest_that_sets_the_default_device_covers_the_functions_below_it(tmp_path) -> None:
-    from conftest import lint, project_whose_tests_set_a_default_device
+    from conftest import project_whose_tests_set_a_default_device
 
     test_file, module = project_whose_tests_set_a_default_device(tmp_path)
     code = "import torch\ndef f(x: torch.Tensor):\n    return torch.cat([x, torch.zeros(3)])\n"
-    assert [r for r in lint(code, test_file) if r[2] == "DEV005"] == []
-    assert [r[2] for r in lint(code, module)].count("DEV005") == 1
+    assert [r for r in lint(code, test_file, extend_select=NAMED) if r[2] == "DEV005"] == []
+    assert [r[2] for r in lint(code, module, extend_select=NAMED)].count("DEV005") == 1

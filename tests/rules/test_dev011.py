@@ -70,10 +70,11 @@ def test_dev011_with_preview(code: str, expected: list[tuple[int, int]]) -> None
     assert found == expected
 
 
-def test_dev011_is_off_without_preview() -> None:
+def test_dev011_is_off_without_preview_unless_named() -> None:
     code = "import torch\nx = torch.tensor([1, 2, 3]).to(device)\n"
     assert [r for r in lint(code) if r[2] == "DEV011"] == []
-    assert [r for r in lint(code, select=("DEV011",)) if r[2] == "DEV011"] == []
+    assert [r for r in lint(code, select=("DEV",)) if r[2] == "DEV011"] == []
+    assert [r for r in lint(code, select=("DEV011",)) if r[2] == "DEV011"] == [(2, 5, "DEV011")]
     assert [r for r in lint(code, select=("DEV011",), preview=True) if r[2] == "DEV011"] == [(2, 5, "DEV011")]
 
 
@@ -83,3 +84,14 @@ def test_dev011_fix_gives_the_factory_the_device() -> None:
 
     fixed = fix_source("import torch\nx = torch.tensor([1, 2]).to(device)\n", settings=Settings(preview=True))
     assert fixed.source == "import torch\nx = torch.tensor([1, 2], device=device)\n"
+
+
+def test_dev011_suggests_a_factory_that_takes_a_device_for_a_legacy_constructor() -> None:
+    # `torch.Tensor(data, device=..., dtype=...)` raises: the legacy constructor takes neither keyword
+    from devlint import lint_source
+    from devlint.engine.settings import Settings
+
+    code = "import torch\ndef f(img: torch.Tensor):\n    k = torch.Tensor([[0.0, 1.0], [1.0, 0.0]]).to(img)\n    return k\n"
+    (report,) = [d for d in lint_source(code, settings=Settings(preview=True)) if d.code == "DEV011"]
+    assert "`torch.tensor(..., device=img.device, dtype=img.dtype)`" in report.message
+    assert "torch.Tensor(..., device=" not in report.message

@@ -33,7 +33,7 @@ from devlint.contract.diagnostics import Applicability, Diagnostic
 from devlint.contract.project import __version__
 from devlint.engine.noqa import Suppressions, noqa_edit
 from devlint.engine.project import forget_project_indexes
-from devlint.engine.settings import ENGINE_CODES, SYNTAX_ERROR_CODE, Settings
+from devlint.engine.settings import ENGINE_CODES, SYNTAX_ERROR_CODE, TOO_LARGE_CODE, Settings
 from devlint.frontends.lsp.resilient import kept_reports
 from devlint.runner.project_settings import CONFIG_FILES, ProjectSettings
 from devlint.frontends.lsp.text import UTF8, UTF16, Lines, changed_lines
@@ -269,12 +269,14 @@ class DevlintServer(LanguageServer):
         start_line, end_line = diagnostic.line - 1, (diagnostic.end_line or diagnostic.line) - 1
         end_col = diagnostic.end_col if diagnostic.end_line else diagnostic.col
         url = rule_url(diagnostic.code)
-        engine_error = diagnostic.code in ENGINE_CODES  # a syntax error, or devlint failed: not a finding
+        # a syntax error, or devlint failed: not a finding; a file too large to check: a note
+        engine_error = diagnostic.code in ENGINE_CODES and diagnostic.code != TOO_LARGE_CODE
         return lsp.Diagnostic(
             range=lsp.Range(lsp.Position(start_line, lines.to_units(start_line, diagnostic.col - 1)),
                             lsp.Position(end_line, lines.to_units(end_line, end_col - 1))),
             message=diagnostic.message,
-            severity=lsp.DiagnosticSeverity.Error if engine_error else lsp.DiagnosticSeverity.Warning,
+            severity=(lsp.DiagnosticSeverity.Error if engine_error else lsp.DiagnosticSeverity.Information
+                      if diagnostic.code == TOO_LARGE_CODE else lsp.DiagnosticSeverity.Warning),
             code=diagnostic.code,
             code_description=lsp.CodeDescription(href=url) if url else None,
             source=NAME,

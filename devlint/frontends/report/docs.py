@@ -28,7 +28,7 @@ def rule_pages() -> dict[str, str]:
 
 
 def rules_table() -> str:
-    rows = ["| code | name | what | fix | tier | fresh, blind: reports: true/defensible/false |",
+    rows = ["| code | name | what | fix | tier | blind, `fresh` + `unseen` + `unseen2`: reports: true/defensible/false |",
             "|---|---|---|---|---|---|"]
     for entry in all_rules():
         rule = entry.rule
@@ -37,7 +37,8 @@ def rules_table() -> str:
 
 
 def table_row(rule: Rule) -> str:
-    """The rule's row of the README's table; `preview` marks a rule that runs only with `--preview`."""
+    """The rule's row of the README's table; `preview` marks a rule that runs only with `--preview` (or
+    when selected by its code)."""
     link = f"[{rule.code}](docs/rules/{rule.code}.md)"
     tier = "preview" if rule.preview else "default"
     return f"| {link} | {rule.name} | {rule.summary} | {rule.fix_safety.value} | {tier} | {table_cell(rule.code)} |"

@@ -15,7 +15,7 @@ from urllib.parse import quote
 from devlint.contract.diagnostics import Diagnostic
 from devlint.contract.project import PROJECT_URL, __version__
 from devlint.engine.codes import ENGINE_CODE_NAMES, ENGINE_CODE_PAGES
-from devlint.engine.settings import INTERNAL_ERROR_CODE, SYNTAX_ERROR_CODE
+from devlint.engine.settings import INTERNAL_ERROR_CODE, SYNTAX_ERROR_CODE, TOO_LARGE_CODE
 from devlint.frontends.report.fingerprint import statement_fingerprints
 from devlint.frontends.report.meta import file_message
 from devlint.frontends.report.paths import relative_path
@@ -45,6 +45,7 @@ def rule_descriptors() -> list[dict[str, Any]]:
             "properties": {"fixSafety": rule.fix_safety.value},
         })
     summaries = {
+        TOO_LARGE_CODE: "The file's code is over max-file-size: the rules were not run on it",
         SYNTAX_ERROR_CODE: "Python cannot parse the file, so no rule can check it",
         INTERNAL_ERROR_CODE: "devlint failed on this file: a defect of devlint, to be reported",
     }

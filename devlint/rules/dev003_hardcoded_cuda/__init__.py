@@ -86,6 +86,7 @@ RULE = Rule(
     """,
     tokens=("torch", ACCELERATOR_STRING),
     screen=_screen,
+    preview=True,
     preview_shapes="""
         a parameter's `device="cuda"` default (`def __init__(self, device=torch.device("cuda"))`), except
         where every call of the function in the project (its class, for `__init__`) passes the device

@@ -216,6 +216,10 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
     def visit_Comparison(self, node: cst.Comparison) -> None:
         self._compared.update(id(operand) for operand in (node.left, *(c.comparator for c in node.comparisons)))
 
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value in ("type", "index"):
+            self._compared.add(id(node.value))  # `torch.device("cuda").type`: a name to compare, nothing placed
+
     def visit_Call(self, node: cst.Call) -> None:
         plain_torch = (dotted_name(node.func) or "").startswith("torch.")
         if self.torch.is_call_to(node, "device") and id(node) not in self._compared:

@@ -60,4 +60,5 @@ RULE = Rule(
     """,
     tokens=("torch", words("load")),
     screen=_screen,
+    preview=True,
 )

@@ -72,4 +72,5 @@ RULE = Rule(
     """,
     tokens=("torch", words(*FACTORIES, *LEGACY_CONSTRUCTORS)),
     screen=host_meetings_possible,
+    preview=True,
 )

@@ -1,0 +1,178 @@
+"""Data stand-ins (devlint/engine/stand_ins.py): a large display of constants is parsed as a one-element
+display over the same lines, so a generated table costs a tokenizer's pass; what devlint reports, the
+fix edits it shows and the fixed text are those of the whole text, and Python's syntax errors stay."""
+
+from __future__ import annotations
+
+import ast
+import random
+
+import pytest
+
+from devlint.engine import stand_ins
+from devlint.engine.engine import analyze, fix_text
+from devlint.engine.settings import Settings
+from devlint.engine.stand_ins import STAND_IN_MIN_CHARS, with_stand_ins
+
+
+def _rows(count: int, seed: int = 0) -> str:
+    generator = random.Random(seed)
+    return "".join("    (" + ", ".join(f"{generator.uniform(-1, 1):.6f}" for _ in range(6)) + "),\n"
+                   for _ in range(count))
+
+
+TABLE = _rows(100)  # about 5.6 KB: over STAND_IN_MIN_CHARS
+REAL_STAND_INS_FROM_CHARS = stand_ins.STAND_INS_FROM_CHARS
+
+
+@pytest.fixture(autouse=True)
+def stand_ins_for_small_texts(monkeypatch):
+    """Stand-ins are tried from 256 KB of text; the tests' texts are smaller, to keep them fast."""
+    monkeypatch.setattr(stand_ins, "STAND_INS_FROM_CHARS", 0)
+
+MODULE = f'''"""A generated table."""
+import torch
+
+WEIGHTS = [
+{TABLE}]  # noqa: E501 (generated)
+NAMES = {{"alpha": 1, "beta": [2, 3], "gamma": None}}
+
+
+def lookup(device):
+    t = torch.zeros(len(WEIGHTS)).to(device)
+    return t
+
+
+LATE = [  # a second table, after the code
+{TABLE}]
+t2 = torch.ones(3).to("cuda")
+'''
+
+
+def test_a_large_table_is_replaced_and_every_other_line_is_kept():
+    text = with_stand_ins(MODULE)
+    assert text is not None and len(text) < len(MODULE) // 4
+    original, standing = MODULE.split("\n"), text.split("\n")
+    assert len(standing) == len(original)
+    changed = [i for i, (a, b) in enumerate(zip(original, standing)) if a != b]
+    assert all(original[i].startswith("    (") or original[i].startswith(("WEIGHTS", "LATE", "]"))
+               for i in changed)
+    # the code after a table is at the same line and column
+    assert [line for line in standing if "torch.zeros" in line] == ["    t = torch.zeros(len(WEIGHTS)).to(device)"]
+    assert isinstance(ast.parse(text).body[2].value, ast.List)  # still a list, not an empty one
+    assert ast.parse(text).body[2].value.elts
+
+
+@pytest.fixture
+def whole_text_fix(monkeypatch):
+    """fix_text as it is without stand-ins: LibCST parses the whole text."""
+    import devlint.engine.engine as engine
+
+    def fix(source: str, settings: Settings) -> str:
+        with monkeypatch.context() as patch:
+            patch.setattr(engine, "with_stand_ins", lambda text: None)
+            return fix_text(source, "table.py", settings, unsafe=True).source
+
+    return fix
+
+
+def test_reports_fix_edits_and_fixed_text_are_those_of_the_whole_text(whole_text_fix):
+    settings = Settings(extend_select=("DEV003",))
+    with_stand_ins_ = analyze(MODULE, "table.py", settings, with_fixes=True)
+    whole = analyze(MODULE, "table.py", settings, with_fixes=True, stand_ins=False)
+    assert with_stand_ins_.text != MODULE and whole.text == MODULE
+    assert [(d.code, d.line, d.col, d.end_line, d.end_col, d.message, d.fix) for d in with_stand_ins_.diagnostics] \
+        == [(d.code, d.line, d.col, d.end_line, d.end_col, d.message, d.fix) for d in whole.diagnostics]
+    assert [d.code for d in whole.diagnostics] == ["DEV002", "DEV002", "DEV003"]
+    fixed = fix_text(MODULE, "table.py", settings, unsafe=True)
+    assert fixed.source == whole_text_fix(MODULE, settings)
+    assert "torch.zeros(len(WEIGHTS), device=device)" in fixed.source
+    assert fixed.source.count(TABLE) == 2  # the data, byte for byte
+
+
+def test_a_fix_that_adds_import_torch_is_mapped_past_the_table(whole_text_fix):
+    source = f"from torch.cuda.amp import GradScaler\n\nTABLE = [\n{TABLE}]\n\nscaler = GradScaler()\n"
+    settings = Settings(target_torch=(2, 4))
+    fixed = fix_text(source, "amp.py", settings, unsafe=True)
+    assert fixed.fixed and "import torch\n" in fixed.source and TABLE in fixed.source
+    assert fixed.source == whole_text_fix(source, settings)
+
+
+def test_a_fix_on_the_lines_next_to_a_table_is_made(whole_text_fix):
+    source = (f"import torch\ndef f(device):\n    return torch.zeros(3).to(device)\nTABLE = [\n{TABLE}]\n"
+              f"def g(device):\n    return torch.ones(2).to(device)\n")
+    fixed = fix_text(source, "table.py", Settings(), unsafe=True)
+    assert fixed.fixed == {"DEV002": 2} and fixed.source == whole_text_fix(source, Settings())
+    assert "return torch.zeros(3, device=device)\nTABLE = [\n" in fixed.source and TABLE in fixed.source
+
+
+def test_crlf_line_ends_are_kept():
+    source = MODULE.replace("\n", "\r\n")
+    text = with_stand_ins(source)
+    assert text is not None and text.count("\r\n") == source.count("\r\n") and "\n" not in text.replace("\r\n", "")
+    assert [d.line for d in analyze(source, "t.py").diagnostics] == [d.line for d in analyze(MODULE, "t.py").diagnostics]
+
+
+@pytest.mark.parametrize("broken, line", [
+    ("[\n{rows}    1.0 2.0,\n]", None),                  # two elements without a comma
+    ("[\n{rows}    0777,\n]", None),                    # a leading zero Python rejects
+    ("[\n{rows}    b'\u00e9',\n]", None),                # a byte string of other than ASCII
+    ("{{\n{rows}    1, 2: 3,\n}}", None),                # a set and a dict at once
+    ("[\n{rows}    (1.0,, 2.0),\n]", None),             # two commas
+])
+def test_a_table_python_rejects_is_still_a_syntax_error_where_python_says(broken, line):
+    source = "import torch\nX = " + broken.format(rows=TABLE) + "\ny = torch.zeros(2).to('cuda')\n"
+    try:
+        ast.parse(source)
+    except SyntaxError as error:
+        expected = error.lineno
+    else:  # pragma: no cover - the case must be one Python rejects
+        pytest.fail("Python parses the broken table")
+    reports = analyze(source, "t.py").diagnostics
+    assert [(d.code, d.line) for d in reports] == [("DEV999", expected)]
+
+
+@pytest.mark.parametrize("display", [
+    "[\n{rows}    scale,\n]",                 # a name: a rule may read it
+    "[\n{rows}    f'{{x}}',\n]",              # an f-string holds code
+    "[\n{rows}    'cuda:0',\n]",              # a device string
+    "[\n{rows}    torch.float32,\n]",         # an attribute
+    "{{\n{rows}    1.5,\n}}",                 # a set
+])
+def test_what_a_rule_may_read_is_never_replaced(display):
+    source = "import torch\nX = " + display.format(rows=TABLE) + "\n"
+    assert with_stand_ins(source) is None
+
+
+@pytest.mark.parametrize("source", [
+    "import torch\nX = [\n{rows}] + EXTRA\n",           # not the whole value
+    "import torch\ndef f(x=[\n{rows}]):\n    pass\n",  # a default, inside brackets
+    "import torch\nX += [\n{rows}]\n",                  # not a plain assignment
+    "import torch\nX = [\n{rows}]; y = 1\n",            # the statement goes on
+])
+def test_only_the_whole_value_of_an_assignment_is_replaced(source):
+    assert with_stand_ins(source.format(rows=TABLE)) is None
+
+
+def test_small_texts_and_small_tables_are_parsed_whole(monkeypatch):
+    monkeypatch.setattr(stand_ins, "STAND_INS_FROM_CHARS", REAL_STAND_INS_FROM_CHARS)
+    assert with_stand_ins("X = [\n" + _rows(200) + "]\n") is None  # under STAND_INS_FROM_CHARS
+    many_small = "X = [1, 2, 3]\n" * (REAL_STAND_INS_FROM_CHARS // 14 + 1)
+    assert with_stand_ins(many_small) is None  # every display under STAND_IN_MIN_CHARS
+    assert with_stand_ins("X = [\n" + _rows(5000) + "]\n") is not None  # 285 KB
+    assert STAND_IN_MIN_CHARS < REAL_STAND_INS_FROM_CHARS
+
+
+def test_tuples_dicts_and_single_line_tables_keep_their_kind_and_place():
+    row = ", ".join(str(i) for i in range(2000))
+    source = (f"A = ({row},)\nB = {{" + ", ".join(f"{i}: {i}.5" for i in range(1500)) + "}\n"
+              f"C = [{row}]  # one line\n" + "D = [\n" + TABLE + "]\n")
+    text = with_stand_ins(source)
+    assert text is not None and text != source
+
+    def places(tree: ast.Module) -> list:
+        return [(type(s.value).__name__, s.value.lineno, s.value.col_offset, s.value.end_lineno,
+                 s.value.end_col_offset) for s in tree.body]
+
+    assert places(ast.parse(text)) == places(ast.parse(source))
+    assert [type(s.value).__name__ for s in ast.parse(text).body] == ["Tuple", "Dict", "List", "List"]
