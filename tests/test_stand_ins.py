@@ -176,3 +176,45 @@ def test_tuples_dicts_and_single_line_tables_keep_their_kind_and_place():
 
     assert places(ast.parse(text)) == places(ast.parse(source))
     assert [type(s.value).__name__ for s in ast.parse(text).body] == ["Tuple", "Dict", "List", "List"]
+
+
+def _corrupted_tables(count: int, seed: int) -> list[str]:
+    """Tables of constants, each with a random small corruption or none: a dropped or doubled comma, a
+    stray token, a leading zero, an unclosed bracket, a string prefix, a name, a sign in the wrong place."""
+    generator = random.Random(seed)
+    damage = [",", ",,", "0777", "07", "1_", "'a' 'b'", "b'\\xff'", "f'x'", "x", "-", "+-1", "(", "]", "}", ":",
+              "None", "True", "1e", "0x1G", "1j", "...", "lambda: 0", "*a", "**b", "'''", "0_0", "00", "1.e5"]
+    texts = []
+    for _ in range(count):
+        opening, closing = generator.choice([("[", "]"), ("(", ")"), ("{", "}")])
+        rows = []
+        for i in range(400):
+            value = f"{generator.uniform(-9, 9):.4f}"
+            rows.append(f"    {i}: {value}," if opening == "{" else f"    {value},")
+        if generator.random() < 0.8:
+            row = generator.randrange(len(rows))
+            rows[row] = rows[row].rstrip(",") + " " + generator.choice(damage) + ","
+        texts.append(f"import torch\nX = {opening}\n" + "\n".join(rows) + f"\n{closing}\n"
+                     "y = torch.zeros(3).to(device)\n")
+    return texts
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_stand_ins_never_hide_a_syntax_error_nor_move_what_follows(seed):
+    replaced = rejected = 0
+    for source in _corrupted_tables(60, seed):
+        text = with_stand_ins(source)
+        try:
+            original = ast.parse(source)
+        except SyntaxError:
+            original = None
+            rejected += 1
+        if text is None:
+            continue
+        replaced += 1
+        assert original is not None, source  # a table Python rejects is never replaced
+        tree = ast.parse(text)
+        last, last_original = tree.body[-1], original.body[-1]
+        assert (last.lineno, last.col_offset, last.end_lineno, last.end_col_offset) == \
+            (last_original.lineno, last_original.col_offset, last_original.end_lineno, last_original.end_col_offset)
+    assert replaced and rejected  # both kinds were tried
