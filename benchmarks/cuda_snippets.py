@@ -176,8 +176,9 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
         note="i: the indices of 5 values, on the device; torch has no add(sparse, dense) on any device"),
     "moved_after_the_operation_that_made_it": Recipe("scaled(D(3))"),
     "empty_placeholder_for_an_unused_functional_argument": Recipe(
-        "attend(D(4, 1, 8), D(8, 8))", note="x: (length, batch, embedding 8), 2 heads; w: the output projection;"
-        " the packed in-projection reads in_proj_weight, the empty placeholder, on any device"),
+        "attend(D(4, 1, 8), D(8, 8), D(8, 8), D(8, 8), D(8, 8))",
+        note="x: (length, batch, embedding 8), 2 heads; w: the output projection; q, k, v: separate"
+        " projections, so the empty in_proj_weight placeholder is never read"),
     "handed_to_a_function_of_the_file_that_places_it": Recipe("weigh(D(3))"),
     "loaded_onto_the_host_by_every_caller": Recipe(
         "load(path)", "import os, tempfile\npath = os.path.join(tempfile.mkdtemp(), 'state.pt')\n"

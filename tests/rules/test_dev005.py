@@ -676,8 +676,11 @@ NOT_FLAGGED = [
     case("empty_placeholder_for_an_unused_functional_argument", """
         import torch
         import torch.nn.functional as F
-        def attend(x: torch.Tensor, w: torch.Tensor):
-            return F.multi_head_attention_forward(x, x, x, 8, 2, torch.empty([0]), None, None, None, False, 0.0, w, None)
+        def attend(x: torch.Tensor, w: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor):
+            # with separate projection weights, the packed `in_proj_weight` is never read
+            return F.multi_head_attention_forward(x, x, x, 8, 2, torch.empty([0]), None, None, None, False, 0.0, w,
+                                                  None, use_separate_proj_weight=True, q_proj_weight=q,
+                                                  k_proj_weight=k, v_proj_weight=v)
     """, []),
     case("handed_to_a_function_of_the_file_that_places_it", """
         import torch
