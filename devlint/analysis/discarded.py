@@ -16,6 +16,7 @@ from typing import Optional
 import libcst as cst
 
 from devlint.analysis.edits import short
+from devlint.analysis.factories import factory_name
 from devlint.analysis.names import dotted_name, target_names
 from devlint.analysis.narrowing import Narrowing
 from devlint.analysis.torch_names import TorchNames
@@ -88,6 +89,8 @@ def discarded_result(types: TypeOracle, bare: BareCall) -> Optional[Discarded]:
     """The result of `bare` is a tensor thrown away: how to keep it. None when the receiver is not
     shown to be a tensor (modules convert and move in place; unknowns are not judged)."""
     receiver = bare.receiver
+    if _shown_no_op(types, bare):
+        return None  # `t = torch.zeros(n, dtype=x.dtype)` ... `t.to(x.dtype)`: nothing to keep
     text = short(types.module.code_for_node(receiver))
     owner = parameter_owner(receiver, bare.loop)
     if owner is not None:
@@ -169,6 +172,62 @@ def _state_dict_owner(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
     return None
 
 
+def _shown_no_op(types: TypeOracle, bare: BareCall) -> bool:
+    """`t.to(E)` where the file shows `t` is already there: `t` is bound once in its function, by a torch
+    factory given `dtype=E` (and/or `device=F`), and the move asks for nothing else. In-place work keeps
+    a tensor's dtype and device, so the move returns `t` itself: throwing it away loses nothing (PyTorch's
+    reference `scaled_dot_product_attention`, copied widely, has `attn_bias.to(query.dtype)`)."""
+    receiver, call = bare.receiver, bare.call
+    if bare.method != "to" or not call.args or not isinstance(receiver, cst.Name) or not bare.functions:
+        return False
+    function = bare.functions[0]
+    if any(param.name.value == receiver.value for param in _parameters(function)):
+        return False
+    # the bindings that may reach the move: those before it, or every one when a loop repeats it
+    bindings = _bindings(function.body, receiver.value, None if bare.repeats else bare.statement)
+    if len(bindings) != 1 or not isinstance(bindings[0], cst.Assign) or len(bindings[0].targets) != 1:
+        return False
+    factory = bindings[0].value
+    if factory_name(factory, types.torch) is None:
+        return False
+    given = {arg.keyword.value: _code(arg.value) for arg in factory.args  # type: ignore[attr-defined]
+             if arg.keyword is not None and arg.keyword.value in ("dtype", "device")}
+    for arg in call.args:
+        if arg.star or (arg.keyword is not None and arg.keyword.value not in ("dtype", "device")):
+            return False  # `non_blocking=`, `copy=`, `memory_format=`: more than a place and a type
+        wanted = _code(arg.value)
+        if arg.keyword is not None and given.get(arg.keyword.value) != wanted:
+            return False
+        if arg.keyword is None and wanted not in given.values():
+            return False
+    return True
+
+
+def _parameters(function: cst.FunctionDef) -> list[cst.Param]:
+    params = function.params
+    return [*params.posonly_params, *params.params, *params.kwonly_params,
+            *(p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param))]
+
+
+def _bindings(body: cst.CSTNode, name: str, until: Optional[cst.CSTNode] = None) -> list[cst.CSTNode]:
+    """Every statement or clause in `body` that binds `name`, in the order of the source, up to `until`
+    when given; nested functions and classes aside (their own scopes; one named `name` binds it)."""
+    found: list[cst.CSTNode] = []
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if node is until:
+            break
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not body:
+            if not isinstance(node, cst.Lambda) and node.name.value == name:
+                found.append(node)
+            continue
+        if any(n.value == name for target in _bound_by(node) for n in target_names(target)):
+            found.append(node)
+        stack.extend(reversed(children(node)))  # the first child on top: the source's order
+    return found
+
+
 def _is_name(expr: cst.BaseExpression, name: str) -> bool:
     return isinstance(expr, cst.Name) and expr.value == name
 
@@ -178,17 +237,21 @@ def _rebinds(body: cst.CSTNode, name: str) -> bool:
     stack: list[cst.CSTNode] = [body]
     while stack:
         node = stack.pop()
-        targets: list[cst.BaseExpression] = []
-        if isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
-        elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr)):
-            targets = [node.target]
-        elif isinstance(node, cst.WithItem) and node.asname is not None:
-            targets = [node.asname.name]
-        if any(n.value == name for target in targets for n in target_names(target)):
+        if any(n.value == name for target in _bound_by(node) for n in target_names(target)):
             return True
         stack.extend(children(node))
     return False
+
+
+def _bound_by(node: cst.CSTNode) -> list[cst.BaseExpression]:
+    """The targets `node` binds (an assignment, a loop, a comprehension, a walrus, `with ... as`)."""
+    if isinstance(node, cst.Assign):
+        return [t.target for t in node.targets]
+    if isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+        return [node.target]
+    if isinstance(node, cst.WithItem) and node.asname is not None:
+        return [node.asname.name]
+    return []
 
 
 def _is_dict_value(name: cst.Name, loop: cst.For) -> bool:

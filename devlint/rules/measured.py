@@ -31,8 +31,10 @@ MEASURED: dict[str, dict[str, tuple[int, int, int, int]]] = {
 
 # What changed after the blind labels came in (the next fresh measurement is of the changed rule).
 AFTER_FRESH = {
-    "DEV001": "both false reports on `fresh` came from one premise, fixed since: a tensor method read as a value "
-              "(`f.dim`) was taken for evidence of a tensor",
+    "DEV001": "both false reports on `fresh` are fixed since: a tensor method read as a value (`f.dim`) was "
+              "taken for evidence of a tensor; and a move to where the file shows the tensor already is "
+              "(`attn_bias.to(query.dtype)` of a tensor made with `dtype=query.dtype`, PyTorch's reference "
+              "attention) is no longer reported",
     "DEV002": "the 2 false reports on `unseen` were `torch.LongTensor(ids).to(d)` of token ids: a legacy "
               "constructor of a name may hold data that must cross anyway, or sizes; the file does not say "
               "which, and it is no longer reported",

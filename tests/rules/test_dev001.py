@@ -14,6 +14,22 @@ from rules.cases import cases_for, reports
 case = cases_for("DEV001")
 
 FLAGGED = [
+    case("a_move_the_file_does_not_show_to_be_a_no_op", """
+        import torch
+        def attention(query, key, device):
+            bias = torch.zeros(3, dtype=query.dtype, device=query.device)
+            bias.to(device)
+            other = torch.zeros(3, dtype=query.dtype)
+            other.to(query.dtype, non_blocking=True)
+            later = torch.zeros(3, dtype=query.dtype)
+            later = later + key
+            later.to(query.dtype)
+            looped = torch.zeros(3, dtype=query.dtype)
+            for step in range(3):
+                looped.to(query.dtype)
+                looped = looped + key  # the next round's move sees this one
+            return bias, other, later, looped
+    """, [(4, 5), (6, 5), (9, 5), (12, 9)]),
     case("name_bound_to_a_factory", """
         import torch
         x = torch.zeros(3)
@@ -374,6 +390,21 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    # PyTorch's reference scaled_dot_product_attention: `attn_bias` is made with that dtype and device,
+    # in-place work keeps both, so the move returns it as it is
+    case("a_move_to_where_the_file_shows_the_tensor_already_is", """
+        import torch
+        def attention(query, key, is_causal=False):
+            L, S = query.size(-2), key.size(-2)
+            attn_bias = torch.zeros(L, S, dtype=query.dtype, device=query.device)
+            if is_causal:
+                attn_bias.masked_fill_(torch.ones(L, S, dtype=torch.bool).logical_not(), float("-inf"))
+                attn_bias.to(query.dtype)
+                attn_bias.to(device=query.device, dtype=query.dtype)
+            if key is not None:
+                attn_bias = key + attn_bias  # a later binding: not what the moves above see
+            return attn_bias
+    """, []),
     case("an_object_whose_dim_is_a_value_not_a_method", """
         import torch
         class T:

@@ -30,7 +30,10 @@ RULE = Rule(
         moved copy, which is a plain tensor, no longer a Parameter, so it is not registered with the
         module, not in its `parameters()` or state dict, and never trained. It is reported under this
         code, with its own message, because its cause is the same (a move returns a new tensor). A move
-        inside `with pytest.raises(...)` / `self.assertRaises(...)` is made for its error: not reported.
+        inside `with pytest.raises(...)` / `self.assertRaises(...)` is made for its error: not reported;
+        nor is a `.to(...)` that asks only for the dtype and device a tensor was made with, where the file
+        shows it (bound once in the function, by a factory given that `dtype=`/`device=`): it returns the
+        tensor itself, so nothing is lost (`attn_bias.to(query.dtype)` in PyTorch's reference attention).
     """,
     example="""
         for images, labels in loader:
