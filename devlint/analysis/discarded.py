@@ -21,7 +21,7 @@ from devlint.analysis.names import dotted_name, target_names
 from devlint.analysis.narrowing import Narrowing
 from devlint.analysis.torch_names import TorchNames
 from devlint.analysis.types import Kind, TypeOracle, unwrap_listing
-from devlint.analysis.walk import children
+from devlint.analysis.walk import children, own_nodes_in_order
 
 # Iterating `m.<method>()` yields a module's tensors (`named_*` as (name, tensor) pairs).
 _PARAMETER_ITERATORS = ("parameters", "buffers")
@@ -211,20 +211,14 @@ def _parameters(function: cst.FunctionDef) -> list[cst.Param]:
 
 def _bindings(body: cst.CSTNode, name: str, until: Optional[cst.CSTNode] = None) -> list[cst.CSTNode]:
     """Every statement or clause in `body` that binds `name`, in the order of the source, up to `until`
-    when given; nested functions and classes aside (their own scopes; one named `name` binds it)."""
+    when given; nested functions and classes are their own scopes (one named `name` binds it)."""
     found: list[cst.CSTNode] = []
-    stack: list[cst.CSTNode] = [body]
-    while stack:
-        node = stack.pop()
+    for node in own_nodes_in_order(body):
         if node is until:
             break
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not body:
-            if not isinstance(node, cst.Lambda) and node.name.value == name:
-                found.append(node)
-            continue
-        if any(n.value == name for target in _bound_by(node) for n in target_names(target)):
+        named = isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node.name.value == name
+        if named or any(n.value == name for target in _bound_by(node) for n in target_names(target)):
             found.append(node)
-        stack.extend(reversed(children(node)))  # the first child on top: the source's order
     return found
 
 
