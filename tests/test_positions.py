@@ -62,6 +62,10 @@ AWKWARD = [
     "class E(torch.nn.Module, metaclass=M):\n    x: int = 1\n    def forward(self, x):\n"
     "        return (\n            x.cuda()\n        )\n",
     "def outer():\n    def inner(\n        x,\n    ):\n        return x.cuda()\n    return inner\n",
+    "def f(x):\n    if x:\n        # why\n        x.cuda()\n    elif y:\n        y.to(d)\n    else:\n        z.cpu()\n",
+    "for x in xs:\n    with a as b, c:\n        x.cuda()\nelse:\n    y.to(d)\n",
+    "try:\n    x.cuda()\nexcept E as e:\n    e.to(d)\nelse:\n    pass\nfinally:\n    z.cpu()\n",
+    "while x:\n    if y: y.cuda()\n    x = x.to(d)\n",
 ]
 
 

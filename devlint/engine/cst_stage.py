@@ -198,9 +198,9 @@ def _positions_up_to(module: cst.Module, wanted: Sequence[cst.CSTNode]) -> Mappi
 def _positions_by_statement(module: cst.Module, wanted: set[cst.CSTNode], lines: Lines,
                             tree: ast.Module) -> Optional[Mapping[cst.CSTNode, CodeRange]]:
     """Positions from the codegen of each statement that holds a wanted node, started at the
-    statement's first line: a top-level statement, or, for a class or function whose header holds
-    none, each statement of its body that holds one (a report in one method generates the statement of
-    that method, not the whole class).
+    statement's first line: a top-level statement, or, for a compound statement (class, function,
+    loop, `with`, `if`, `try`) whose header and other clauses hold none, each statement of its body that
+    holds one (a report in one method generates that statement, not the whole class).
     None when a statement's line cannot be told, or its generated text is not the text at that line
     (the caller then generates the file from its start)."""
     statements = _first_lines(module.body, tree.body)
@@ -223,14 +223,15 @@ def _place(statement: cst.BaseStatement, node: ast.stmt, first: int, indents: li
     held = {found for found in nodes(statement) if found in wanted}
     if not held:
         return True
-    if isinstance(statement, (cst.ClassDef, cst.FunctionDef)) and isinstance(statement.body, cst.IndentedBlock) \
-            and isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-        members = _first_lines(statement.body.body, node.body)
-        in_members = {found for member in statement.body.body for found in nodes(member) if found in held}
+    block, statements = getattr(statement, "body", None), getattr(node, "body", None)
+    if isinstance(statement, cst.BaseCompoundStatement) and isinstance(block, cst.IndentedBlock) \
+            and isinstance(statements, list):  # a class, function, loop, `with`, `if` or `try` and its body
+        members = _first_lines(block.body, statements)
+        in_members = {found for member in block.body for found in nodes(member) if found in held}
         if members is not None and in_members == held:
-            inner = [*indents, statement.body.indent if statement.body.indent is not None else module.default_indent]
+            inner = [*indents, block.indent if block.indent is not None else module.default_indent]
             return all(_place(member, member_node, member_first, inner, module, wanted, lines, provider)
-                       for member, (member_node, member_first) in zip(statement.body.body, members))
+                       for member, (member_node, member_first) in zip(block.body, members))
     before = len(statement.leading_lines)  # lines LibCST writes before the statement's first token
     decorators = getattr(statement, "decorators", ())
     if decorators:
