@@ -17,7 +17,7 @@ import libcst as cst
 
 from devlint.analysis.edits import short
 from devlint.analysis.factories import factory_name
-from devlint.analysis.names import dotted_name, target_names
+from devlint.analysis.names import dotted_name, named_parameters, target_names
 from devlint.analysis.narrowing import Narrowing
 from devlint.analysis.torch_names import TorchNames
 from devlint.analysis.types import Kind, TypeOracle, unwrap_listing
@@ -181,8 +181,10 @@ def _shown_no_op(types: TypeOracle, bare: BareCall) -> bool:
     if bare.method != "to" or not call.args or not isinstance(receiver, cst.Name) or not bare.functions:
         return False
     function = bare.functions[0]
-    if any(param.name.value == receiver.value for param in _parameters(function)):
-        return False
+    stars = (function.params.star_arg, function.params.star_kwarg)
+    if receiver.value in named_parameters(function) or any(
+            isinstance(star, cst.Param) and star.name.value == receiver.value for star in stars):
+        return False  # a parameter reaches the move wherever the binding in the function does not
     # the bindings that may reach the move: those before it, or every one when a loop repeats it
     bindings = _bindings(function.body, receiver.value, None if bare.repeats else bare.statement)
     if len(bindings) != 1 or not isinstance(bindings[0], cst.Assign) or len(bindings[0].targets) != 1:
@@ -201,12 +203,6 @@ def _shown_no_op(types: TypeOracle, bare: BareCall) -> bool:
         if arg.keyword is None and wanted not in given.values():
             return False
     return True
-
-
-def _parameters(function: cst.FunctionDef) -> list[cst.Param]:
-    params = function.params
-    return [*params.posonly_params, *params.params, *params.kwonly_params,
-            *(p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param))]
 
 
 def _bindings(body: cst.CSTNode, name: str, until: Optional[cst.CSTNode] = None) -> list[cst.CSTNode]:

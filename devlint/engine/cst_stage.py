@@ -210,28 +210,27 @@ def _positions_by_statement(module: cst.Module, wanted: set[cst.CSTNode], lines:
     for statement, (node, first) in zip(module.body, statements):
         if not wanted:
             break
-        if not _place(statement, node, first, [], module, wanted, lines, provider):
+        held = {found for found in nodes(statement) if found in wanted}
+        if held and not _place(statement, held, node, first, [], module, wanted, lines, provider):
             return None
     return provider._computed if not wanted else None  # type: ignore[return-value]
 
 
-def _place(statement: cst.BaseStatement, node: ast.stmt, first: int, indents: list[str], module: cst.Module,
-           wanted: set[cst.CSTNode], lines: Lines, provider: PositionProvider) -> bool:
-    """Record the positions of the wanted nodes in `statement` (whose first token is on line `first`,
-    inside blocks indented by `indents`) and take them out of `wanted`; False when the generated
-    text is not the text there."""
-    held = {found for found in nodes(statement) if found in wanted}
-    if not held:
-        return True
+def _place(statement: cst.BaseStatement, held: set[cst.CSTNode], node: ast.stmt, first: int, indents: list[str],
+           module: cst.Module, wanted: set[cst.CSTNode], lines: Lines, provider: PositionProvider) -> bool:
+    """Record the positions of the wanted nodes `statement` holds (`held`; its first token is on line
+    `first`, inside blocks indented by `indents`) and take them out of `wanted`; False when the
+    generated text is not the text there."""
     block, statements = getattr(statement, "body", None), getattr(node, "body", None)
     if isinstance(statement, cst.BaseCompoundStatement) and isinstance(block, cst.IndentedBlock) \
             and isinstance(statements, list):  # a class, function, loop, `with`, `if` or `try` and its body
         members = _first_lines(block.body, statements)
-        in_members = {found for member in block.body for found in nodes(member) if found in held}
-        if members is not None and in_members == held:
+        in_members = [{found for found in nodes(member) if found in held} for member in block.body]
+        if members is not None and sum(map(len, in_members)) == len(held):  # none in the header or clauses
             inner = [*indents, block.indent if block.indent is not None else module.default_indent]
-            return all(_place(member, member_node, member_first, inner, module, wanted, lines, provider)
-                       for member, (member_node, member_first) in zip(block.body, members))
+            return all(_place(member, member_held, member_node, member_first, inner, module, wanted, lines, provider)
+                       for member, member_held, (member_node, member_first) in zip(block.body, in_members, members)
+                       if member_held)
     before = len(statement.leading_lines)  # lines LibCST writes before the statement's first token
     decorators = getattr(statement, "decorators", ())
     if decorators:

@@ -144,9 +144,9 @@ def _file_size(value: str) -> int:
     from devlint.runner.config import ConfigError, parse_file_size
 
     try:
-        return parse_file_size(value, "must be")
+        return parse_file_size(value, "--max-file-size")
     except ConfigError as error:
-        raise argparse.ArgumentTypeError(str(error).replace("must be must be", "must be")) from None
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _jobs(value: str) -> int:
