@@ -1,0 +1,33 @@
+# shipped: https://github.com/argilla-io/biome-text/pull/159
+# Classification head (an nn.Module) turned the forward output's probs into numpy with .data.numpy(); maintainers replaced the numpy path with torch ops.
+from typing import Dict
+
+import numpy
+import torch
+
+
+class TaskHead(torch.nn.Module):
+    def __init__(self, backbone):
+        super().__init__()
+        self.backbone = backbone
+
+
+class ClassifierHead(TaskHead):
+    def __init__(self, backbone, labels):
+        super().__init__(backbone)
+        self.labels = labels
+        self.num_labels = len(labels)
+        self._loss = torch.nn.CrossEntropyLoss()
+
+    def process_output(self, output):
+        def ranked(probabilities) -> Dict[str, float]:
+            padded = numpy.append(probabilities, numpy.zeros(self.num_labels - len(probabilities)))
+            order = numpy.argsort(padded).tolist()[::-1]
+            return {self.labels[i]: padded[i] for i in order}
+
+        probs_batch = output.probs
+        if not isinstance(probs_batch, numpy.ndarray):
+            probs_batch = probs_batch.data.numpy()  # expect: DEV006
+
+        output.classes = [ranked(p) for p in probs_batch]
+        return output
