@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from libcst.metadata import MetadataWrapper
 
-from devlint.analysis.walk import children, visit_batched
+from devlint.analysis.walk import _TOKEN_TYPES, children, visit_batched
 
 from conftest import RULE_DIRS
 from test_prefilter import SNIPPETS
@@ -86,10 +86,14 @@ def test_generated_programs_are_walked_exactly_as_libcst_walks_them(data):
     _same_events("\n".join(data.draw(st.lists(st.sampled_from(SNIPPETS), min_size=1, max_size=6))) + "\n")
 
 
-def test_children_are_libcsts_children():
-    module = cst.parse_module("def f(a, *, b=1):\n    return {'k': [x async for x in y]}\n")
+def test_children_are_libcsts_children_without_the_token_nodes():
+    module = cst.parse_module("def f(a, *, b=1):  # c\n    return {'k': [x async for x in y]} + -a\n")
     stack = [module]
+    seen_tokens = 0
     while stack:
         node = stack.pop()
-        assert children(node) == list(node.children)
+        expected = [child for child in node.children if type(child) not in _TOKEN_TYPES]
+        seen_tokens += len(node.children) - len(expected)
+        assert children(node) == expected
         stack.extend(node.children)
+    assert seen_tokens > 10  # whitespace, commas, the comment, `+` and `-` were there to leave out

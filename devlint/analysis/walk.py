@@ -181,16 +181,30 @@ def _skip(node: cst.CSTNode) -> None:
     """A failed visitor's callback, from then on."""
 
 
+# `children`'s kinds: token nodes (whitespace, comments, punctuation, operators) are not children.
+_CHILD_KIND: dict[type, int] = dict(_TOKENS_UNWALKED)
+
+
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """`node.children` (in the same order) without rebuilding `node`."""
+    """`node.children` (in the same order) without rebuilding `node`, and without its token nodes
+    (whitespace, comments, punctuation, operators: about half of a tree's nodes). No question the
+    analysis asks is answered by walking to them: an operator is read from its field (`node.operator`)."""
     result: list[cst.CSTNode] = []
+    kinds = _CHILD_KIND
     for field, _extra in _fields(node):
         value = getattr(node, field)
-        kind = _KIND.get(type(value)) or _kind(value)
+        kind = kinds.get(type(value))
+        if kind is None:
+            kind = kinds[type(value)] = _kind(value)
         if kind == 1:
             result.append(value)
         elif kind == 2:
-            result.extend(child for child in value if (_KIND.get(type(child)) or _kind(child)) == 1)
+            for child in value:
+                child_kind = kinds.get(type(child))
+                if child_kind is None:
+                    child_kind = kinds[type(child)] = _kind(child)
+                if child_kind == 1:
+                    result.append(child)
     return result
 
 
