@@ -60,6 +60,8 @@ class Recipe:
 
 RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     # flagged
+    "length_of_an_input_shown_to_be_a_tensor": Recipe("(pad(D(3), 5), damp(D(3, 3), 0.5))"),
+    "zero_dim_host_accumulator_written_in_place_from_the_inputs": Recipe("error(D(4, 3), D(4, 3), 4)"),
     "zero_dim_tensor_stacked_with_elements_of_the_callers_tensors": Recipe("total([D(3), D(0)], [D(3), D(0)])"),
     "cpu_index_for_index_select_in_a_plain_function": Recipe("pad_or_trim(D(6, 4), 3)"),
     "dtype_copied_device_forgotten_in_torch_cat": Recipe("autocorrelation(D(2, 5), 3)"),
@@ -121,6 +123,9 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
         "step(D(3), 0)", "g = lambda t: t * 2",
         note="g, not shown, stands in as doubling; what it returns is written into x, which stays on the device"),
     # not flagged
+    "a_parameter_made_a_tensor_here_is_data": Recipe("accuracy([1, 2], [4, 5, 6, 7])", note="lists, as its caller gives"),
+    "length_of_a_list_of_host_rows": Recipe("pad([[1.0], [2.0]], 4)", note="rows of numbers"),
+    "zero_dim_host_tensor_added_not_in_place_or_added_into_an_input": Recipe("error(D(4, 3), D(4, 3), 4)"),
     "elements_of_a_sequence_not_shown_to_be_tensors": Recipe("total([D(3, 2)])"),
     "host_coin_flips_from_one_draw": Recipe(
         "m(D(2, 3))", "m = LayerDrop()\nm.layers = nn.ModuleList([nn.Linear(3, 3), nn.Linear(3, 3)]).to(dev)\n"
@@ -193,6 +198,8 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
         "Rope(8).to(dev).freqs", note="the only caller is __init__, with a host tensor and a number"),
 }, "DEV006": {
     # flagged
+    "output_of_a_held_net_on_an_input_moved_here": Recipe(
+        "e(np.ones((2, 3), dtype=np.float32))", setup="e = Estimator(); e.net = nn.Linear(3, 3).to(dev)"),
     "cuda_then_numpy": Recipe("f(H(3))"),
     "moved_to_a_cuda_string": Recipe("f(H(3))"),
     "device_chosen_by_availability_at_module_level": Recipe("f(H(3))"),
@@ -254,6 +261,9 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "output_of_a_submodule": Recipe(
         "Wrapper(nn.Linear(4, 3)).to(dev).embed(D(2, 4))", note=PREVIEW + "the module on the device, with its inputs"),
     # not flagged
+    "output_of_a_held_callable_not_named_as_a_module_or_copied_first": Recipe(
+        "e(np.ones((2, 3), dtype=np.float32))",
+        setup="e = Estimator(); e.net = nn.Linear(3, 3).to(dev); e.postprocess = lambda t: t.cpu()"),
     "brought_back_with_cpu": Recipe("f(H(3))"),
     "brought_back_with_to_cpu": Recipe("f(H(3))"),
     "device_from_the_command_line": Recipe("f(H(3), SimpleNamespace(device=dev))", note="--device cuda"),

@@ -2,7 +2,7 @@
 its maintainers fixed, rewritten as a small file that keeps the bug's shape (where the value is made,
 where it goes), beside the same file with the maintainers' fix.
 
-    python benchmarks/shipped.py [--cases benchmarks/shipped] [--only DEV005] [-v]
+    python benchmarks/shipped.py [--cases benchmarks/shipped] [--only DEV005] [--checkout DIR] [-v]
 
 A case is a folder `benchmarks/shipped/DEVnnn/<name>/` with:
   bug.py    the code before the fix; each line the rule should report ends in `# expect: DEVnnn`
@@ -11,7 +11,8 @@ A case is a folder `benchmarks/shipped/DEVnnn/<name>/` with:
 
 Each case is checked with the default rules and with `--preview`, every file on its own
 (`--isolated --no-cache`: no project settings, no cache). A case is found when a report of its code
-is on an expected line. Prints, per code and mode: cases found, the missed ones by name, and reports of
+is on an expected line; `--checkout DIR` runs the devlint of another checkout (its PYTHONPATH and
+working directory) on the same cases, for a before/after. Prints, per code and mode: cases found, the missed ones by name, and reports of
 that code on the fixed files. Exit 0; it measures, it does not gate.
 """
 
@@ -40,11 +41,12 @@ def expected_lines(path: str) -> dict[int, set[str]]:
     return found
 
 
-def reports(paths: list[str], extra: list[str]) -> dict[str, list[tuple[int, str]]]:
-    """Every report devlint makes on `paths`, by absolute path: (line, code)."""
+def reports(paths: list[str], extra: list[str], checkout: str) -> dict[str, list[tuple[int, str]]]:
+    """Every report the devlint of `checkout` makes on `paths`, by absolute path: (line, code)."""
     command = [sys.executable, "-m", "devlint", "--isolated", "--no-cache", "--exit-zero",
                "--output-format", "json", *extra, *paths]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    env = {**os.environ, "PYTHONPATH": checkout}  # (run in the checkout: `-m` puts it first on the path)
+    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=checkout, env=env)
     if done.returncode != 0:
         raise SystemExit(f"devlint failed ({done.returncode}): {done.stderr[-2000:]}")
     by_path: dict[str, list[tuple[int, str]]] = defaultdict(list)
@@ -70,6 +72,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", default=os.path.join(HERE, "shipped"))
     parser.add_argument("--only", help="one rule code")
+    parser.add_argument("--checkout", default=os.path.dirname(HERE), help="the devlint checkout to run")
     parser.add_argument("-v", "--verbose", action="store_true", help="list the found cases too")
     args = parser.parse_args()
     chosen = cases(args.cases, args.only)
@@ -80,7 +83,7 @@ def main() -> int:
     fixed = [os.path.abspath(os.path.join(folder, "fixed.py")) for _, _, folder in chosen
              if os.path.isfile(os.path.join(folder, "fixed.py"))]
     for mode, extra in MODES.items():
-        found_by_path = reports(bugs + fixed, extra)
+        found_by_path = reports(bugs + fixed, extra, os.path.abspath(args.checkout))
         found: dict[str, list[str]] = defaultdict(list)
         missed: dict[str, list[str]] = defaultdict(list)
         on_fixed: dict[str, list[str]] = defaultdict(list)

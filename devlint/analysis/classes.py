@@ -12,6 +12,18 @@ from devlint.analysis.names import dotted_name
 from devlint.analysis.torch_names import TorchNames
 from devlint.analysis.walk import children
 
+# Classes that build the host data a DataLoader hands over, by their name or a base's name
+_HOST_DATA_CLASS = re.compile(r"Dataset$|Sampler$|Collator|FeatureExtractor|Tokenizer")
+
+
+def makes_host_data(cls: cst.ClassDef) -> bool:
+    """`class Pairs(Dataset)`, `class PairsDataset(...)`, `class DataCollatorForLM(...)`, a sampler, a feature
+    extractor or a tokenizer: they build tensors from lists, arrays and files, on the CPU, for a DataLoader
+    (whose workers have no device)."""
+    names = [cls.name.value, *((dotted_name(arg.value) or "").rsplit(".", 1)[-1] for arg in cls.bases)]
+    return any(_HOST_DATA_CLASS.search(name) for name in names)
+
+
 # Bases known to subclass nn.Module, matched on their last dotted component.
 _KNOWN_MODULE_BASES = {
     "Module", "LightningModule", "PreTrainedModel", "ModelMixin", "Sequential", "ModuleList", "ModuleDict",

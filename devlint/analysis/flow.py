@@ -31,7 +31,8 @@ from devlint.analysis.torch_operations import (
     INDEX_ARGUMENTS, SAME_DEVICE_FUNCTIONAL, SAME_DEVICE_FUNCTIONS, SAME_DEVICE_METHODS, SUBSCRIPT_INDICES,
 )
 from devlint.analysis.vocabulary import (
-    ELEMENTWISE, HOST_VALUE_METHODS, JOINING, LOOP_WRAPPERS, NO_SCALARS, NON_TENSOR_METHODS, NUMBER_CALLS,
+    ELEMENTWISE, HOST_VALUE_METHODS, JOINING, LEGACY_CONSTRUCTORS, LOOP_WRAPPERS, NO_SCALARS, NON_TENSOR_METHODS,
+    NUMBER_CALLS,
     TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, TENSOR_VIEWS, TO_HOST_METHODS,
 )
 from devlint.analysis.walk import children, nodes
@@ -54,6 +55,8 @@ def _takes_a_tensors_type(call: cst.Call) -> bool:
             and isinstance(args[0].value, cst.Call) and isinstance(args[0].value.func, cst.Attribute)
             and args[0].value.func.attr.value == "type" and not args[0].value.args)
 # Builtins that turn a tensor into a Python value.
+# `torch.tensor(data)` and the legacy constructors given data: what they are given is not a tensor
+_DATA_CONSTRUCTORS = frozenset({"tensor", *LEGACY_CONSTRUCTORS})
 _HOST_BUILTINS = frozenset({"int", "float", "bool", "range", "len", "round", "list", "tuple", "str", "complex"})
 # torch.<name> that are not tensor operations.
 _TORCH_NON_TENSOR = frozenset({
@@ -319,11 +322,15 @@ def tensor_parameters(function: cst.FunctionDef) -> tuple[set[str], set[str]]:
                 for arg in node.args:
                     if type(arg.value) is cst.Name:
                         refused.add(arg.value.value)  # NumPy data
+            elif "." in callee and callee.rsplit(".", 1)[-1] in _DATA_CONSTRUCTORS and node.args \
+                    and type(node.args[0].value) is cst.Name:
+                refused.add(node.args[0].value.value)  # `torch.tensor(xs)`: data (lists, numbers) made a tensor
             elif type(node.func) is cst.Name and callee in (
                     "len", "list", "tuple", "zip", "enumerate", "dict", "sorted", "isinstance"):
                 for arg in node.args:
                     if type(arg.value) is cst.Name and callee != "isinstance":
-                        refused.add(arg.value.value)
+                        if callee != "len":  # a tensor has a length too: `len(x)` refuses nothing shown
+                            refused.add(arg.value.value)
                         sequences.add(arg.value.value)
         elif kind is cst.Subscript:
             if type(node.value) is cst.Name and node.value.value in names:
@@ -554,6 +561,10 @@ class FlowReader:
             left = self._expr(node.target, env)
             right = self._expr(node.value, env)
             self._binary(left, right, "arithmetic")
+            if left.host and right.inputs and not left.is_list and not right.is_list:
+                # `total += loss`: the host tensor is the output, and a CPU output takes no device input,
+                # 0-dim or not (a 0-dim CPU tensor mixes with device tensors only as an input)
+                self._meet(left, right, "an in-place operation into it", scalars_mix=False)
             if isinstance(node.target, cst.Name):
                 env[node.target.value] = left | right
         elif isinstance(node, cst.Expr):

@@ -34,6 +34,7 @@ from typing import Optional, Union
 
 import libcst as cst
 
+from devlint.analysis.classes import makes_host_data
 from devlint.analysis.context import FileContext
 from devlint.analysis.devices import shows_accelerator
 from devlint.analysis.edits import short
@@ -169,7 +170,7 @@ class Placement:
         (`x.device`) and moves none of them itself (a function that does expects them on the host); and an
         input that is a module by its use (called, and named like one: `model(x)`). Never in a `Dataset`,
         whose items are built on the host."""
-        if not self.ctx.preview or (self.cls is not None and _is_dataset(self.cls)):
+        if not self.ctx.preview or (self.cls is not None and makes_host_data(self.cls)):
             return {}  # signs from the caller are in preview until measured blind
         params = [p for p in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
                   if p.name.value not in ("self", "cls")]
@@ -495,7 +496,7 @@ class Placement:
                 held = self._expr(func, env)  # `self.encoder(x)`: a module the module holds
                 if held is not None and not held.is_tensor and self._called_module(func) and not self._host_inputs(call):
                     return self._output(dotted_name(func) or "the module", held)
-                return None
+                return self._output_on_placed_input(call, args)
             if method == "forward" and not receiver.is_tensor:
                 return self._output(dotted_name(func.value) or "the model", receiver)
             if method in _PLACED_METHODS:
@@ -506,10 +507,25 @@ class Placement:
         if callee is not None and not callee.is_tensor and (callee.known or (
                 self._called_module(func) and not self._host_inputs(call))):
             return self._output(dotted_name(func) or "the model", callee)
+        return self._output_on_placed_input(call, args)
+
+    def _output_on_placed_input(self, call: cst.Call, args: list[Optional[Placed]]) -> Optional[Placed]:
+        """A module given a tensor the code put on a device runs there (or raises): its output is there too.
+        The module known by the file, or named like one (`self.net(x)`, `model.forward(x)` after
+        `x = x.cuda()`)."""
         placed_args = [a for a in args if a is not None and a.is_tensor]
-        if placed_args and self.ctx.types.kind_of(func, self.functions, self.cls) is Kind.MODULE:
-            name = dotted_name(func) or "the module"
-            return Placed(f"the output of `{name}` on a tensor {placed_args[0].how}", False, self._grad_on())
+        if not placed_args:
+            return None
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+            func = func.value
+        name = dotted_name(func)
+        # (an attribute must be bound to a module or named like one: a called `self.postprocess` is no sign)
+        known = self._called_module(func) if isinstance(func, cst.Attribute) else (
+            self.ctx.types.kind_of(func, self.functions, self.cls) is Kind.MODULE)
+        if known or (name is not None and _MODULE_NAME.search(name.rsplit(".", 1)[-1])):
+            return Placed(f"the output of `{name or 'the module'}` on a tensor {placed_args[0].how}", False,
+                          self._grad_on())
         return None
 
     def _host_inputs(self, call: cst.Call) -> bool:
@@ -616,14 +632,6 @@ class Placement:
 _DEVICE_WORDS = re.compile(r"device|cuda|gpu|cpu|accelerat|mps", re.IGNORECASE)
 # An input that is called and named like a module is one (`model(x)`, `self_encoder(x)`).
 _MODULE_NAME = re.compile(r"model|net$|module|encoder|decoder|backbone|classifier", re.IGNORECASE)
-# Bases of classes whose items are built on the host (a DataLoader's workers have no device).
-_HOST_CLASSES = re.compile(r"(Dataset|Sampler|Collator)$")
-
-
-def _is_dataset(cls: cst.ClassDef) -> bool:
-    return any(_HOST_CLASSES.search(dotted_name(base.value) or "") for base in cls.bases)
-
-
 def _handles_devices(function: cst.FunctionDef, inputs: set[str]) -> bool:
     """Does the function ask where its inputs are (`x.device`, `batch["ids"].device`: code written for
     inputs on any device), without moving any of them itself (then its callers hand it host tensors)?"""

@@ -493,7 +493,7 @@ class _FunctionScreen:
         scalar = _surely_scalar(self.facts, call)  # a 0-dim tensor mixes with any device in arithmetic
         for node in self.constructs:
             kind = type(node)
-            if scalar and kind is not ast.Return and kind is not ast.Call:
+            if scalar and kind is not ast.Return and kind is not ast.Call and kind is not ast.AugAssign:
                 continue
             # operators meet their operands two by two: the factory's tensor in one, an input's in the other
             if kind is ast.BinOp:
@@ -504,7 +504,10 @@ class _FunctionScreen:
                 if _meet_in_pairs(list(zip(operands, operands[1:])), mentions, inputs):
                     return True
             elif kind is ast.AugAssign:
-                if _meet_in_pairs([(node.target, node.value)], mentions, inputs):  # type: ignore[attr-defined]
+                if scalar:  # a 0-dim host tensor written in place from an input's: the output cannot move
+                    if mentions(node.target) and inputs.carries(node.value):  # type: ignore[attr-defined]
+                        return True
+                elif _meet_in_pairs([(node.target, node.value)], mentions, inputs):  # type: ignore[attr-defined]
                     return True
             elif kind is ast.Subscript:
                 # a host tensor indexed by an input's index

@@ -51,6 +51,14 @@ ELEMENTWISE = frozenset({
     "fmod", "remainder", "pow", "atan2", "hypot", "masked_fill", "where", "clamp", "clip",
 })
 
+# torch functions and tensor methods that compute element by element on their one tensor: the result
+# is where that tensor is (DEV002/DEV011: what is computed from a factory with numbers).
+UNARY_ELEMENTWISE = frozenset({
+    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin",
+    "acos", "atan", "sigmoid", "sqrt", "rsqrt", "abs", "neg", "reciprocal", "square", "erf", "floor", "ceil",
+    "trunc", "sign",
+})
+
 # Evidence that a parameter is a tensor: methods no list, dict, str or NumPy array has.
 # DEV005's flow (devlint/analysis/flow.py) and its screen.
 # Of the joining functions, those where a 0-dim tensor is still refused (it is joined, not broadcast).

@@ -10,7 +10,7 @@ Not a rule module (its name starts with `_`): rules/__init__.py skips it.
 
 from __future__ import annotations
 
-from typing import ClassVar, Optional, Sequence
+from typing import Callable, ClassVar, Optional, Sequence
 
 import libcst as cst
 
@@ -19,8 +19,9 @@ from devlint.analysis.factories import (
     EXACT_IN_EVERY_DTYPE, LEGACY_CONSTRUCTORS, LEGACY_DTYPES, RANDOM_FACTORIES, cpu_factory_name,
     is_dtype, is_plain_device, legacy_constructor_name, move_target, strip_casts,
 )
-from devlint.analysis.names import identifiers, keyword, positional
+from devlint.analysis.names import dotted_name, identifiers, keyword, positional
 from devlint.analysis.torch_names import TorchNames
+from devlint.analysis.vocabulary import CAST_METHODS, UNARY_ELEMENTWISE
 from devlint.analysis.types import Kind
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
@@ -45,9 +46,11 @@ class FactoryMoveVisitor(RuleVisitor):
         super().__init__(ctx)
         self.pending: list[tuple[cst.CSTNode, str, Optional[Fix]]] = []
 
-    def describe(self, name: str, move: str, suggestion: str, later: bool) -> str:
-        """The report's message for factory `name` moved with `move`."""
-        when = "moved on a later line with" if later else "then moved with"
+    def describe(self, name: str, move: str, suggestion: str, later: bool, computed: bool = False) -> str:
+        """The report's message for factory `name` moved with `move` (`computed`: what is computed from
+        it with numbers is moved)."""
+        when = ("what is computed from it is then moved with" if computed
+                else "moved on a later line with" if later else "then moved with")
         return self.message.format(name=name, when=when, move=move, suggestion=suggestion)
 
     def _finding(self, factory: cst.Call, name: str) -> Optional[str]:
@@ -80,14 +83,26 @@ class FactoryMoveVisitor(RuleVisitor):
             return
         factory = strip_casts(node.func.value)  # type: ignore[union-attr]
         name = cpu_tensor_name(factory, self.torch)
+        computed: Optional[cst.BaseExpression] = None
         if name is None:
-            return
+            found = lone_factory(factory, self.torch, self._bindings)
+            if found is None:
+                return
+            computed, factory = factory, found
+            name = cpu_tensor_name(factory, self.torch)
+            if name is None:
+                return
         assert isinstance(factory, cst.Call)
         if self._finding(factory, name) != self.finds:
             return
         method = node.func.attr.value  # type: ignore[union-attr]
         move = ".cuda()" if method == "cuda" else ".to(...)"
         tensor_target = self._tensor_target(target) if method == "to" else None
+        if computed is not None:
+            if tensor_target is None:  # (`.to(other)` also casts to other's dtype: computed in the factory's)
+                message = self.describe(name, move, _suggestion(factory, name), later=False, computed=True)
+                self.pending.append((factory, message, self._computed_fix(node, computed, factory, name, target)))
+            return
         if tensor_target is not None:
             self.pending.append((factory, self._tensor_target_message(factory, name, tensor_target),
                                  self._new_factory_fix(node, factory, name, tensor_target)))
@@ -136,6 +151,33 @@ class FactoryMoveVisitor(RuleVisitor):
         # Rebuild the chain with the move removed: the casts between factory and move stay.
         replaced = _replace_in_chain(receiver, factory, new_factory)
         return Fix(applicability, shown_code("Create the tensor on the device", new_factory), {move: replaced})
+
+    def _computed_fix(self, move: cst.Call, computed: cst.BaseExpression, factory: cst.Call, name: str,
+                      target: cst.BaseExpression) -> Optional[Fix]:
+        """`exp(c * torch.arange(n) / k).to(d)` -> `exp(c * torch.arange(n, device=d) / k)`: unsafe where the
+        values are then computed by the device's kernels (which may round otherwise in the last bit); as
+        safe as the plain fix where the factory's tensor is only reshaped (`torch.arange(n).view(-1, 1)`)."""
+        folded = _move_arguments(move, target, self.torch)
+        if folded is None or folded[1] is not None or name in LEGACY_CONSTRUCTORS:
+            return None
+        receiver = move.func.value  # type: ignore[union-attr]
+        if _type_cast_between(receiver, computed, self.torch) or _applicability(folded[0], name, self.torch) is None:
+            return None
+        applicability = _applicability(folded[0], name, self.torch)
+        if not _only_reshaped(computed, factory):
+            applicability = Applicability.UNSAFE
+        new_factory = append_keyword(factory, "device", folded[0])
+        replaced = _replace_in_chain(receiver, computed, computed.deep_replace(factory, new_factory))
+        return Fix(applicability, shown_code("Create the tensor on the device", new_factory), {move: replaced})
+
+    def _bindings(self) -> dict[str, list[cst.CSTNode]]:
+        """What each name of the enclosing function (else the module) is bound to (nothing for a name
+        bound otherwise than by a plain assignment somewhere)."""
+        functions = self.ctx.enclosing_functions()
+        scope = functions[0] if functions else self.ctx.module
+        return {name: [value for how, value in bindings if how == "value"] if all(
+                    how == "value" for how, _ in bindings) else []
+                for name, bindings in self.ctx.types.scope_index(scope).bindings.items()}
 
     def _placed_factory(self, move: cst.Call, target: cst.BaseExpression, factory: cst.Call, name: str,
                         cast_between: bool) -> Optional[tuple[cst.Call, Applicability]]:
@@ -237,6 +279,77 @@ def cpu_tensor_name(node: cst.BaseExpression, torch: TorchNames) -> Optional[str
     if legacy is None or any(arg.keyword is not None or arg.star == "**" for arg in node.args):  # type: ignore
         return None
     return legacy
+
+
+_RESHAPING = frozenset({"unsqueeze", "view", "reshape", "flatten", "squeeze", "t", "repeat", "expand"})
+_NUMBER_BUILTINS = frozenset({"int", "float", "len", "round"})  # their result is a number (`abs`, `max`: maybe not)
+
+
+def lone_factory(expr: cst.BaseExpression, torch: TorchNames,
+                 bindings_of: Callable[[], dict[str, list[cst.CSTNode]]]) -> Optional[cst.Call]:
+    """The one CPU factory an expression is computed from with numbers only (`-c * torch.arange(n) / k`,
+    `torch.exp(...)` of that, `.unsqueeze(0)` of it): the result is a host tensor as the factory's is,
+    and giving the factory the device computes the same values there. None when anything else may be a
+    tensor: every other operand must be shown to be a number (a literal, `math.*`, `int(...)`, a name
+    bound only to those, or a name the factory itself takes as a size)."""
+    factories = [node for node in _operands(expr, torch) if isinstance(node, cst.Call) and
+                 cpu_tensor_name(node, torch) is not None]
+    if len(factories) != 1:
+        return None
+    factory = factories[0]
+    sizes = {arg.value.value for arg in factory.args if isinstance(arg.value, cst.Name)
+             and (arg.keyword is None or arg.keyword.value in ("start", "end", "step", "size"))}
+    others = [node for node in _operands(expr, torch) if node is not factory]
+    bindings = bindings_of() if others else {}
+    return factory if all(_is_number(node, bindings, sizes, 0) for node in others) else None
+
+
+def _only_reshaped(expr: cst.BaseExpression, factory: cst.Call) -> bool:
+    """`factory.view(-1, 1).float()`: a chain of reshaping and casting methods, no arithmetic."""
+    while expr is not factory:
+        if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
+                and expr.func.attr.value in _RESHAPING | CAST_METHODS):
+            return False
+        expr = expr.func.value
+    return True
+
+
+def _operands(expr: cst.BaseExpression, torch: TorchNames) -> list[cst.BaseExpression]:
+    """The leaves of an expression made of arithmetic, element-wise torch functions and reshaping
+    methods (a factory is a leaf); a call of anything else is a leaf too (it is no number)."""
+    if isinstance(expr, cst.BinaryOperation) and not isinstance(expr.operator, cst.MatrixMultiply):
+        return _operands(expr.left, torch) + _operands(expr.right, torch)
+    if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+        return _operands(expr.expression, torch)
+    if isinstance(expr, cst.Call) and cpu_tensor_name(expr, torch) is None:
+        full = torch.qualify(expr.func)
+        if full is not None and full.startswith("torch.") and full[6:] in UNARY_ELEMENTWISE and len(expr.args) == 1 \
+                and expr.args[0].keyword is None and not expr.args[0].star:
+            return _operands(expr.args[0].value, torch)
+        if isinstance(expr.func, cst.Attribute) and full is None and (
+                (expr.func.attr.value in UNARY_ELEMENTWISE | CAST_METHODS and not expr.args)
+                or expr.func.attr.value in _RESHAPING):
+            return _operands(expr.func.value, torch) + [arg.value for arg in expr.args]
+    return [expr]
+
+
+def _is_number(expr: cst.BaseExpression, bindings: dict[str, list[cst.CSTNode]], sizes: set[str], depth: int) -> bool:
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+        return _is_number(expr.expression, bindings, sizes, depth)
+    if isinstance(expr, cst.BinaryOperation):
+        return all(_is_number(side, bindings, sizes, depth) for side in (expr.left, expr.right))
+    if isinstance(expr, cst.Call):
+        callee = dotted_name(expr.func) or ""
+        return callee.startswith("math.") or callee in _NUMBER_BUILTINS
+    if isinstance(expr, cst.Name):
+        if expr.value in sizes:
+            return True
+        values = bindings.get(expr.value, [])
+        return depth < 4 and bool(values) and all(
+            isinstance(value, cst.BaseExpression) and _is_number(value, bindings, sizes, depth + 1) for value in values)
+    return False
 
 
 def _legacy_kind(factory: cst.Call) -> Optional[str]:

@@ -795,3 +795,32 @@ def test_type_cast_that_may_name_a_device_gets_no_fix():
             return torch.zeros(3, device=device).type(torch.float16)
         """,
     )
+
+
+def test_what_is_computed_from_a_factory_with_numbers_is_made_on_the_device_unsafely():
+    # issue 29's shipped timestep embedding: the device kernels compute the values, so unsafe
+    code = """
+        import math
+        import torch
+        def embed(t, dim, max_period=10000):
+            half = dim // 2
+            return torch.exp(-math.log(max_period) * torch.arange(half, dtype=torch.float32) / half).to(t.device)
+        """
+    unchanged(code, unsafe=False)
+    check(code, """
+        import math
+        import torch
+        def embed(t, dim, max_period=10000):
+            half = dim // 2
+            return torch.exp(
+                -math.log(max_period) * torch.arange(half, dtype=torch.float32, device=t.device) / half,
+            )
+        """, unsafe=True)
+
+
+def test_what_is_computed_from_a_factory_and_moved_to_a_dtype_too_gets_no_fix():
+    unchanged("""
+        import torch
+        def f(n, device):
+            return (torch.arange(n) * 2).to(device, torch.float16)
+        """)

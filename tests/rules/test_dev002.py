@@ -151,9 +151,26 @@ FLAGGED = [
         x = torch.zeros(2).to(device, torch.half)
         y = torch.empty(1, 3, 4, 4).to(device, memory_format=torch.channels_last)
     """, [(2, 5), (3, 5)]),
+    case("computed_from_the_factory_with_numbers_then_moved", """
+        import math
+        import torch
+        def embed(t, dim, scale: float):
+            half = dim // 2
+            freqs = torch.exp(-math.log(10000) * torch.arange(half) / half).to(t.device)
+            pos = (torch.arange(dim).float().unsqueeze(0) * 3 * 2.0).cuda()
+            return freqs, pos
+    """, [(5, 42), (6, 12)]),
 ]
 
 NOT_FLAGGED = [
+    case("computed_with_a_value_that_may_be_a_tensor_then_moved", """
+        import torch
+        def f(t, weights, n: int):
+            a = (torch.arange(n) * weights).to(t.device)
+            b = torch.exp(torch.arange(n) + torch.ones(n)).to(t.device)
+            c = (torch.arange(n) @ weights).to(t.device)
+            return a, b, c
+    """, []),
     # zeros_like(x) is made on x's device: a move after it is redundant at worst, never a host copy
     case("like_factory_follows_its_input", """
         import torch

@@ -22,6 +22,14 @@ def reports(code: str, snippet: str, path: str = "example.py") -> list[tuple[int
     return [r for r in lint(snippet, path, extend_select=(code,)) if r[2] == code]
 
 FLAGGED = [
+    case("save_and_restore_methods_of_a_library_class", """
+        import torch
+        class Agent:
+            def save(self, path):
+                torch.save(self.model.state_dict(), path)
+            def restore(self, path):
+                self.model.load_state_dict(torch.load(path))
+    """, [(6, 36)]),
     case("plain_load", """
         import torch
         state = torch.load("checkpoint.pt")
@@ -120,6 +128,15 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    case("saved_by_the_constructor_and_reloaded_by_a_method", """
+        import torch
+        class Snapshot:
+            def __init__(self, model, path):
+                self.path = path
+                torch.save(model.state_dict(), path)
+            def restore(self, model, path):
+                model.load_state_dict(torch.load(path))
+    """, []),
     case("map_location_keyword", """
         import torch
         state = torch.load(path, map_location="cpu")

@@ -21,6 +21,21 @@ def reports(code: str, snippet: str, path: str = "example.py") -> list[tuple[int
     return [r for r in lint(snippet, path, extend_select=(code,)) if r[2] == code]
 
 FLAGGED = [
+    case("length_of_an_input_shown_to_be_a_tensor", """
+        import torch
+        def pad(probs: torch.Tensor, n: int):
+            return torch.cat([probs, torch.zeros(n - len(probs))])
+        def damp(h: torch.Tensor, c: float):
+            return h + c * torch.eye(len(h))
+    """, [(3, 30), (5, 20)]),
+    case("zero_dim_host_accumulator_written_in_place_from_the_inputs", """
+        import torch
+        def error(preds: torch.Tensor, targets: torch.Tensor, n: int):
+            total = torch.tensor(0.0)
+            for i in range(n):
+                total += (preds[i] - targets[i]).abs().sum()
+            return total
+    """, [(3, 13)]),
     case("zero_dim_tensor_stacked_with_elements_of_the_callers_tensors", """
         import torch
         def total(preds, targets):
@@ -338,6 +353,29 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    case("a_parameter_made_a_tensor_here_is_data", """
+        import torch
+        def accuracy(predicted, ends):
+            truth = torch.tensor([int(e) for e in ends])
+            predicted = torch.tensor(predicted)
+            upsampled = predicted.repeat_interleave(len(truth) // len(predicted))
+            return (upsampled == truth).float().mean()
+    """, []),
+    case("length_of_a_list_of_host_rows", """
+        import torch
+        def pad(rows, n: int):
+            out = [torch.tensor(r) for r in rows]
+            return torch.cat([*out, torch.zeros(n - len(rows))])
+    """, []),
+    case("zero_dim_host_tensor_added_not_in_place_or_added_into_an_input", """
+        import torch
+        def error(preds: torch.Tensor, targets: torch.Tensor, n: int):
+            total = torch.tensor(0.0)
+            for i in range(n):
+                total = total + (preds[i] - targets[i]).abs().sum()
+            preds += torch.tensor(1.0)
+            return total
+    """, []),
     case("given_another_tensors_type_string_which_names_its_device", """
         import torch
         def f(x: torch.Tensor):

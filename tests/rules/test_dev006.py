@@ -15,6 +15,17 @@ from rules.cases import cases_for, reports
 case = cases_for("DEV006")
 
 FLAGGED = [
+    case("output_of_a_held_net_on_an_input_moved_here", """
+        import numpy as np
+        import torch
+        class Estimator(object):
+            def __call__(self, image):
+                x = torch.from_numpy(image).float()
+                if torch.cuda.is_available():
+                    x = x.cuda()
+                with torch.no_grad():
+                    return self.net(x).numpy()
+    """, [(9, 20)]),
     case("cuda_then_numpy", """
         import torch
         def f(x):
@@ -233,6 +244,14 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    case("output_of_a_held_callable_not_named_as_a_module_or_copied_first", """
+        import torch
+        class Estimator(object):
+            def __call__(self, image):
+                x = torch.from_numpy(image).float().cuda()
+                boxes = self.postprocess(x).numpy()
+                return self.net(x).cpu().numpy(), boxes
+    """, []),
     case("brought_back_with_cpu", """
         import torch
         def f(x):

@@ -84,6 +84,15 @@ def f(indptr):
     host_indptr = indptr.to("cpu", non_blocking=True)
     return plan(host_indptr[1:])
 """, [(5, 12)]),
+    case("a_held_library_objects_method_named_like_one_of_this_file", """
+import torch
+from flashinfer.jit import get_decode_module
+class Wrapper:
+    def plan(self, indptr, head_dim):
+        host_indptr = indptr.to("cpu", non_blocking=True)
+        self._module = get_decode_module(indptr.dtype, head_dim)
+        self._info = self._module.plan(host_indptr, head_dim)
+""", [(7, 22)]),
     case("numpy_under_another_alias_and_a_pinned_buffer", """
 import numpy as onp
 import torch
@@ -112,6 +121,18 @@ def consume(t):
 def f(x):
     y = x.to("cpu", non_blocking=True)
     return consume(y)
+""", []),
+    case("a_method_of_this_files_own_object_held_by_the_class", """
+import torch
+class Planner:
+    def plan(self, host):
+        torch.cuda.synchronize()
+        return host.tolist()
+class Wrapper:
+    def run(self, indptr):
+        self._planner = Planner()
+        host_indptr = indptr.to("cpu", non_blocking=True)
+        return self._planner.plan(host_indptr)
 """, []),
     case("a_copy_back_to_the_gpu_is_queued_after_the_first", """
 import torch

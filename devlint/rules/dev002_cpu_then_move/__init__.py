@@ -16,7 +16,12 @@ def screen_moved_factories(facts: SyntaxFacts) -> bool:
     """A CPU factory moved in its own chain, or assigned to `x` where some `x = x.to(...)` is
     (DEV002's screen and DEV011's: they share the premise)."""
     for move in facts.moves:
-        if _may_be_cpu_tensor(facts, strip_casts_of_ast(move.func.value)):  # type: ignore[attr-defined]
+        receiver = strip_casts_of_ast(move.func.value)  # type: ignore[attr-defined]
+        if _may_be_cpu_tensor(facts, receiver):
+            return True
+        # what is computed from a factory with numbers (`torch.exp(c * torch.arange(n)).to(d)`)
+        if type(receiver) in (ast.BinOp, ast.UnaryOp, ast.Call) and any(
+                type(node) is ast.Call and _may_be_cpu_tensor(facts, node) for node in ast.walk(receiver)):
             return True
     return any(name in facts.moved_in_place and _may_be_cpu_tensor(facts, call) for name, call in facts.assigned_calls)
 
@@ -37,7 +42,11 @@ RULE = Rule(
         `torch.zeros(n).to(device)` allocates and fills the tensor in host memory, then copies it to the
         device: an extra allocation and a host-to-device transfer (about 0.16 ms for 4 MB over PCIe 4.0)
         that `torch.zeros(n, device=device)` never does. In a training loop this adds up and
-        synchronises with the GPU. Legacy constructors (`torch.LongTensor(ids)`) are CPU tensors too.
+        synchronises with the GPU. Legacy constructors (`torch.LongTensor(ids)`) are CPU tensors too. So is
+        what is computed from one factory with numbers only and then moved (`torch.arange(n).view(-1, 1)
+        .to(d)`, the timestep embedding `torch.exp(-math.log(p) * torch.arange(half) / half).to(d)`): every
+        other operand must be shown to be a number (a literal, `math.*`, `int(...)`, a name bound only to
+        those, or a size the factory itself takes), else the fix could split host tensors.
         Host data that must cross anyway (`torch.tensor(values).to(device)` of a list, a number or a
         NumPy array: the same one copy as `torch.tensor(values, device=device)`) is DEV011 (in preview).
         Not reported: `torch.tensor(t)` of a value shown to be a tensor (it copies `t` where it is), a
@@ -76,7 +85,10 @@ RULE = Rule(
         message says so, and `torch.zeros(n).to(other)` (also `ones`, `empty`) becomes
         `other.new_zeros(n)`, which takes both (safe; a `dtype=` of the factory goes, as the move
         replaced it). No fix when the target may be a tensor or a device, nor across a `.type(T)`
-        whose `T` may name a device.
+        whose `T` may name a device. What is computed from a factory gets the factory's `device=` and
+        loses the move: as safe as above where the tensor is only reshaped or cast, unsafe where it is
+        computed with (the device's kernels may round otherwise in the last bit), none when the move
+        also casts.
     """,
     tokens=("torch", method_call("to", "cuda"), words(*FACTORIES, *LEGACY_CONSTRUCTORS)),
     screen=screen_moved_factories,

@@ -8,6 +8,7 @@ import libcst as cst
 
 from devlint.analysis.devices import DeviceNameTracker, DeviceVariable
 from devlint.analysis.edits import append_keyword, code_of
+from devlint.analysis.classes import makes_host_data
 from devlint.analysis.names import dotted_name, has_star_kwargs, identifiers, keyword, positional
 from devlint.analysis.project_index import path_keys_of_code
 from devlint.analysis.walk import children, nodes as _nodes
@@ -59,10 +60,16 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
         names = set(identifiers(source))
         scope: cst.CSTNode = self.ctx.current_function() or self.ctx.current_class() or self.ctx.module
         scopes = [scope]
-        if isinstance(scope, cst.FunctionDef) and self.ctx.current_class() is not None:
-            scopes.append(self.ctx.current_class())  # a test class: `setUp` saves, a test loads
+        cls = self.ctx.current_class()
+        if isinstance(scope, cst.FunctionDef) and cls is not None:
+            scopes.append(cls)  # a test class: `setUp` saves, a test loads
         for where in scopes:
             for save in self._saves_before(where, load):
+                if where is cls and _saves_module_state(save) and not (
+                        _is_test_class(cls) or makes_host_data(cls) or _in_constructor(cls, save)):
+                    # `save()` and `restore()` of a library class: separate runs, maybe other machines, and
+                    # what is saved is a module's state (on its device)
+                    continue
                 written = _saved_path(save)
                 if written is None:
                     continue
@@ -169,6 +176,28 @@ _ORDERINGS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.GreaterThan, cst.LessTh
 # Calls that compare tensors: they need both on one device
 _COMPARISONS = frozenset({"equal", "allclose", "isclose", "assert_close", "assert_allclose", "assertEqual",
                           "assert_equal", "assert_array_equal", "assertTrue", "eq"})
+
+
+def _saves_module_state(save: cst.Call) -> bool:
+    """`torch.save(model.state_dict(), path)` (also inside a dict or list): a module's or an optimizer's
+    state, whose tensors are on the device the module was on."""
+    args = positional(save)
+    return bool(args) and any(isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                              and node.func.attr.value == "state_dict" for node in _nodes(args[0].value))
+
+
+def _is_test_class(cls: cst.ClassDef) -> bool:
+    """A test case (`class TestX(unittest.TestCase)`, `class XTest`): its methods run in one process."""
+    name = cls.name.value
+    return name.startswith("Test") or name.endswith(("Test", "Tests")) or any(
+        "TestCase" in (dotted_name(base.value) or "") for base in cls.bases)
+
+
+def _in_constructor(cls: cst.ClassDef, node: cst.CSTNode) -> bool:
+    """`node` is in the class's `__init__`, which runs before any other method of the object."""
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    return any(isinstance(method, cst.FunctionDef) and method.name.value == "__init__"
+               and any(found is node for found in _nodes(method)) for method in body)
 
 
 def _saved_path(save: cst.Call) -> Optional[cst.BaseExpression]:

@@ -28,7 +28,9 @@ RULE = Rule(
         tensor given as an index or mask of such an operation (`index_select`, `gather`, `scatter_`,
         `index_add_`, `take_along_dim`, `masked_fill`, `masked_select`, ...) raises too, 0-dim or not; so
         does a host tensor indexed by an input's index (`table[idx]`) and host values with dimensions
-        written into an input through a tensor index or mask (`x[mask] = torch.zeros(n)`). The rule reports
+        written into an input through a tensor index or mask (`x[mask] = torch.zeros(n)`); and a 0-dim host
+        tensor written in place from an input's (`total = torch.tensor(0.0)` ... `total += loss`): a CPU
+        tensor mixes with device tensors only as an input, never as the output. The rule reports
         only such a meeting in the same function, and names the operation where it happens.
         Not reported: 0-dim tensors in element-wise arithmetic and comparisons (`torch.tensor(0.5)`),
         truth tests and host values (`if torch.rand(1) < p:`, `.item()`, `int()`, sizes, slice bounds), a
@@ -39,7 +41,8 @@ RULE = Rule(
         `x.new_*` (they follow `x`), factories with `generator=`, the branch of a CUDA availability test
         that runs only without CUDA (the guards DEV003 reads), a branch that never runs (`if
         x.size() == 1:`), classes that build host data for a DataLoader (datasets, collators, feature
-        extractors, tokenizers), parameters every caller in the file gives a host tensor, and code under
+        extractors, tokenizers, samplers), parameters every caller in the file gives a host tensor or that the
+        function itself makes a tensor of (`torch.tensor(xs)`: they are data), and code under
         `with torch.device(...)`, in a file that calls `torch.set_default_device`, or below a project's
         `conftest.py` (or in a project whose module) that sets one at its top level.
     """,

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from typing import Optional
 
 import libcst as cst
 
-from devlint.analysis.classes import ClassTable
+from devlint.analysis.classes import ClassTable, makes_host_data
 from devlint.analysis.edits import append_keyword, code_of
 from devlint.analysis.factories import LEGACY_CONSTRUCTORS, cpu_factory_name, legacy_constructor_name
 from devlint.analysis.flow import CallSites, FlowReader, FunctionFlow, Meeting, ModuleFacts
-from devlint.analysis.names import dotted_name, named_parameters
+from devlint.analysis.names import named_parameters
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 from devlint.rules.dev005_host_tensor_meets_input import RULE
@@ -50,7 +49,7 @@ class HostTensorMeetsInput(RuleVisitor):
         for function, cls in self.functions.items():
             if may_meet is not None and not may_meet[self.ctx.function_order[function]]:
                 continue  # the screen saw no factory there that can meet an input
-            if cls is not None and _makes_host_data(cls):
+            if cls is not None and makes_host_data(cls):
                 continue  # its tensors are the host data a DataLoader hands over: on the CPU by construction
             if function.name.value == "__init__":
                 cls = None  # the module is being built: its parameters are still on the CPU
@@ -89,17 +88,6 @@ class HostTensorMeetsInput(RuleVisitor):
         if sites is None:
             sites = self.ctx.cache["call_sites"] = CallSites(self.ctx.module)
         return sites.only_host_or_default(function, meeting.root, self.torch)  # type: ignore[union-attr]
-
-
-# Classes that build the host data a DataLoader hands over, by their name or a base's name
-_HOST_DATA_CLASS = re.compile(r"Dataset$|Collator|FeatureExtractor|Tokenizer")
-
-
-def _makes_host_data(cls: cst.ClassDef) -> bool:
-    """`class Pairs(Dataset)`, `class PairsDataset(...)`, `class DataCollatorForLM(...)`, a feature extractor
-    or a tokenizer: they build tensors from lists, arrays and files, on the CPU, for a DataLoader."""
-    names = [cls.name.value, *((dotted_name(arg.value) or "").rsplit(".", 1)[-1] for arg in cls.bases)]
-    return any(_HOST_DATA_CLASS.search(name) for name in names)
 
 
 def _drop_fixes_that_split_host_tensors(found: list, flow: FunctionFlow) -> None:

@@ -86,11 +86,12 @@ RULE = Rule(
         the first machine with a GPU. The rule reports a tensor that the code shows may be on a device:
         one it placed itself (moved with `.cuda()` or `.to(target)`, made by a torch factory with
         `device=target` where the code shows the target may be an accelerator, the output of a model the
-        function moved), and what tensor methods, torch functions, arithmetic, indexing and unpacking make
+        function moved, or of a module given such a tensor: known as a module by the file or named like one,
+        `self.net(x)` after `x = x.cuda()`), and what tensor methods, torch functions, arithmetic, indexing and unpacking make
         of it, with no `.cpu()`, `.to("cpu")` or rebinding between. With preview on, also tensors that
         come from the caller with a sign of a device (see "In preview"). Left alone: values
         built on the host in the function (a factory without `device=`, `torch.from_numpy`, `torch.load`
-        with any `map_location`), anything in a `Dataset` (its items are built on the host), a module
+        with any `map_location`), anything in a class that builds host data for a DataLoader (a `Dataset`, sampler, collator, tokenizer), a module
         given an input the function makes on the host (then the module is there too), a private helper of
         a module (its class may copy to the host before calling it), an attribute of an input of unknown
         kind (`x.meta`), and what a tokenizer or a plain function returns. `.to(dtype)` is not a move, and

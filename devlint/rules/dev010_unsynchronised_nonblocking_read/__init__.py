@@ -29,7 +29,9 @@ RULE = Rule(
         another value ends the search. A call that hands the tensor on counts as a read when it is not
         torch's (not followed yet: a copy back to a GPU, `gpu_buf.copy_(y, non_blocking=True)`, is queued
         after the first one, but a CPU operation such as `torch.cat([y, ...])` reads at once), not a
-        function of this file (it may wait first), and not one that only keeps or inspects the value
+        function of this file (it may wait first; but a method of an object the class holds from another
+        module's function, `self._module.plan(y)` after `self._module = get_module(...)`, is that library's,
+        whatever its name), and not one that only keeps or inspects the value
         (`ys.append(y)`, `len(y)`, `list(y)`). A copy into a buffer (`buf.copy_(x, non_blocking=True)`) counts
         when `buf` is shown to be pinned (`pin_memory=True`, `.pin_memory()`): into pageable memory the copy
         is synchronous. Not reported when the source is shown to be on the CPU already. `.cpu()` takes no

@@ -54,6 +54,7 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
         super().__init__(ctx)
         self._reported: set[int] = set()
         self._functions: Optional[set[str]] = None  # the names of every function this file defines
+        self._names: Optional[set[str]] = None
 
     # -- what is a copy to the host that has not landed yet ----------------------------------
     def _host_copy(self, call: cst.BaseExpression) -> Optional[cst.Call]:
@@ -194,12 +195,33 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
             return False  # `other.copy_(y)`: a tensor method of another value
         if last in _HOST_BUILTINS or last in _READ_METHODS:
             return False  # (read above where it is one)
-        return last not in self._own_functions()
+        return last not in self._own_functions() or self._held_from_elsewhere(callee)
 
     def _own_functions(self) -> set[str]:
         if self._functions is None:
             self._functions = {node.name.value for node in nodes(self.ctx.module) if isinstance(node, cst.FunctionDef)}
         return self._functions
+
+    def _own_names(self) -> set[str]:
+        """The functions and classes this file defines."""
+        if self._names is None:
+            self._names = self._own_functions() | {
+                node.name.value for node in nodes(self.ctx.module) if isinstance(node, cst.ClassDef)}
+        return self._names
+
+    def _held_from_elsewhere(self, callee: str) -> bool:
+        """`self._module.plan(...)` where the class binds `self._module` only to what another module's
+        functions return (`get_batch_decode_module(...)`): a method of another library's object, even
+        when this file has a function of that name."""
+        parts = callee.split(".")
+        cls = self.ctx.current_class()
+        if len(parts) != 3 or parts[0] != "self" or cls is None:
+            return False
+        bindings = self.ctx.types.class_index(cls).bindings.get(parts[1], [])
+        return bool(bindings) and all(
+            how == "value" and isinstance(value, cst.Call) and (dotted_name(value.func) or "") != ""
+            and (dotted_name(value.func) or "").split(".")[0] not in ("self", "cls", *self._own_names())
+            for how, value, _ in bindings)
 
     @staticmethod
     def _is_view_read(read: cst.Call) -> bool:
