@@ -21,12 +21,12 @@ MEASURED_ON = "2026-11-26, devlint 0.1.0"
 
 MEASURED: dict[str, dict[str, tuple[int, int, int, int]]] = {
     "DEV001": {"wide": (12, 10, 2, 0), "fresh": (2, 0, 0, 2), "unseen": (1, 0, 1, 0)},
-    "DEV002": {"wide": (163, 147, 16, 0), "fresh": (11, 6, 5, 0), "unseen": (30, 24, 4, 2), "unseen2": (15, 7, 8, 0)},
+    "DEV002": {"wide": (154, 149, 5, 0), "fresh": (11, 6, 5, 0), "unseen": (30, 24, 4, 2), "unseen2": (16, 8, 8, 0)},
     "DEV003": {"wide": (17, 11, 5, 1), "fresh": (50, 0, 30, 20), "unseen": (2, 0, 0, 2), "unseen2": (4, 0, 4, 0)},
     "DEV004": {"wide": (41, 14, 27, 0), "fresh": (2, 2, 0, 0), "unseen": (2, 0, 0, 2), "unseen2": (2, 1, 1, 0)},
-    "DEV005": {"wide": (16, 13, 3, 0), "fresh": (4, 3, 0, 1), "unseen": (6, 0, 2, 4), "unseen2": (5, 2, 2, 1)},
+    "DEV005": {"wide": (17, 13, 4, 0), "fresh": (4, 3, 0, 1), "unseen": (6, 0, 2, 4), "unseen2": (5, 2, 2, 1)},
     "DEV008": {"wide": (4, 3, 1, 0), "unseen": (2, 0, 2, 0), "unseen2": (2, 2, 0, 0)},
-    "DEV011": {"wide": (91, 0, 91, 0), "fresh": (7, 0, 7, 0), "unseen": (19, 0, 19, 0), "unseen2": (14, 0, 14, 0)},
+    "DEV011": {"wide": (133, 0, 133, 0), "fresh": (7, 0, 7, 0), "unseen": (19, 0, 19, 0), "unseen2": (18, 0, 18, 0)},
 }
 
 # What changed after the blind labels came in (the next fresh measurement is of the changed rule).
