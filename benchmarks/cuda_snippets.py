@@ -198,6 +198,7 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
         "Rope(8).to(dev).freqs", note="the only caller is __init__, with a host tensor and a number"),
 }, "DEV006": {
     # flagged
+    "numpy_ufunc_of_a_model_output_on_a_moved_input": Recipe("has_nan(nn.Linear(3, 3).to(dev), H(2, 3))"),
     "output_of_a_held_net_on_an_input_moved_here": Recipe(
         "e(np.ones((2, 3), dtype=np.float32))", setup="e = Estimator(); e.net = nn.Linear(3, 3).to(dev)"),
     "cuda_then_numpy": Recipe("f(H(3))"),
@@ -261,6 +262,7 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "output_of_a_submodule": Recipe(
         "Wrapper(nn.Linear(4, 3)).to(dev).embed(D(2, 4))", note=PREVIEW + "the module on the device, with its inputs"),
     # not flagged
+    "numpy_ufunc_of_a_copy_on_the_host": Recipe("has_nan(nn.Linear(3, 3).to(dev), H(2, 3))"),
     "output_of_a_held_callable_not_named_as_a_module_or_copied_first": Recipe(
         "e(np.ones((2, 3), dtype=np.float32))",
         setup="e = Estimator(); e.net = nn.Linear(3, 3).to(dev); e.postprocess = lambda t: t.cpu()"),

@@ -43,6 +43,7 @@ class DistributedFile:
     pinned_from_the_start: bool = False
     why_started: list[str] = field(default_factory=list)
     backends: list[Optional[str]] = field(default_factory=list)  # each init_process_group's, None: not a literal
+    nccl_starts: list[cst.Call] = field(default_factory=list)  # the `init_process_group("nccl")` calls
 
     @property
     def every_rank_on_default_gpu(self) -> bool:
@@ -85,6 +86,8 @@ def _call(node: cst.Call, torch: TorchNames, facts: DistributedFile) -> None:
         facts.starts = True
         facts.why_started.append("init_process_group")
         facts.backends.append(_backend(node))
+        if facts.backends[-1] == "nccl":
+            facts.nccl_starts.append(node)
     if is_local_rank_read(node):
         facts.starts = True
         facts.why_started.append(_LOCAL_RANK)

@@ -383,6 +383,11 @@ def module_cuda_only_reason(module: cst.Module, torch: "TorchNames", cuda_module
     return None
 
 
+def is_script(module: cst.Module) -> bool:
+    """The module has an `if __name__ == "__main__":` block at its top level: a program, not only a library."""
+    return any(isinstance(statement, cst.If) and _is_main_test(statement.test) for statement in module.body)
+
+
 def _is_main_test(test: cst.BaseExpression) -> bool:
     return (isinstance(test, cst.Comparison) and dotted_name(test.left) == "__name__"
             and any(string_value(c.comparator) == "__main__" for c in test.comparisons))

@@ -396,8 +396,8 @@ class Placement:
                 attr = expr.attr.value
                 if base is None or attr in _NOT_TENSOR_ATTRIBUTES:
                     return None
-                if attr in _PLACED_ATTRIBUTES:
-                    return replace(base, is_tensor=True)
+                if attr in _PLACED_ATTRIBUTES:  # (`.data` is detached)
+                    return replace(base, is_tensor=True, may_require_grad=base.may_require_grad and attr != "data")
                 if not base.known and not base.holder:
                     return None  # `x.meta` of an input of unknown kind: an object's attribute may be anything
                 return None if base.is_tensor else replace(base, is_tensor=False)  # `outputs.logits`

@@ -48,6 +48,15 @@ _SPARSE = frozenset(f"torch.{name}" for name in SPARSE_FACTORIES)
 MOVE_METHODS = ("to", "cuda")
 # `.numpy()` and NumPy's functions that convert a tensor (DEV006's candidates)
 NUMPY_CONVERSIONS = ("numpy", "asarray", "array")
+# NumPy functions that read their first argument's values through `__array__` (ufuncs, and functions that
+# begin with `asanyarray`): given a CUDA tensor they raise as `.numpy()` does. Not the reductions and
+# reshapes (`np.sum`, `np.mean`, `np.argmax`, `np.transpose`, ...): they call the tensor's own method.
+# Those asked of values a model computed (checks and summaries); NumPy's math on NumPy data is left out.
+NUMPY_READERS = frozenset({
+    "isnan", "isinf", "isfinite", "isneginf", "isposinf", "nan_to_num", "unique", "percentile", "quantile",
+    "median", "nanmean", "nansum", "nanmax", "nanmin", "nanstd", "allclose", "isclose", "array_equal",
+    "ascontiguousarray", "asanyarray", "histogram", "bincount", "count_nonzero",
+})
 # After these a tensor is placed (DEV005's `_moves`): on a device, or on the host on purpose.
 _PLACING_METHODS = ("cpu", "cuda", "type_as", "numpy", "tolist", "item")
 
@@ -102,7 +111,9 @@ class SyntaxFacts:
         self.accelerator_string = False
         self.device_calls: list[ast.Call] = []  # calls given `device=`
         self.conversions: list[ast.Call] = []  # `R.numpy(...)`, `R.asarray(...)`, `R.array(...)`
-        self.numpy_conversions: set[str] = set()  # local names of `from numpy import asarray, array`
+        self.numpy_conversions: set[str] = set()  # local names of `from numpy import asarray, array, isnan`
+        self.numpy_modules: set[str] = set()  # `np` of `import numpy as np`
+        self._numpy_reads: list[ast.Call] = []  # `R.isnan(...)`: a conversion where `R` is NumPy
         self.bare_cuda_string = False  # a `"cuda"` literal anywhere, without an index (DEV009)
         self.local_rank_string = False  # a `"LOCAL_RANK"` literal anywhere (DEV009)
         # `m` of every `R.m(..., non_blocking=...)` (DEV010); `to` only where the target may be the host:
@@ -195,6 +206,8 @@ class SyntaxFacts:
                     self.moved_callees.add(getattr(wrapped.func, "attr", getattr(wrapped.func, "id", "")))
             elif func.attr in NUMPY_CONVERSIONS:
                 self.conversions.append(node)
+            elif func.attr in NUMPY_READERS and type(func.value) is ast.Name:
+                self._numpy_reads.append(node)
             if func.attr in _PLACING_METHODS or (func.attr == "to" and self._surely_not_dtype_only(node)):
                 chained: ast.expr = func.value
                 while True:
@@ -236,6 +249,8 @@ class SyntaxFacts:
     def _import(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.Import):
             for alias in node.names:
+                if alias.name == "numpy":
+                    self.numpy_modules.add(alias.asname or "numpy")
                 if alias.name == "torch" or alias.name.startswith("torch."):
                     # `import torch.nn` binds `torch`; `import torch.nn as nn` binds `nn`
                     local, full = (alias.asname, alias.name) if alias.asname else ("torch", "torch")
@@ -244,7 +259,8 @@ class SyntaxFacts:
         module = node.module
         if not node.level and module == "numpy":
             self.numpy_conversions.update(alias.asname or alias.name for alias in node.names
-                                          if alias.name in NUMPY_CONVERSIONS or alias.name == "*")
+                                          if alias.name in NUMPY_CONVERSIONS or alias.name in NUMPY_READERS
+                                          or alias.name == "*")
         if node.level or not module or not (module == "torch" or module.startswith("torch.")):
             return
         for alias in node.names:
@@ -296,11 +312,13 @@ class SyntaxFacts:
         return [f"{head}.{rest}" if rest else head for head in heads]
 
     def numpy_conversions_made(self) -> list[ast.Call]:
-        """Calls that may convert a tensor to NumPy: `R.numpy()`, `R.asarray(...)`, `R.array(...)`, and
-        plain calls of a name imported from numpy as one of those (any name after `from numpy import *`)."""
+        """Calls that may convert a tensor to NumPy: `R.numpy()`, `R.asarray(...)`, `R.array(...)`, `np.isnan(...)`
+        (NUMPY_READERS of an imported NumPy), and plain calls of a name imported from numpy as one of those (any
+        name after `from numpy import *`)."""
         named = [call for call in self.calls if type(call.func) is ast.Name and (  # type: ignore[attr-defined]
             call.func.id in self.numpy_conversions or "*" in self.numpy_conversions)]  # type: ignore[attr-defined]
-        return self.conversions + named
+        read = [call for call in self._numpy_reads if call.func.value.id in self.numpy_modules]  # type: ignore
+        return self.conversions + read + named
 
     def calls_to(self, names: Iterable[str], *, with_arguments: bool = False) -> bool:
         """Is some call (with arguments, if asked) a call of one of the torch `names`?"""

@@ -59,6 +59,9 @@ UNARY_ELEMENTWISE = frozenset({
     "trunc", "sign",
 })
 
+# Tensor methods that only reshape their tensor.
+RESHAPING_METHODS = frozenset({"unsqueeze", "view", "reshape", "flatten", "squeeze", "t", "repeat", "expand"})
+
 # Evidence that a parameter is a tensor: methods no list, dict, str or NumPy array has.
 # DEV005's flow (devlint/analysis/flow.py) and its screen.
 # Of the joining functions, those where a 0-dim tensor is still refused (it is joined, not broadcast).

@@ -21,7 +21,7 @@ from devlint.analysis.factories import (
 )
 from devlint.analysis.names import dotted_name, identifiers, keyword, positional
 from devlint.analysis.torch_names import TorchNames
-from devlint.analysis.vocabulary import CAST_METHODS, UNARY_ELEMENTWISE
+from devlint.analysis.vocabulary import CAST_METHODS, RESHAPING_METHODS, UNARY_ELEMENTWISE
 from devlint.analysis.types import Kind
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
@@ -281,7 +281,6 @@ def cpu_tensor_name(node: cst.BaseExpression, torch: TorchNames) -> Optional[str
     return legacy
 
 
-_RESHAPING = frozenset({"unsqueeze", "view", "reshape", "flatten", "squeeze", "t", "repeat", "expand"})
 _NUMBER_BUILTINS = frozenset({"int", "float", "len", "round"})  # their result is a number (`abs`, `max`: maybe not)
 
 
@@ -308,7 +307,7 @@ def _only_reshaped(expr: cst.BaseExpression, factory: cst.Call) -> bool:
     """`factory.view(-1, 1).float()`: a chain of reshaping and casting methods, no arithmetic."""
     while expr is not factory:
         if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
-                and expr.func.attr.value in _RESHAPING | CAST_METHODS):
+                and expr.func.attr.value in RESHAPING_METHODS | CAST_METHODS):
             return False
         expr = expr.func.value
     return True
@@ -328,7 +327,7 @@ def _operands(expr: cst.BaseExpression, torch: TorchNames) -> list[cst.BaseExpre
             return _operands(expr.args[0].value, torch)
         if isinstance(expr.func, cst.Attribute) and full is None and (
                 (expr.func.attr.value in UNARY_ELEMENTWISE | CAST_METHODS and not expr.args)
-                or expr.func.attr.value in _RESHAPING):
+                or expr.func.attr.value in RESHAPING_METHODS):
             return _operands(expr.func.value, torch) + [arg.value for arg in expr.args]
     return [expr]
 

@@ -15,6 +15,14 @@ from rules.cases import cases_for, reports
 case = cases_for("DEV006")
 
 FLAGGED = [
+    case("numpy_ufunc_of_a_model_output_on_a_moved_input", """
+        import numpy as np
+        import torch
+        def has_nan(model, images):
+            x = images.cuda()
+            logit = model.forward(x)
+            return np.isnan(logit.data.max())
+    """, [(6, 12)]),
     case("output_of_a_held_net_on_an_input_moved_here", """
         import numpy as np
         import torch
@@ -244,6 +252,13 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    case("numpy_ufunc_of_a_copy_on_the_host", """
+        import numpy as np
+        import torch
+        def has_nan(model, images):
+            logit = model(images.cuda())
+            return np.isnan(logit.detach().cpu()).any(), np.isnan(images.numpy()).any()
+    """, []),
     case("output_of_a_held_callable_not_named_as_a_module_or_copied_first", """
         import torch
         class Estimator(object):

@@ -14,6 +14,14 @@ case = cases_for("DEV009")
 HEAD = "import os\nimport torch\nimport torch.distributed as dist"
 
 FLAGGED = [
+    case("nccl_program_that_never_pins_its_rank", HEAD + """
+def main():
+    dist.init_process_group(backend="nccl")
+    gpu = int(os.environ["LOCAL_RANK"])
+    model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2).to(gpu), device_ids=[gpu])
+if __name__ == "__main__":
+    main()
+""", [(5, 5)]),
     case("cuda_method_after_init_process_group", HEAD + """
 dist.init_process_group("nccl")
 model = torch.nn.Linear(2, 2).cuda()
@@ -69,6 +77,26 @@ main()
 ]
 
 CLEAN = [
+    case("nccl_program_that_pins_its_rank_after_starting", HEAD + """
+def main():
+    dist.init_process_group(backend="nccl")
+    gpu = int(os.environ["LOCAL_RANK"])
+    torch.cuda.set_device(gpu)
+    model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2).to(gpu), device_ids=[gpu])
+if __name__ == "__main__":
+    main()
+""", []),
+    case("nccl_started_by_a_library_module_another_file_pins", HEAD + """
+def setup(rank, world_size):
+    dist.init_process_group("nccl", rank=rank, world_size=world_size)
+""", []),
+    case("nccl_program_whose_launcher_gives_each_rank_one_gpu", HEAD + """
+os.environ["CUDA_VISIBLE_DEVICES"] = os.environ["LOCAL_RANK"]
+def main():
+    dist.init_process_group("nccl")
+if __name__ == "__main__":
+    main()
+""", []),
     case("set_device_pins_the_rank", HEAD + """
 local_rank = int(os.environ["LOCAL_RANK"])
 torch.cuda.set_device(local_rank)

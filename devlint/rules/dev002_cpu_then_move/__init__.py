@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import ast
+from typing import Optional
 
-from devlint.analysis.vocabulary import FACTORIES, LEGACY_CONSTRUCTORS
+from devlint.analysis.vocabulary import (
+    CAST_METHODS, FACTORIES, LEGACY_CONSTRUCTORS, RESHAPING_METHODS, UNARY_ELEMENTWISE,
+)
 from devlint.analysis.prefilter import method_call, words
 from devlint.rules.rule import FixSafety, Rule
 from devlint.analysis.screen import SyntaxFacts, strip_casts as strip_casts_of_ast
@@ -12,18 +15,49 @@ from devlint.analysis.screen import SyntaxFacts, strip_casts as strip_casts_of_a
 _LEGACY = frozenset(f"torch.{name}" for name in LEGACY_CONSTRUCTORS)
 
 
-def screen_moved_factories(facts: SyntaxFacts) -> bool:
+def screen_moved_factories(facts: SyntaxFacts, *, data: bool = False) -> bool:
     """A CPU factory moved in its own chain, or assigned to `x` where some `x = x.to(...)` is
-    (DEV002's screen and DEV011's: they share the premise)."""
+    (DEV002's screen and DEV011's: they share the premise); or what is computed from a factory of the
+    rule's kind (`data`: DEV011's `torch.tensor(...)`, a legacy constructor) with numbers, then moved."""
     for move in facts.moves:
         receiver = strip_casts_of_ast(move.func.value)  # type: ignore[attr-defined]
         if _may_be_cpu_tensor(facts, receiver):
             return True
         # what is computed from a factory with numbers (`torch.exp(c * torch.arange(n)).to(d)`)
-        if type(receiver) in (ast.BinOp, ast.UnaryOp, ast.Call) and any(
-                type(node) is ast.Call and _may_be_cpu_tensor(facts, node) for node in ast.walk(receiver)):
+        if any(type(node) is ast.Call and _may_be_cpu_tensor(facts, node) and _may_be_data(facts, node) in (data, None)
+               for node in _operands(receiver)):
             return True
     return any(name in facts.moved_in_place and _may_be_cpu_tensor(facts, call) for name, call in facts.assigned_calls)
+
+
+def screen_moved_host_data(facts: SyntaxFacts) -> bool:
+    """DEV011's screen: DEV002's, with host data factories for the computed shape."""
+    return screen_moved_factories(facts, data=True)
+
+
+def _may_be_data(facts: SyntaxFacts, call: ast.Call) -> Optional[bool]:
+    """True for `torch.tensor(...)`/`as_tensor(...)`, False for the allocating factories, None for a legacy
+    constructor (its arguments decide)."""
+    names = facts.torch_names(call)
+    if any(name in _LEGACY for name in names):
+        return None
+    return any(name in ("torch.tensor", "torch.as_tensor") for name in names)
+
+
+def _operands(node: ast.expr) -> list[ast.expr]:
+    """The leaves of arithmetic, element-wise functions (`torch.exp(...)`) and reshaping or casting methods
+    (a superset of what `_factory_moves.lone_factory` follows: any function named so)."""
+    if type(node) is ast.BinOp and type(node.op) is not ast.MatMult:  # type: ignore[attr-defined]
+        return _operands(node.left) + _operands(node.right)  # type: ignore[attr-defined]
+    if type(node) is ast.UnaryOp and type(node.op) is not ast.Not:  # type: ignore[attr-defined]
+        return _operands(node.operand)  # type: ignore[attr-defined]
+    if type(node) is ast.Call and type(node.func) is ast.Attribute:  # type: ignore[attr-defined]
+        attr = node.func.attr  # type: ignore[attr-defined]
+        if attr in UNARY_ELEMENTWISE and len(node.args) == 1:  # type: ignore[attr-defined]
+            return [node, *_operands(node.args[0])]  # type: ignore[attr-defined]
+        if attr in UNARY_ELEMENTWISE | CAST_METHODS | RESHAPING_METHODS:
+            return [node, *_operands(node.func.value)]  # type: ignore[attr-defined]
+    return [node]
 
 
 def _may_be_cpu_tensor(facts: SyntaxFacts, node: ast.expr) -> bool:

@@ -82,7 +82,9 @@ RULE = Rule(
     why="""
         NumPy arrays live in host memory: `x.numpy()`, `np.asarray(x)` and `np.array(x)` of a tensor on a GPU
         raise `TypeError: can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the
-        tensor to host memory first`. On a CPU-only machine the same code runs, so the bug ships and fails on
+        tensor to host memory first`; so do the NumPy functions that read their argument as an array (`np.isnan`,
+        `np.isfinite`, `np.unique`, `np.percentile`, `np.allclose`, ...; not the reductions such as `np.sum`,
+        which call the tensor's own method). On a CPU-only machine the same code runs, so the bug ships and fails on
         the first machine with a GPU. The rule reports a tensor that the code shows may be on a device:
         one it placed itself (moved with `.cuda()` or `.to(target)`, made by a torch factory with
         `device=target` where the code shows the target may be an accelerator, the output of a model the

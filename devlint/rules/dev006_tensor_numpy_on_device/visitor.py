@@ -9,13 +9,13 @@ import libcst as cst
 from devlint.analysis.edits import short, shown_code
 from devlint.analysis.names import positional
 from devlint.analysis.placement import Placed, Placement
-from devlint.analysis.screen import NUMPY_CONVERSIONS
+from devlint.analysis.screen import NUMPY_CONVERSIONS, NUMPY_READERS
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 from devlint.rules.dev006_tensor_numpy_on_device import RULE
 
 # NumPy functions that convert their first argument (a CUDA tensor raises there as in `.numpy()`).
-_CONVERSIONS = tuple(name for name in NUMPY_CONVERSIONS if name != "numpy")
+_CONVERSIONS = (*(name for name in NUMPY_CONVERSIONS if name != "numpy"), *sorted(NUMPY_READERS))
 
 # (the scope a conversion is read in, its enclosing functions innermost first, its class, in a class body?)
 Where = tuple[Union[cst.FunctionDef, cst.Module], list[cst.FunctionDef], Optional[cst.ClassDef], bool]

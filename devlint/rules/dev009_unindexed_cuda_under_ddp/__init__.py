@@ -14,9 +14,16 @@ from devlint.rules.rule import FixSafety, Rule
 _STARTS_DISTRIBUTED = re.compile(r"""init_process_group|DistributedDataParallel|LOCAL_RANK|\\[xuUN0-7]|["']\s*["']""")
 
 
+# A device string, or the NCCL backend's name (a program that starts NCCL and never pins its rank).
+_CUDA_OR_NCCL = re.compile(ACCELERATOR_STRING.pattern + "|nccl")
+
+
 def _screen(facts: SyntaxFacts) -> bool:
     """A `"cuda"` literal without an index, or a `.cuda(...)` call, in a file that may set a rank up:
-    a `"LOCAL_RANK"` literal, or a call of `init_process_group` (any receiver, any torch alias)."""
+    a `"LOCAL_RANK"` literal, or a call of `init_process_group` (any receiver, any torch alias); or a
+    program (`if __name__ == "__main__":`) that names the `"nccl"` backend."""
+    if _nccl_program(facts.tree):
+        return True
     if not (facts.bare_cuda_string or "cuda" in facts.methods_called):
         return False
     if facts.local_rank_string or "init_process_group" in facts.methods_called:
@@ -24,6 +31,13 @@ def _screen(facts: SyntaxFacts) -> bool:
     return any((type(call.func) is ast.Name and call.func.id == "init_process_group")
                or any(name.endswith(".init_process_group") for name in facts.torch_names(call))
                for call in facts.calls)
+
+
+def _nccl_program(tree: ast.Module) -> bool:
+    main = any(type(statement) is ast.If and type(statement.test) is ast.Compare  # type: ignore[attr-defined]
+               and type(statement.test.left) is ast.Name and statement.test.left.id == "__name__"  # type: ignore
+               for statement in tree.body)
+    return main and any(type(node) is ast.Constant and node.value == "nccl" for node in ast.walk(tree))
 
 
 RULE = Rule(
@@ -47,7 +61,12 @@ RULE = Rule(
         guard that DEV003 asks for does not help here: `"cuda" if torch.cuda.is_available() else "cpu"`
         is still GPU 0 in every rank, and is reported. An unguarded `.cuda()` in such a file gets both
         reports: DEV003 (fails without CUDA) and DEV009 (every rank on GPU 0). A file whose every
-        `init_process_group` names the `"gloo"` backend is a CPU demo and is left alone.
+        `init_process_group` names the `"gloo"` backend is a CPU demo and is left alone. A program (`if
+        __name__ == "__main__":`) that starts NCCL (`init_process_group("nccl")`) and never pins is reported at
+        that call even where every placement names its GPU (`.to(local_rank)`, `device_ids=[local_rank]`):
+        each rank's current device is still GPU 0, where its CUDA context, its pinned memory and NCCL's
+        barriers go (PyTorch's DDP examples call `set_device` for this). A module without a `__main__` block
+        is left alone there: a library starts the group in one file and pins in another.
 
         Order matters too: where the file pins with `set_device`, what every rank places on the GPU
         before that call runs (`.cuda()`, `.to("cuda")`, `device="cuda"` or `map_location="cuda"` given)
@@ -83,6 +102,6 @@ RULE = Rule(
         GPU (`CUDA_VISIBLE_DEVICES` set per rank, which this file does not show), the local rank is not a
         valid index there, and calling `torch.cuda.set_device(local_rank)` once may be the better change.
     """,
-    tokens=("torch", ACCELERATOR_STRING, _STARTS_DISTRIBUTED),
+    tokens=("torch", _CUDA_OR_NCCL, _STARTS_DISTRIBUTED),
     screen=_screen,
 )

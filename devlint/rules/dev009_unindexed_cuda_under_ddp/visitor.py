@@ -9,6 +9,7 @@ import libcst as cst
 
 from devlint.analysis.devices import names_a_device
 from devlint.analysis.distributed import BeforePinning, LocalRankNames, distributed_file
+from devlint.analysis.guards import is_script
 from devlint.analysis.names import (
     dotted_name, has_cuda_method_signature, identifiers, keyword, positional, string_value, target_names,
 )
@@ -182,9 +183,14 @@ class UnindexedCudaUnderDdp(RuleVisitor):
             self.pending.append((node, "`.cuda()`", fix, True))
 
     def finish(self) -> None:
+        facts = distributed_file(self.ctx.module, self.torch)
+        if facts.every_rank_on_default_gpu and is_script(self.ctx.module):
+            # NCCL started by a program that never pins its rank: even with every placement indexed, each
+            # rank's current device stays GPU 0 (its CUDA context, pinned memory, NCCL's barriers)
+            for start in facts.nccl_starts:
+                self.report(start, _NEVER_PINNED)
         if not self.pending:
             return
-        facts = distributed_file(self.ctx.module, self.torch)
         if facts.every_rank_on_default_gpu:
             for node, what, fix, _places in self.pending:
                 self.report(node, _message(what), fix)
@@ -200,6 +206,12 @@ class UnindexedCudaUnderDdp(RuleVisitor):
 
 _LOCAL_RANK_ADVICE = ("index it with the local rank (`int(os.environ[\"LOCAL_RANK\"])`, or `rank %"
                       " torch.cuda.device_count()`; never the global rank, past the last GPU on a second host)")
+
+
+_NEVER_PINNED = ("`init_process_group(\"nccl\")` in a script that never calls `torch.cuda.set_device`: every rank's"
+                 " current device stays GPU 0, so each rank's CUDA context (pinned memory, `torch.cuda` calls) and"
+                 " NCCL's barriers land there; call `torch.cuda.set_device(local_rank)` before it, or pass"
+                 " `device_id=torch.device(\"cuda\", local_rank)`")
 
 
 def _message(what: str) -> str:

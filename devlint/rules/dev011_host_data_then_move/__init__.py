@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from devlint.analysis.prefilter import method_call, words
 from devlint.analysis.vocabulary import LEGACY_CONSTRUCTORS
-from devlint.rules.dev002_cpu_then_move import screen_moved_factories
+from devlint.rules.dev002_cpu_then_move import screen_moved_host_data
 from devlint.rules.rule import FixSafety, Rule
 
 RULE = Rule(
@@ -40,6 +40,6 @@ RULE = Rule(
         values may round in) or the target may be a tensor.
     """,
     tokens=("torch", method_call("to", "cuda"), words("tensor", "as_tensor", *LEGACY_CONSTRUCTORS)),
-    screen=screen_moved_factories,
+    screen=screen_moved_host_data,
     preview=True,
 )
