@@ -162,6 +162,14 @@ class ClassIndex:
     called: set[str] = field(default_factory=set)
 
 
+# The node types `_build_scope_index` and `class_index` look at; the others are only walked through.
+_SCOPE_INDEX_NODES = frozenset({
+    cst.Call, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.WithItem, cst.Import,
+    cst.ImportFrom, cst.NamedExpr, cst.Expr, cst.Attribute, cst.Subscript, cst.StarredElement,
+})
+_CLASS_INDEX_NODES = frozenset({cst.Expr, cst.Assign, cst.AnnAssign, cst.Call, cst.Attribute})
+
+
 def _children_in_scope(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
     for child in children(node):  # node.children would rebuild the node
         # Nested functions and classes have their own bindings; lambdas and comprehensions
@@ -216,6 +224,9 @@ class TypeOracle:
         called: set[int] = set()  # ids of the `x.dim` of `x.dim()` (a call is seen before its function)
         while stack:
             node = stack.pop()
+            if type(node) not in _SCOPE_INDEX_NODES:  # (exact types: isinstance is slow on LibCST's classes)
+                stack.extend(_children_in_scope(node))
+                continue
             if isinstance(node, cst.Call):
                 called.add(id(node.func))
             if isinstance(node, cst.Assign):
@@ -283,6 +294,7 @@ class TypeOracle:
         return index
 
     def class_index(self, cls: cst.ClassDef) -> ClassIndex:
+        """What the class's methods bind to `self.<attr>` and do with it (read once per class)."""
         key = id(cls)
         index = self._class_cache.get(key)
         if index is not None:
@@ -300,7 +312,11 @@ class TypeOracle:
             judged: set[int] = set()  # ids of bare `self.x.float()` calls: not evidence (see CONVERSIONS)
             while stack:
                 node = stack.pop()
-                if isinstance(node, cst.Expr) and _bare_call(node) is not None:
+                kind = type(node)  # (exact types: LibCST's node classes are never subclassed; isinstance is slow)
+                if kind not in _CLASS_INDEX_NODES:
+                    stack.extend(children(node))
+                    continue
+                if kind is cst.Expr and _bare_call(node) is not None:
                     judged.add(id(node.value.func))  # type: ignore[attr-defined]
                 if isinstance(node, (cst.Assign, cst.AnnAssign)):
                     targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
