@@ -25,6 +25,7 @@ from devlint.engine.layout import Refused, lay_out, smallest
 from devlint.engine.line_length import line_limit
 from devlint.engine.lines import Lines
 from devlint.engine.noqa import Suppressions
+from devlint.engine.parsing import parse_module
 from devlint.engine.project import index_for
 from devlint.engine.settings import INTERNAL_ERROR_CODE, Settings
 from devlint.engine.syntax import internal_error
@@ -49,7 +50,7 @@ def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleE
         module = reparser.parse(source, syntax.tree if syntax is not None else None)
     else:
         # Python parsed it (engine.py): a failure here is LibCST's, DEV998
-        module = cst.parse_module(text if text is not None else source)
+        module = parse_module(text if text is not None else source)
     result.module = module
     ctx = FileContext(module, path, target_torch(settings.target_torch, path), syntax=syntax,
                       preview=settings.preview, project=IndexReads(index_for(path)))

@@ -33,6 +33,7 @@ import libcst as cst
 
 from devlint.analysis.walk import children
 from devlint.engine.lines import common_ends
+from devlint.engine.parsing import parse_module
 
 # One chunk: (first line, last line), 1-based and inclusive, and its number of top-level statements.
 Chunk = tuple[int, int, int]
@@ -65,7 +66,7 @@ class Reparser:
         chunks = _chunks(text, lines, tree)
         module = _splice(last, lines, chunks) if last is not None and chunks is not None else None
         if module is None:
-            module = cst.parse_module(text)  # raises as LibCST does: the caller reports it
+            module = parse_module(text)  # raises as LibCST does: the caller reports it
         else:
             self.spliced += 1
         # The chunks are trusted only when they count the module's statements exactly.
@@ -153,7 +154,7 @@ def _splice(last: _Parsed, lines: list[str], chunks: list[Chunk]) -> Optional[cs
     statements = sum(count for _, _, count in chunks[new_starts[region_first]:new_ends[region_last] + 1])
     region_text = "\n".join(lines[region_first - 1:region_last]) + ("" if at_end else "\n")
     try:
-        region = cst.parse_module(region_text)
+        region = parse_module(region_text)
     except Exception:  # noqa: BLE001 - whatever the failure, the whole text decides (and reports it)
         return None
     old = last.module

@@ -1,0 +1,51 @@
+"""LibCST's parse of a text Python has already accepted, without validating every node it builds.
+
+Every LibCST node validates itself when it is constructed (`CSTNode.__post_init__` calls `_validate`:
+is this `Comma` well placed, are these parentheses balanced). That guards trees people build by hand;
+a tree the parser builds from text is valid by construction, and LibCST's own comment there says the
+check would better be left out of parsing. It is about a seventh of the parse (benchmarks/README.md),
+the largest stage of a run. `parse_module` leaves it out for the nodes built during its own call, in
+its own thread only: nodes built anywhere else (a fix's replacement, another library's code in the
+same process, another thread) are validated as before. Where LibCST has no such hook (another
+version), it is plain `cst.parse_module`.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Callable, Optional
+
+import libcst as cst
+
+_parsing = threading.local()
+
+
+def _install() -> Optional[Callable[[cst.CSTNode], None]]:
+    """Wrap `CSTNode.__post_init__` so that it skips validation while this thread is inside
+    `parse_module`; the wrapped original, or None where LibCST does not validate there."""
+    base = cst.CSTNode
+    validate = base.__dict__.get("__post_init__")
+    if validate is None or getattr(validate, "_devlint_parse", False):
+        return validate
+
+    def post_init(self: cst.CSTNode) -> None:
+        if not getattr(_parsing, "active", False):
+            validate(self)
+
+    post_init._devlint_parse = True  # type: ignore[attr-defined]  (installed once per process)
+    base.__post_init__ = post_init  # type: ignore[method-assign]
+    return validate
+
+
+_ORIGINAL = _install()
+
+
+def parse_module(text: str) -> cst.Module:
+    """`cst.parse_module(text)` (the same tree, the same errors) for a text `ast.parse` accepted."""
+    if _ORIGINAL is None or getattr(_parsing, "active", False):
+        return cst.parse_module(text)
+    _parsing.active = True
+    try:
+        return cst.parse_module(text)
+    finally:
+        _parsing.active = False
