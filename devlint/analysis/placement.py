@@ -632,6 +632,8 @@ class Placement:
 _DEVICE_WORDS = re.compile(r"device|cuda|gpu|cpu|accelerat|mps", re.IGNORECASE)
 # An input that is called and named like a module is one (`model(x)`, `self_encoder(x)`).
 _MODULE_NAME = re.compile(r"model|net$|module|encoder|decoder|backbone|classifier", re.IGNORECASE)
+
+
 def _handles_devices(function: cst.FunctionDef, inputs: set[str]) -> bool:
     """Does the function ask where its inputs are (`x.device`, `batch["ids"].device`: code written for
     inputs on any device), without moving any of them itself (then its callers hand it host tensors)?"""

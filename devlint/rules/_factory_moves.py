@@ -21,8 +21,8 @@ from devlint.analysis.factories import (
 )
 from devlint.analysis.names import dotted_name, identifiers, keyword, positional
 from devlint.analysis.torch_names import TorchNames
-from devlint.analysis.vocabulary import CAST_METHODS, RESHAPING_METHODS, UNARY_ELEMENTWISE
 from devlint.analysis.types import Kind
+from devlint.analysis.vocabulary import CAST_METHODS, RESHAPING_METHODS, UNARY_ELEMENTWISE
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 
@@ -161,9 +161,9 @@ class FactoryMoveVisitor(RuleVisitor):
         if folded is None or folded[1] is not None or name in LEGACY_CONSTRUCTORS:
             return None
         receiver = move.func.value  # type: ignore[union-attr]
-        if _type_cast_between(receiver, computed, self.torch) or _applicability(folded[0], name, self.torch) is None:
-            return None
         applicability = _applicability(folded[0], name, self.torch)
+        if applicability is None or _type_cast_between(receiver, computed, self.torch):
+            return None
         if not _only_reshaped(computed, factory):
             applicability = Applicability.UNSAFE
         new_factory = append_keyword(factory, "device", folded[0])
@@ -296,8 +296,11 @@ def lone_factory(expr: cst.BaseExpression, torch: TorchNames,
     if len(factories) != 1:
         return None
     factory = factories[0]
-    sizes = {arg.value.value for arg in factory.args if isinstance(arg.value, cst.Name)
-             and (arg.keyword is None or arg.keyword.value in ("start", "end", "step", "size"))}
+    name = cpu_tensor_name(factory, torch)
+    # the names it is given as sizes or a range (`torch.tensor(xs)` and a legacy constructor may be given data)
+    sizes = set() if name in _DATA_FACTORIES or name in LEGACY_CONSTRUCTORS else {
+        arg.value.value for arg in factory.args if isinstance(arg.value, cst.Name)
+        and (arg.keyword is None or arg.keyword.value in ("start", "end", "step", "size"))}
     others = [node for node in _operands(expr, torch) if node is not factory]
     bindings = bindings_of() if others else {}
     return factory if all(_is_number(node, bindings, sizes, 0) for node in others) else None

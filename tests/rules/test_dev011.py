@@ -42,6 +42,11 @@ FLAGGED = [
 NOT_FLAGGED = [
     pytest.param("""
         import torch
+        def f(t, w):
+            return (torch.tensor(w) * w).to(t.device)
+    """, [], id="data_made_a_tensor_and_computed_with_the_data_itself"),
+    pytest.param("""
+        import torch
         x = torch.zeros(3).to(device)
     """, [], id="an_allocation_is_dev002"),
     pytest.param("""

@@ -6,9 +6,9 @@ from typing import Optional
 
 import libcst as cst
 
+from devlint.analysis.classes import makes_host_data
 from devlint.analysis.devices import DeviceNameTracker, DeviceVariable
 from devlint.analysis.edits import append_keyword, code_of
-from devlint.analysis.classes import makes_host_data
 from devlint.analysis.names import dotted_name, has_star_kwargs, identifiers, keyword, positional
 from devlint.analysis.project_index import path_keys_of_code
 from devlint.analysis.walk import children, nodes as _nodes
@@ -62,7 +62,7 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
         scopes = [scope]
         cls = self.ctx.current_class()
         if isinstance(scope, cst.FunctionDef) and cls is not None:
-            scopes.append(cls)  # a test class: `setUp` saves, a test loads
+            scopes.append(cls)  # a test class's `setUp` saves, a test loads; a constructor saves, a method loads
         for where in scopes:
             for save in self._saves_before(where, load):
                 if where is cls and _saves_module_state(save) and not (

@@ -218,10 +218,10 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
         if len(parts) != 3 or parts[0] != "self" or cls is None:
             return False
         bindings = self.ctx.types.class_index(cls).bindings.get(parts[1], [])
-        return bool(bindings) and all(
-            how == "value" and isinstance(value, cst.Call) and (dotted_name(value.func) or "") != ""
-            and (dotted_name(value.func) or "").split(".")[0] not in ("self", "cls", *self._own_names())
-            for how, value, _ in bindings)
+        makers = [dotted_name(value.func) if how == "value" and isinstance(value, cst.Call) else None
+                  for how, value, _ in bindings]
+        return bool(makers) and all(
+            maker is not None and maker.split(".")[0] not in ("self", "cls", *self._own_names()) for maker in makers)
 
     @staticmethod
     def _is_view_read(read: cst.Call) -> bool:
