@@ -13,6 +13,17 @@ from rules.cases import cases_for, reports
 case = cases_for("DEV008")
 
 FLAGGED = [
+    case("a_test_that_the_deprecated_api_is_there_is_no_fallback", """
+        import contextlib
+        import functools
+        import torch
+        if torch.cuda.is_available() and hasattr(torch.cuda, "amp") and hasattr(torch.cuda.amp, "autocast"):
+            autocast = functools.partial(torch.cuda.amp.autocast, dtype=torch.bfloat16)
+        else:
+            @contextlib.contextmanager
+            def autocast():
+                yield
+    """, [(5, 34)]),
     case("cuda_autocast_written_out", """
         import torch
         with torch.cuda.amp.autocast():

@@ -34,7 +34,8 @@ RULE = Rule(
         machine has. Reported: each call, the import line that brings the names in (`from torch.cuda.amp import
         GradScaler, autocast`, inside a `try:` too), and the symbol passed on as a value (`ctx =
         torch.cuda.amp.autocast if amp else nullcontext`, `partial(torch.cuda.amp.autocast, ...)`), which is
-        called later. Calls in a branch that tests the torch version (or `hasattr`), in an `except`
+        called later. Calls in a branch that tests the torch version (or, with `hasattr`, that the new API
+        is there: `hasattr(torch.cuda.amp, "autocast")` asks for the old one, there in every torch), in an `except`
         fallback, or bound to a name that is bound to something else elsewhere (`custom_fwd = torch.amp.custom_fwd`
         in the other branch) are left alone: that is code kept for an older torch on purpose. Naming the
         class in `isinstance(...)` or an annotation calls nothing and is not reported.

@@ -325,7 +325,18 @@ def _keyword(name: str, value: str) -> cst.Arg:
 
 
 def _tests_version(test: cst.BaseExpression) -> int:
+    """1 when `test` asks about the torch version or the new API's presence; `hasattr(torch.cuda.amp,
+    "autocast")` asks whether the deprecated API is there, which every torch answers yes: not a fallback."""
+    if isinstance(test, cst.BooleanOperation):
+        return max(_tests_version(test.left), _tests_version(test.right))
+    if isinstance(test, cst.Call) and dotted_name(test.func) in ("hasattr", "getattr") and test.args \
+            and (dotted_name(test.args[0].value) or "").startswith(_OLD_HOMES):
+        return 0
     return int(any(_VERSION_TEST.search(word) for word in identifiers(test)))
+
+
+# Where the deprecated API lives (`torch.cuda.amp`, and `torch.cuda`, which holds it).
+_OLD_HOMES = ("torch.cuda", "torch.cpu")
 
 
 def _binding_counts(module: cst.Module) -> dict[str, int]:
