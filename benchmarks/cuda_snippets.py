@@ -60,6 +60,8 @@ class Recipe:
 
 RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     # flagged
+    "host_tensor_kept_in_a_plain_attribute_of_a_module": Recipe(
+        "(PositionalEncoding(4, 10).to(dev)(D(2, 5, 4)), Normalize().to(dev)(D(2, 3, 4, 4)))"),
     "length_of_an_input_shown_to_be_a_tensor": Recipe("(pad(D(3), 5), damp(D(3, 3), 0.5))"),
     "zero_dim_host_accumulator_written_in_place_from_the_inputs": Recipe("error(D(4, 3), D(4, 3), 4)"),
     "zero_dim_tensor_stacked_with_elements_of_the_callers_tensors": Recipe("total([D(3), D(0)], [D(3), D(0)])"),
@@ -123,6 +125,9 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
         "step(D(3), 0)", "g = lambda t: t * 2",
         note="g, not shown, stands in as doubling; what it returns is written into x, which stays on the device"),
     # not flagged
+    "module_attributes_that_move_or_are_only_numbers": Recipe(
+        "(Registered(3).to(dev)(D(3, 3)), MovesItsOwn(3).to(dev)(D(3)), Rebound(3).to(dev)(D(3)),"
+        " NotAModule(3).apply(H(3)))", note="the plain class is given host tensors (it is no module to move)"),
     "a_parameter_made_a_tensor_here_is_data": Recipe("accuracy([1, 2], [4, 5, 6, 7])", note="lists, as its caller gives"),
     "length_of_a_list_of_host_rows": Recipe("pad([[1.0], [2.0]], 4)", note="rows of numbers"),
     "zero_dim_host_tensor_added_not_in_place_or_added_into_an_input": Recipe("error(D(4, 3), D(4, 3), 4)"),

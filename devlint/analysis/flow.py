@@ -31,9 +31,8 @@ from devlint.analysis.torch_operations import (
     INDEX_ARGUMENTS, SAME_DEVICE_FUNCTIONAL, SAME_DEVICE_FUNCTIONS, SAME_DEVICE_METHODS, SUBSCRIPT_INDICES,
 )
 from devlint.analysis.vocabulary import (
-    ELEMENTWISE, HOST_VALUE_METHODS, JOINING, LEGACY_CONSTRUCTORS, LOOP_WRAPPERS, NO_SCALARS, NON_TENSOR_METHODS,
-    NUMBER_CALLS,
-    TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, TENSOR_VIEWS, TO_HOST_METHODS,
+    CAST_METHODS, ELEMENTWISE, HOST_VALUE_METHODS, JOINING, LOOP_WRAPPERS, NO_SCALARS, NON_TENSOR_METHODS, NUMBER_CALLS,
+    RESHAPING_METHODS, TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, TENSOR_VIEWS, TO_HOST_METHODS, UNARY_ELEMENTWISE,
 )
 from devlint.analysis.walk import children, nodes
 
@@ -140,6 +139,8 @@ class FunctionFlow:
     # (a, b, b may have dimensions): host tensors of two factories that meet each other
     host_pairs: set[tuple[cst.Call, cst.Call, bool]] = field(default_factory=set)
     tensor_params: set[str] = field(default_factory=set)  # parameters shown to be tensors (fix sources)
+    # factories of another method (`__init__`) read here through the plain attribute that holds them
+    attributes: dict[cst.Call, str] = field(default_factory=dict)
 
     def reportable(self) -> list[tuple[cst.Call, str, Meeting]]:
         """(factory, name, its first meeting), in the order of the source."""
@@ -164,6 +165,9 @@ class ModuleFacts:
         self.weighted: set[str] = set()  # submodules that always have a `.weight` (Linear, Conv, Embedding)
         # layers a module known only by its shape calls: their outputs are the module's (no parameters known)
         self.called_layers: set[str] = set()
+        # plain attributes `__init__` binds to a factory's host tensor (`self.pe = torch.zeros(n, d)`): the
+        # factory, by attribute. `Module.to()` moves parameters and buffers, never these.
+        self.host_attributes: dict[str, cst.Call] = {}
         self.is_module = cls is not None and classes.node_is_module_class(cls)
         if cls is not None and not self.is_module:
             self.called_layers = _layers_of_a_module_by_shape(cls, classes)
@@ -185,6 +189,7 @@ class ModuleFacts:
                 args = positional(node)
                 if args and isinstance(args[0].value, cst.SimpleString):
                     self.tensors.add(args[0].value.raw_value)
+        self.host_attributes = _host_attributes(cls, torch, self.tensors | self.submodules)
 
     def _bound(self, attr: str, value: cst.BaseExpression, classes: ClassTable, torch: TorchNames) -> None:
         if not isinstance(value, cst.Call):
@@ -204,6 +209,54 @@ class ModuleFacts:
                 self.submodules.add(attr)
         elif classes.base_is_module(value.func) and not full:
             self.submodules.add(attr)  # `self.encoder = BertModel(config)`: a model, by its name
+
+
+# Methods whose result is their receiver's tensor on its device: reshaped, cast, computed element by element.
+_SAME_PLACE_METHODS = RESHAPING_METHODS | CAST_METHODS | UNARY_ELEMENTWISE | {"transpose", "permute", "expand"}
+
+
+def _host_attributes(cls: cst.ClassDef, torch: TorchNames, registered: set[str]) -> dict[str, cst.Call]:
+    """The plain attributes of a module class that only its `__init__` binds, once, each to a factory's host
+    tensor (`self.pe = torch.zeros(n, d)`, `self.mask = torch.tril(...)` through `.unsqueeze(0)`, or through a
+    name `__init__` binds once to one): the factory, by attribute. None in a class that moves things itself
+    (it defines `_apply`, `to` or `cuda`), nor one registered as a buffer or parameter."""
+    methods = [s for s in cls.body.body if isinstance(s, cst.FunctionDef)] if isinstance(cls.body, cst.IndentedBlock) else []
+    if any(m.name.value in ("_apply", "to", "cuda") for m in methods):
+        return {}
+    bound: dict[str, list[tuple[cst.FunctionDef, cst.BaseExpression]]] = {}
+    for method in methods:
+        for node in nodes(method):
+            targets = node.targets if isinstance(node, cst.Assign) else [node] if isinstance(
+                node, (cst.AnnAssign, cst.AugAssign)) else []
+            for target in targets:
+                where = target.target
+                if isinstance(where, cst.Attribute) and isinstance(where.value, cst.Name) and where.value.value == "self":
+                    value = node.value if isinstance(node, (cst.Assign, cst.AnnAssign)) else None
+                    bound.setdefault(where.attr.value, []).append((method, value))  # type: ignore[arg-type]
+    init = next((m for m in methods if m.name.value == "__init__"), None)
+    if init is None:
+        return {}
+    local: dict[str, list[cst.BaseExpression]] = {}
+    for node in nodes(init):
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            local.setdefault(node.targets[0].target.value, []).append(node.value)
+    found = {}
+    for attribute, bindings in bound.items():
+        if attribute in registered or len(bindings) != 1 or bindings[0][0] is not init or bindings[0][1] is None:
+            continue
+        value = _under_same_place_methods(bindings[0][1])
+        if isinstance(value, cst.Name) and len(local.get(value.value, [])) == 1:
+            value = _under_same_place_methods(local[value.value][0])
+        name = cpu_factory_name(value, torch) if isinstance(value, cst.Call) else None
+        if name is not None and keyword(value, "generator") is None and not _is_placeholder(name, positional(value)):  # type: ignore
+            found[attribute] = value
+    return found  # type: ignore[return-value]
+
+
+def _under_same_place_methods(expr: cst.BaseExpression) -> cst.BaseExpression:
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _SAME_PLACE_METHODS:
+        expr = expr.func.value
+    return expr
 
 
 def _layers_of_a_module_by_shape(cls: cst.ClassDef, classes: ClassTable) -> set[str]:
@@ -432,6 +485,15 @@ class FlowReader:
         self._meet_returns()
         return self.flow
 
+    def _host_attribute(self, attribute: str, call: cst.Call) -> Value:
+        """`self.pe` of a module whose `__init__` bound it to `torch.zeros(...)`: that factory's host tensor,
+        wherever the module was moved (reported at the factory, in `__init__`)."""
+        name = cpu_factory_name(call, self.torch) or "tensor"
+        self.flow.factories.setdefault(call, name)
+        self.flow.attributes[call] = attribute
+        wide = frozenset() if _is_scalar(call, name, positional(call), set()) else frozenset({call})
+        return Value(host=frozenset({call}), wide=wide)
+
     # -- statements ------------------------------------------------------------------
     def _block(self, body: cst.BaseSuite | Iterable[cst.CSTNode], env: dict[str, Value]) -> None:
         statements = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else body
@@ -618,6 +680,9 @@ class FlowReader:
             if isinstance(node.value, cst.Name) and node.value.value == "self":
                 if node.attr.value in self.module.tensors:
                     return Value(inputs=frozenset({f"self.{node.attr.value}"}))
+                call = self.module.host_attributes.get(node.attr.value)
+                if call is not None and self.function.name.value != "__init__":
+                    return self._host_attribute(node.attr.value, call)
                 return NOTHING
             inner = self._expr(node.value, env)
             return inner if node.attr.value in TENSOR_VIEWS else NOTHING

@@ -412,8 +412,48 @@ def host_meetings_possible(facts: SyntaxFacts) -> bool:
         function_screen = screens[id(inner)]
         if function_screen is not None and function_screen.may_meet(call):
             verdicts[id(inner)] = True
+    for method in _host_attribute_readers(facts):
+        verdicts[id(method)] = True
     facts.host_meeting_functions = [verdicts.get(id(f), False) for f in functions]
     return bool(verdicts)
+
+
+def _host_attribute_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The methods of a class with a base that read `self.X` where the class's `__init__` binds `self.X` to
+    a factory's host tensor (directly, through a method chain, or through a name bound to one): a plain
+    attribute, which `Module.to()` leaves on the CPU (a superset of what `flow.ModuleFacts` keeps)."""
+    readers = []
+    for cls in facts.classes:
+        if not cls.bases:
+            continue
+        methods = [s for s in cls.body if type(s) in (ast.FunctionDef, ast.AsyncFunctionDef)]
+        init = next((m for m in methods if m.name == "__init__"), None)
+        if init is None:
+            continue
+        assigned: list[tuple[ast.expr, ast.expr]] = []
+        for node in walk(init):
+            if type(node) is ast.Assign and len(node.targets) == 1:  # type: ignore[attr-defined]
+                value = node.value  # type: ignore[attr-defined]
+                while type(value) is ast.Call and type(value.func) is ast.Attribute \
+                        and not _may_make_host_tensor(facts, value):  # type: ignore[attr-defined]
+                    value = value.func.value  # type: ignore[attr-defined]  (`pe.unsqueeze(0)`)
+                assigned.append((node.targets[0], value))  # type: ignore[attr-defined]
+        local = {target.id: value for target, value in assigned if type(target) is ast.Name}  # type: ignore
+        attributes = set()
+        for target, value in assigned:
+            if type(target) is ast.Attribute and type(target.value) is ast.Name and \
+                    target.value.id == "self":  # type: ignore[attr-defined]
+                made = local.get(value.id, value) if type(value) is ast.Name else value  # type: ignore
+                if type(made) is ast.Call and _may_make_host_tensor(facts, made):  # type: ignore[arg-type]
+                    attributes.add(target.attr)  # type: ignore[attr-defined]
+        if not attributes:
+            continue
+        for method in methods:
+            if method is not init and any(
+                    type(node) is ast.Attribute and node.attr in attributes and type(node.value) is ast.Name  # type: ignore
+                    and node.value.id == "self" for node in walk(method)):  # type: ignore[attr-defined]
+                readers.append(method)
+    return readers
 
 
 class _Span:

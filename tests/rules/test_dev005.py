@@ -21,6 +21,26 @@ def reports(code: str, snippet: str, path: str = "example.py") -> list[tuple[int
     return [r for r in lint(snippet, path, extend_select=(code,)) if r[2] == code]
 
 FLAGGED = [
+    case("host_tensor_kept_in_a_plain_attribute_of_a_module", """
+        import math
+        import torch
+        import torch.nn as nn
+        class PositionalEncoding(nn.Module):
+            def __init__(self, d, n):
+                super().__init__()
+                pe = torch.zeros(n, d)
+                position = torch.arange(0, n).unsqueeze(1)
+                pe[:, 0::2] = torch.sin(position * math.pi)
+                self.pe = pe.unsqueeze(0)
+            def forward(self, x):
+                return x + self.pe[:, : x.size(1)]
+        class Normalize(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.mean = torch.tensor([0.485, 0.456, 0.406]).view(1, 3, 1, 1)
+            def forward(self, images):
+                return (images - self.mean) / images.shape[1]
+    """, [(7, 14), (16, 21)]),
     case("length_of_an_input_shown_to_be_a_tensor", """
         import torch
         def pad(probs: torch.Tensor, n: int):
@@ -353,6 +373,42 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    case("module_attributes_that_move_or_are_only_numbers", """
+        import torch
+        import torch.nn as nn
+        class Registered(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.register_buffer("mask", torch.tril(torch.ones(n, n)))
+                self.cache = torch.zeros(n)
+                self.scale = torch.tensor(0.5)
+                self.reset()
+            def reset(self):
+                self.mask.mul_(self.cache)
+            def forward(self, x):
+                return x.masked_fill(self.mask == 0, 0.0) * self.scale, self.cache.to(x.device) + x.size(0)
+        class MovesItsOwn(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.table = torch.zeros(n)
+            def _apply(self, fn, recurse=True):
+                self.table = fn(self.table)
+                return super()._apply(fn, recurse)
+            def forward(self, x):
+                return x + self.table, x.shape
+        class Rebound(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.state = torch.zeros(n)
+            def forward(self, x):
+                self.state = self.state.to(x.device) + x
+                return self.state, x.shape
+        class NotAModule:
+            def __init__(self, n):
+                self.offsets = torch.zeros(n)
+            def apply(self, x: torch.Tensor):
+                return x + self.offsets
+    """, []),
     case("a_parameter_made_a_tensor_here_is_data", """
         import torch
         def accuracy(predicted, ends):

@@ -30,7 +30,12 @@ RULE = Rule(
         does a host tensor indexed by an input's index (`table[idx]`) and host values with dimensions
         written into an input through a tensor index or mask (`x[mask] = torch.zeros(n)`); and a 0-dim host
         tensor written in place from an input's (`total = torch.tensor(0.0)` ... `total += loss`): a CPU
-        tensor mixes with device tensors only as an input, never as the output. The rule reports
+        tensor mixes with device tensors only as an input, never as the output. A module's plain attribute
+        is a host tensor too, wherever the module was moved: `self.pe = torch.zeros(n, d)` in `__init__`
+        (not `register_buffer`, not `nn.Parameter`) stays on the CPU through `model.to(device)`, and is
+        reported at that factory where a method meets it with an input (`x + self.pe[:, :x.size(1)]`), with
+        `register_buffer(..., persistent=False)` as the advice (no fix); not in a method `__init__` calls, nor
+        in a class that moves things itself (`_apply`, `to`) or rebinds the attribute. The rule reports
         only such a meeting in the same function, and names the operation where it happens.
         Not reported: 0-dim tensors in element-wise arithmetic and comparisons (`torch.tensor(0.5)`),
         truth tests and host values (`if torch.rand(1) < p:`, `.item()`, `int()`, sizes, slice bounds), a

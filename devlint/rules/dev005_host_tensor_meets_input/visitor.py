@@ -14,7 +14,7 @@ from devlint.analysis.names import named_parameters
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 from devlint.rules.dev005_host_tensor_meets_input import RULE
-from devlint.analysis.walk import own_nodes
+from devlint.analysis.walk import nodes, own_nodes
 
 
 class HostTensorMeetsInput(RuleVisitor):
@@ -46,6 +46,7 @@ class HostTensorMeetsInput(RuleVisitor):
             classes = self.ctx.cache["class_table"] = ClassTable(self.ctx.module, self.torch)
         facts: dict[Optional[cst.ClassDef], ModuleFacts] = {}
         may_meet = self._screened_functions()
+        self._add_host_attribute_readers(classes, facts)
         for function, cls in self.functions.items():
             if may_meet is not None and not may_meet[self.ctx.function_order[function]]:
                 continue  # the screen saw no factory there that can meet an input
@@ -59,6 +60,9 @@ class HostTensorMeetsInput(RuleVisitor):
                               preview=self.preview).read()
             found = []
             for call, name, meeting in flow.reportable():
+                if call in flow.attributes:  # made in `__init__`, met here: no input there to take a device from
+                    found.append((call, _attribute_message(name, flow.attributes[call], meeting, function), None))
+                    continue
                 if call in self.placed or self._callers_keep_it_on_the_host(function, meeting, flow):
                     continue
                 sources = [_device_source(root, facts[cls]) for root in meeting.roots]
@@ -69,6 +73,30 @@ class HostTensorMeetsInput(RuleVisitor):
             _drop_fixes_that_split_host_tensors(found, flow)
             for call, message, fix in found:
                 self.report(call, message, fix)
+
+    def _add_host_attribute_readers(self, classes: ClassTable,
+                                    facts: dict[Optional[cst.ClassDef], ModuleFacts]) -> None:
+        """The methods (not `__init__`) of the file's module classes that read a plain attribute holding a
+        host factory's tensor (`self.pe`): read too, though they make no tensor themselves."""
+        for cls in classes.classes.values():
+            if not isinstance(cls.body, cst.IndentedBlock) or makes_host_data(cls):
+                continue
+            if cls not in facts:
+                facts[cls] = ModuleFacts(cls, classes, self.torch)
+            attributes = set(facts[cls].host_attributes)
+            if not attributes:
+                continue
+            init = next((m for m in cls.body.body if isinstance(m, cst.FunctionDef) and m.name.value == "__init__"), None)
+            # what `__init__` calls (`self.reset_parameters()`) runs while the module is still on the CPU
+            building = {node.func.attr.value for node in nodes(init) if isinstance(node, cst.Call)
+                        and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name)
+                        and node.func.value.value == "self"} if init is not None else set()
+            for method in cls.body.body:
+                if isinstance(method, cst.FunctionDef) and method.name.value not in ("__init__", *building) \
+                        and method not in self.functions \
+                        and any(isinstance(node, cst.Attribute) and node.attr.value in attributes
+                                and isinstance(node.value, cst.Name) and node.value.value == "self" for node in nodes(method)):
+                    self.functions[method] = cls
 
     def _screened_functions(self) -> Optional[list[bool]]:
         """The screen's answer for each function, in the order of the source (devlint/analysis/screen.py); None
@@ -110,6 +138,13 @@ def _message(name: str, root: str, where: str, source: Optional[str]) -> str:
     advice = f"pass `device={source}.device`" if source else "pass `device=` (the input's device)"
     what = root if " " in root else f"`{root}`"
     return f"`torch.{name}(...)` is created on the CPU and meets {what} in {where}; {advice}"
+
+
+def _attribute_message(name: str, attribute: str, meeting: Meeting, function: cst.FunctionDef) -> str:
+    what = meeting.root if " " in meeting.root else f"`{meeting.root}`"
+    return (f"`torch.{name}(...)` is kept in `self.{attribute}`, a plain attribute that `Module.to()` does not move"
+            f" (only parameters and buffers move): it stays on the CPU and meets {what} in {meeting.where} in"
+            f" `{function.name.value}`; register it: `self.register_buffer(\"{attribute}\", ..., persistent=False)`")
 
 
 def _device_source(root: str, module: ModuleFacts) -> Optional[str]:
