@@ -81,10 +81,23 @@ def test_too_few_files_for_workers_never_start_a_pool(tmp_path, monkeypatch):
     assert [[d.code for d in outcome.diagnostics] for outcome in outcomes] == [["DEV001"]] * 3
 
 
-def test_a_worker_starts_with_libcst_and_the_visitors_imported_and_frozen_for_the_collector():
-    code = ("import gc, sys; from devlint.runner.parallel import _start_worker; _start_worker(); "
-            "print('libcst' in sys.modules, 'devlint.rules.dev001_discarded_move.visitor' in sys.modules, "
-            "gc.get_freeze_count() > 0)")
+def test_a_worker_imports_libcst_only_for_a_file_that_needs_it_then_freezes_it_for_the_collector(tmp_path):
+    # a warm run (every file from the cache) never pays for LibCST; a chunk that parses freezes it, and
+    # the visitors, out of the collector's sight
+    (tmp_path / "cached.py").write_text("x = 1\n")
+    (tmp_path / "parsed.py").write_text(MOVE)
+    code = (
+        "import gc, sys\n"
+        "from devlint.runner.parallel import _start_worker, _check_chunk\n"
+        "from devlint.runner.runner import Mode, process\n"
+        "from devlint.engine.settings import Settings\n"
+        "_start_worker()\n"
+        f"_check_chunk(process, [{str(tmp_path / 'cached.py')!r}], Settings(), Mode(), None)\n"
+        "print('libcst' in sys.modules, gc.get_freeze_count() > 0)\n"
+        f"_check_chunk(process, [{str(tmp_path / 'parsed.py')!r}], Settings(), Mode(), None)\n"
+        "print('libcst' in sys.modules, 'devlint.rules.dev001_discarded_move.visitor' in sys.modules,"
+        " gc.get_freeze_count() > 0)\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert out.stdout.split() == ["True", "True", "True"]
+    assert out.stdout.split() == ["False", "False", "True", "True", "True"]

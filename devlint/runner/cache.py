@@ -63,6 +63,15 @@ def default_directory(settings: Settings) -> str:
     return os.path.join(settings.root, DEFAULT_DIRECTORY)
 
 
+@functools.lru_cache(maxsize=64)
+def _enabled_codes(settings: Settings, path: Optional[str]) -> list[str]:
+    """The codes `settings` enables for `path` (for any path where no per-file-ignores apply: then
+    `path` is None and the answer is computed once per run, not once per file)."""
+    from devlint.rules import rule_codes
+
+    return [code for code in (*rule_codes(), *ENGINE_CODES) if settings.enabled(code, path)]
+
+
 class Cache:
     """Results of checking files, stored under `directory`."""
 
@@ -72,9 +81,8 @@ class Cache:
     def key(self, path: str, raw: bytes, settings: Settings, with_edits: bool) -> str:
         from devlint.engine.line_length import line_limit
         from devlint.engine.target_torch import format_version, target_torch
-        from devlint.rules import rule_codes
 
-        enabled = [code for code in (*rule_codes(), *ENGINE_CODES) if settings.enabled(code, path)]
+        enabled = _enabled_codes(settings, path if settings.per_file_ignores else None)
         digest = hashlib.sha256()
         # fix edits are laid out within the line limit: it is part of what they depend on
         edits = str(line_limit(settings.line_length, path)) if with_edits else ""

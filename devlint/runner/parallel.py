@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from itertools import repeat
 from typing import Callable, Iterator, Optional, Sequence
 
@@ -55,21 +56,33 @@ def workers_pay(file_count: int, jobs: int) -> bool:
 
 
 def _start_worker() -> None:
-    """Worker initializer: die with the parent; import what checking a file needs (the LibCST
-    stage and the rules' visitors), then move it all out of the garbage collector's sight
-    (`gc.freeze()`): a full collection during a parse no longer walks LibCST's and the rules'
-    module objects, which live as long as the worker."""
+    """Worker initializer: die with the parent. LibCST is imported when a file first needs it (a run
+    whose files all come from the cache never does: that import is most of a warm run's cost)."""
     _die_with_parent()
-    from devlint.engine import cst_stage  # noqa: F401 - imported for the worker's whole life
-    from devlint.rules import all_rules
 
-    for entry in all_rules():
-        _ = entry.visitor  # its module, imported now
-    gc.freeze()
+
+_frozen = False
 
 
 def _check_chunk(process: Callable, paths: Sequence[str], settings: Settings, mode, cache) -> list:  # type: ignore[no-untyped-def,type-arg]
-    return [process(path, settings, mode, cache) for path in paths]
+    outcomes = [process(path, settings, mode, cache) for path in paths]
+    _freeze_after_libcst()
+    return outcomes
+
+
+def _freeze_after_libcst() -> None:
+    """Once the LibCST stage is imported, move it and the rules' modules out of the garbage collector's
+    sight (`gc.freeze()`, once per worker): a full collection during a parse no longer walks those
+    module objects, which live as long as the worker."""
+    global _frozen
+    if _frozen or "devlint.engine.cst_stage" not in sys.modules:
+        return
+    from devlint.rules import all_rules
+
+    for entry in all_rules():
+        _ = entry.visitor  # its module, imported now, before the freeze
+    gc.freeze()
+    _frozen = True
 
 
 def run_parallel(process: Callable, paths: Sequence[str], settings: Settings, mode,  # type: ignore[no-untyped-def,type-arg]
