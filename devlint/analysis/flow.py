@@ -212,7 +212,7 @@ class ModuleFacts:
 
 
 # Methods whose result is their receiver's tensor on its device: reshaped, cast, computed element by element.
-_SAME_PLACE_METHODS = RESHAPING_METHODS | CAST_METHODS | UNARY_ELEMENTWISE | {"transpose", "permute", "expand"}
+_SAME_PLACE_METHODS = RESHAPING_METHODS | CAST_METHODS | UNARY_ELEMENTWISE | {"transpose", "permute"}
 
 
 def _host_attributes(cls: cst.ClassDef, torch: TorchNames, registered: set[str]) -> dict[str, cst.Call]:

@@ -64,12 +64,12 @@ def default_directory(settings: Settings) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def _enabled_codes(settings: Settings, path: Optional[str]) -> list[str]:
+def _enabled_codes(settings: Settings, path: Optional[str]) -> tuple[str, ...]:
     """The codes `settings` enables for `path` (for any path where no per-file-ignores apply: then
     `path` is None and the answer is computed once per run, not once per file)."""
     from devlint.rules import rule_codes
 
-    return [code for code in (*rule_codes(), *ENGINE_CODES) if settings.enabled(code, path)]
+    return tuple(code for code in (*rule_codes(), *ENGINE_CODES) if settings.enabled(code, path))
 
 
 class Cache:

@@ -53,8 +53,8 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self._reported: set[int] = set()
-        self._functions: Optional[set[str]] = None  # the names of every function this file defines
-        self._names: Optional[set[str]] = None
+        # the names of every function this file defines, and of every function and class
+        self._definitions: Optional[tuple[set[str], set[str]]] = None
 
     # -- what is a copy to the host that has not landed yet ----------------------------------
     def _host_copy(self, call: cst.BaseExpression) -> Optional[cst.Call]:
@@ -198,16 +198,23 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
         return last not in self._own_functions() or self._held_from_elsewhere(callee)
 
     def _own_functions(self) -> set[str]:
-        if self._functions is None:
-            self._functions = {node.name.value for node in nodes(self.ctx.module) if isinstance(node, cst.FunctionDef)}
-        return self._functions
+        return self._defined()[0]
 
     def _own_names(self) -> set[str]:
         """The functions and classes this file defines."""
-        if self._names is None:
-            self._names = self._own_functions() | {
-                node.name.value for node in nodes(self.ctx.module) if isinstance(node, cst.ClassDef)}
-        return self._names
+        return self._defined()[1]
+
+    def _defined(self) -> tuple[set[str], set[str]]:
+        """(the file's function names, its function and class names), from one walk of the module."""
+        if self._definitions is None:
+            functions, names = set(), set()
+            for node in nodes(self.ctx.module):
+                if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                    names.add(node.name.value)
+                    if isinstance(node, cst.FunctionDef):
+                        functions.add(node.name.value)
+            self._definitions = (functions, names)
+        return self._definitions
 
     def _held_from_elsewhere(self, callee: str) -> bool:
         """`self._module.plan(...)` where the class binds `self._module` only to what another module's
