@@ -18,7 +18,8 @@ happens decides, nothing else:
 
 Every DEV005 recipe is also run with the inputs on the CPU, the control: a device bug works there.
 A snippet suppressed with `# noqa` is not flagged by the tests but is the bug: it must fail.
-Needs torch and numpy (and jax for one DEV006 look-alike; without it that case is an error);
+Needs torch and numpy (and jax for one DEV006 look-alike, scikit-learn for its metrics; without them those
+cases are errors);
 run by hand or by benchmarks/gpu_report.sh, never by the tests (tests/test_cuda_snippets.py checks
 that every case has a recipe, and how outcomes are decided).
 """
@@ -204,6 +205,14 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
 }, "DEV006": {
     # flagged
     "numpy_ufunc_of_a_model_output_on_a_moved_input": Recipe("has_nan(nn.Linear(3, 3).to(dev), H(2, 3))"),
+    "input_of_a_function_that_copies_another_to_the_host": Recipe(
+        "log(0, D(3), D(3))", note="the caller's tensors on the device, as the copy of `targets` expects"),
+    "input_of_an_override_whose_base_copies_to_the_host": Recipe(
+        "MacroRankEvaluator().process_scores_(D(4, 3), D(4, 2))", note="a batch and scores on the device"),
+    "metric_of_a_model_output": Recipe("evaluate(nn.Linear(3, 2).to(dev), H(4, 3), H(4))",
+                                       note="scikit-learn's confusion_matrix (without scikit-learn: an error)"),
+    "metric_imported_by_name_second_argument": Recipe(
+        "list(evaluate(nn.Linear(3, 2), [(H(4, 3), H(4))]))", note="scikit-learn's f1_score"),
     "output_of_a_held_net_on_an_input_moved_here": Recipe(
         "e(np.ones((2, 3), dtype=np.float32))", setup="e = Estimator(); e.net = nn.Linear(3, 3).to(dev)"),
     "cuda_then_numpy": Recipe("f(H(3))"),
@@ -304,6 +313,24 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "input_of_a_function_that_asks_nothing_about_devices": Recipe(
         "to_array(H(3))", note="nothing here moves the input or asks where it is: a host tensor"),
     "a_function_that_moves_its_inputs_is_handed_host_tensors": Recipe("evaluate(H(2), H(2), dev)"),
+    "inputs_of_a_function_that_copies_nothing_to_the_host": Recipe(
+        "keys(H(2, 2), H(2, 3))", note="nothing here copies to the host or asks where it is: host tensors"),
+    "inputs_of_init_beside_a_copy_to_the_host": Recipe(
+        "Ranks(H(2, 3), D(3))", note="a table of triples built on the host; scores from the device"),
+    "an_override_whose_base_copies_nothing": Recipe(
+        "Derived().process(H(2, 2), H(2))", note="neither method copies to the host: host tensors"),
+    "a_dataset_that_copies_to_the_host": Recipe(
+        "Pairs().pair(D(2), H(2))", note="a dataset's own tensors on the host; one handed in from the device"),
+    "input_annotated_as_an_array_beside_a_copy_to_the_host": Recipe(
+        "add(SimpleNamespace(), np.ones(3), D(3))", note="an array, as annotated, and a value from the device"),
+    "an_arrays_method_does_not_show_a_tensor": Recipe(
+        "add(SimpleNamespace(), np.ones(4), D(3))", note="an array action, as stable-baselines3's buffers get"),
+    "input_moved_here_beside_a_copy_to_the_host": Recipe(
+        "d.evaluating_forward(H(2, 3))", "d = Detector()\nd.device = dev\nd.model = nn.Linear(3, 3).to(dev)\n"
+        "distances = lambda a, b: a - b", note="a batch from a DataLoader, on the host, as pyod's detectors get"),
+    "metric_of_values_copied_to_the_host": Recipe(
+        "score(nn.Linear(3, 2).to(dev), H(4, 3), D(4))", note="scikit-learn's f1_score of copies on the host"),
+    "metric_of_host_tensors": Recipe("score(H(4))", note="scikit-learn's accuracy_score of host tensors"),
     "item_of_a_dataset": Recipe("d[0]", "d = Frames()\nd.frames = [H(3)]",
                                 note="a dataset's items are on the host, where a DataLoader asks for them"),
     "made_from_numpy_in_the_function": Recipe("f(D(3), np.ones(3))"),

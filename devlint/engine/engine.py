@@ -108,7 +108,7 @@ def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = 
                 rejected.diagnostics.append(parsed)
             return rejected
         tree = parsed
-    rules, facts = screen_with_facts(source, rules, tree)
+    rules, facts = screen_with_facts(source, rules, tree, preview=settings.preview)
     if not rules:
         return Analysis(source, skipped=True)
 

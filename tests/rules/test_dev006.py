@@ -15,6 +15,40 @@ from rules.cases import cases_for, reports
 case = cases_for("DEV006")
 
 FLAGGED = [
+    case("input_of_a_function_that_copies_another_to_the_host", """
+        import numpy as np
+        import torch
+        def log(step, predictions, targets):
+            expected = targets.detach().cpu().numpy()
+            return np.mean(predictions.numpy() == expected)
+    """, [(5, 20)]),
+    case("input_of_an_override_whose_base_copies_to_the_host", """
+        import torch
+        class RankEvaluator:
+            def process_scores_(self, batch, scores):
+                self.ranks = scores.detach().cpu().numpy()
+        class MacroRankEvaluator(RankEvaluator):
+            def process_scores_(self, batch, scores):
+                super().process_scores_(batch, scores)
+                return batch[:, [0, 1]].detach().numpy().tolist()
+    """, [(8, 16)]),
+    case("metric_of_a_model_output", """
+        import numpy as np
+        import torch
+        from sklearn import metrics
+        def evaluate(net, images, labels):
+            probs = torch.softmax(net(images.cuda()), 1)
+            return metrics.confusion_matrix(labels.numpy(), probs.max(1)[1])
+    """, [(6, 12)]),
+    case("metric_imported_by_name_second_argument", """
+        import torch
+        from sklearn.metrics import f1_score
+        def evaluate(model, loader):
+            model = model.cuda()
+            for images, labels in loader:
+                predictions = model(images.cuda()).argmax(1)
+                yield f1_score(labels.numpy(), predictions)
+    """, [(7, 15)]),
     case("numpy_ufunc_of_a_model_output_on_a_moved_input", """
         import numpy as np
         import torch
@@ -478,6 +512,75 @@ NOT_FLAGGED = [
         def f(x):
             return x.cuda().numpy()  # noqa: DEV006
     """, []),
+    case("inputs_of_a_function_that_copies_nothing_to_the_host", """
+        import numpy as np
+        import torch
+        def keys(batch, scores):
+            ranks = (scores > 0).sum(dim=1).numpy()
+            return batch[:, 0].numpy(), ranks
+    """, []),
+    case("inputs_of_init_beside_a_copy_to_the_host", """
+        import torch
+        class Ranks:
+            def __init__(self, triples, scores):
+                self.table = triples.numpy()
+                self.best = scores.detach().cpu().numpy()
+    """, []),
+    case("an_override_whose_base_copies_nothing", """
+        import torch
+        class Base:
+            def process(self, batch, scores):
+                self.seen = scores.numpy()
+        class Derived(Base):
+            def process(self, batch, scores):
+                super().process(batch, scores)
+                return batch[:, 0].numpy()
+    """, []),
+    case("a_dataset_that_copies_to_the_host", """
+        import torch
+        from torch.utils.data import Dataset
+        class Pairs(Dataset):
+            def pair(self, left, right):
+                return left.cpu().numpy(), right.numpy()
+    """, []),
+    case("input_annotated_as_an_array_beside_a_copy_to_the_host", """
+        import numpy as np
+        import torch
+        def add(self, action: np.ndarray, value: torch.Tensor) -> None:
+            self.actions = action.numpy() if hasattr(action, "numpy") else action
+            self.values = value.clone().cpu().numpy()
+    """, []),
+    case("an_arrays_method_does_not_show_a_tensor", """
+        import numpy as np
+        import torch
+        def add(self, action, value):
+            action = action.reshape((2, -1))
+            self.actions = np.array(action)
+            self.values = value.clone().cpu().numpy()
+    """, []),
+    case("input_moved_here_beside_a_copy_to_the_host", """
+        import torch
+        class Detector:
+            def evaluating_forward(self, batch_data):
+                x = batch_data
+                x_gpu = x.to(self.device)
+                x_recon = self.model(x_gpu)
+                return distances(x.numpy(), x_recon.cpu().numpy())
+    """, []),
+    case("metric_of_values_copied_to_the_host", """
+        import torch
+        from sklearn import metrics
+        def score(model, images, labels):
+            predictions = model(images.cuda()).argmax(1)
+            return metrics.f1_score(labels.cpu(), predictions.cpu())
+    """, []),
+    case("metric_of_host_tensors", """
+        import torch
+        from sklearn.metrics import accuracy_score
+        def score(labels):
+            predictions = torch.zeros(len(labels))
+            return accuracy_score(labels, predictions)
+    """, []),
 ]
 
 
@@ -498,3 +601,39 @@ def test_dev006_signs_from_the_caller_need_preview(code: str, expected: list[tup
 @pytest.mark.parametrize("code, expected", [c for c in FLAGGED if c.id not in PREVIEW] + NOT_FLAGGED)
 def test_dev006(code: str, expected: list[tuple[int, int, str]]) -> None:
     assert reports("DEV006", code) == expected
+
+
+FIXES = [
+    ("""
+        import torch
+        from sklearn import metrics
+        def evaluate(net, images, labels):
+            probs = torch.softmax(net(images.cuda()), 1)
+            return metrics.confusion_matrix(labels.numpy(), probs.max(1)[1])
+    """, """
+        import torch
+        from sklearn import metrics
+        def evaluate(net, images, labels):
+            probs = torch.softmax(net(images.cuda()), 1)
+            return metrics.confusion_matrix(labels.numpy(), probs.max(1)[1].detach().cpu())
+    """),
+    ("""
+        import torch
+        def log(predictions, targets):
+            return predictions.numpy(), targets.detach().cpu().numpy()
+    """, """
+        import torch
+        def log(predictions, targets):
+            return predictions.cpu().numpy(), targets.detach().cpu().numpy()
+    """),
+]
+
+
+@pytest.mark.parametrize("code, fixed", FIXES)
+def test_dev006_fix_of_a_metric_and_of_a_sibling(code: str, fixed: str) -> None:
+    import textwrap
+
+    from devlint import fix_source
+
+    result = fix_source(textwrap.dedent(code).removeprefix("\n"), "m.py")
+    assert result.source == textwrap.dedent(fixed).removeprefix("\n")

@@ -13,6 +13,20 @@ from rules.cases import cases_for, reports
 case = cases_for("DEV010")
 
 FLAGGED = [
+    case("copies_handed_to_a_method_of_the_class_that_runs_a_layer_on_them", """
+import torch
+class Offloaded:
+    def moe(self, i, state, weights):
+        return self.run_at_cpu(i, state.to("cpu", non_blocking=True), weights.to("cpu", non_blocking=True))
+    def run_at_cpu(self, i, inputs, weights):
+        return self.experts[i](inputs, weights)
+""", [(4, 35), (4, 71)]),
+    case("copy_handed_to_another_librarys_function", """
+import torch
+from PIL import Image
+def show(image):
+    return Image.fromarray(image.to("cpu", non_blocking=True))
+""", [(4, 28)]),
     case("tolist_after_the_copy", """
 import torch
 def f(x):
@@ -104,6 +118,28 @@ def f(x):
 ]
 
 CLEAN = [
+    case("copy_handed_to_a_method_that_synchronizes_first", """
+import torch
+class Offloaded:
+    def moe(self, i, state):
+        return self.run_at_cpu(i, state.to("cpu", non_blocking=True))
+    def run_at_cpu(self, i, inputs):
+        torch.cuda.synchronize()
+        return self.experts[i](inputs)
+""", []),
+    case("copy_handed_to_a_function_that_only_keeps_it", """
+import torch
+def keep(store, value):
+    store.append(value)
+def f(store, x):
+    keep(store, x.to("cpu", non_blocking=True))
+""", []),
+    case("copy_handed_to_torch_or_by_keyword", """
+import torch
+def f(x, sink):
+    sink(value=x.to("cpu", non_blocking=True))
+    return torch.cat([x.to("cpu", non_blocking=True)])
+""", []),
     case("kept_in_a_list_or_measured_is_not_read", """
 import torch
 def f(x, out):

@@ -6,17 +6,25 @@ import ast
 import re
 
 from devlint.analysis.prefilter import words
-from devlint.analysis.screen import SyntaxFacts, contains
+from devlint.analysis.screen import SKLEARN_READERS, SyntaxFacts, contains
 from devlint.rules.rule import FixSafety, Rule
 
 
 def _screen(facts: SyntaxFacts) -> bool:
-    """A conversion (`.numpy()`, `<numpy>.asarray/array(...)`, an imported `asarray`/`array`) that does not
-    come back through `.cpu()` first, in a function that shows a sign of a device: it holds a way onto one
-    (a `.to(...)`/`.cuda(...)` call or a call given `device=`), is a method of a class with a base (a
-    module's method: its inputs and state), reads a `.device`, or calls an input named like a module
-    (`model(x)`); or outside every function in a file that holds a way onto a device."""
-    placing = facts.moves + facts.device_calls
+    """A conversion (`.numpy()`, `<numpy>.asarray/array(...)`, an imported `asarray`/`array`, a scikit-learn
+    metric) that does not come back through `.cpu()` first, in a function that shows a sign of a device: it
+    holds a way onto one (a `.to(...)`/`.cuda(...)` call or a call given `device=`), converts another value
+    through `.cpu()`, or calls the method it overrides through `super()`; with preview on also a method of a
+    class with a base (a module's method: its inputs and state), a function that reads a `.device` or calls
+    an input named like a module (`model(x)`). Outside every function: a file that holds a way onto a device.
+    Without preview, a `.to(...)` or `device=` is a way onto a device only where its target may be shown to be
+    an accelerator (a device the caller chooses is not: `.to(device)`, `.to(args.device)`)."""
+    if facts.preview:
+        placing = facts.moves + facts.device_calls
+    elif facts.may_name_an_accelerator:
+        placing = [call for call in facts.moves + facts.device_calls if _may_place_on_an_accelerator(facts, call)]
+    else:
+        placing = []
     methods = {id(statement) for cls in facts.classes if cls.bases for statement in cls.body
                if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef)}
     for conversion in facts.numpy_conversions_made():
@@ -27,11 +35,36 @@ def _screen(facts: SyntaxFacts) -> bool:
             if placing:
                 return True
             continue
-        if any(contains(f, call) for f in functions for call in placing) or any(id(f) in methods for f in functions):
+        if any(contains(f, call) for f in functions for call in placing):
             return True
-        if any(_shows_a_device_sign(f) for f in functions):
+        if any(_copies_to_host(f) or (id(f) in methods and _calls_itself_in_super(f)) for f in functions):
+            return True
+        if facts.preview and (any(id(f) in methods for f in functions) or any(_shows_a_device_sign(f)
+                                                                               for f in functions)):
             return True
     return False
+
+
+def _may_place_on_an_accelerator(facts: SyntaxFacts, call: ast.Call) -> bool:
+    """`.cuda()`, or a `.to(...)` / `device=` whose target may be shown to name an accelerator. (`.to(y.device)`
+    and `.to(other)` place only where `y` is placed already: by another such call in the function.)"""
+    if type(call.func) is ast.Attribute and call.func.attr == "cuda":
+        return True
+    values = [*call.args, *(keyword.value for keyword in call.keywords)]
+    return any(facts.may_show_accelerator(value) for value in values)
+
+
+def _copies_to_host(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Another tensor converted through `.cpu()` (`y.detach().cpu().numpy()`)."""
+    return any(type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "numpy"  # type: ignore
+               and _comes_back_first(node) for node in ast.walk(function))  # type: ignore[arg-type]
+
+
+def _calls_itself_in_super(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """`super().process(...)` in `process`: the base's method may copy to the host."""
+    return any(type(node) is ast.Attribute and node.attr == function.name and type(node.value) is ast.Call  # type: ignore
+               and type(node.value.func) is ast.Name and node.value.func.id == "super"  # type: ignore[attr-defined]
+               for node in ast.walk(function))
 
 
 # An input named like a module (`model(x)`): its output is on the module's device.
@@ -53,14 +86,18 @@ def _shows_a_device_sign(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bo
 def _comes_back_first(conversion: ast.Call) -> bool:
     """`x.detach().cpu().numpy()`, `np.asarray(y.cpu()[0])`: the converted chain goes through `.cpu()` (or
     `.tolist()`, `.item()`) with no `.to(...)`/`.cuda(...)` after it. Such a value is on the host whatever
-    `x` was (a `.to(...)` of any target might move it back, so it ends the walk)."""
+    `x` was (a `.to(...)` of any target might move it back, so it ends the walk). A scikit-learn metric
+    converts its first two arguments: both must."""
     func = conversion.func
     if type(func) is ast.Attribute and func.attr == "numpy":
-        value: ast.expr = func.value
-    elif conversion.args:
-        value = conversion.args[0]
-    else:
-        return False
+        return _through_host(func.value)
+    # (a plain name may be a metric imported under another name)
+    metric = type(func) is not ast.Attribute or func.attr in SKLEARN_READERS
+    converted = conversion.args[:2] if metric else conversion.args[:1]
+    return bool(converted) and all(_through_host(value) for value in converted)
+
+
+def _through_host(value: ast.expr) -> bool:
     while True:
         if type(value) is ast.Subscript:
             value = value.value  # type: ignore[attr-defined]
@@ -84,19 +121,26 @@ RULE = Rule(
         raise `TypeError: can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the
         tensor to host memory first`; so do the NumPy functions that read their argument as an array (`np.isnan`,
         `np.isfinite`, `np.unique`, `np.percentile`, `np.allclose`, ...; not the reductions such as `np.sum`,
-        which call the tensor's own method). On a CPU-only machine the same code runs, so the bug ships and fails on
+        which call the tensor's own method), and scikit-learn's metrics, which read their first two arguments
+        with `np.asarray` (`metrics.confusion_matrix(y_true, y_pred)`, `f1_score`, `roc_auc_score`, ...).
+        On a CPU-only machine the same code runs, so the bug ships and fails on
         the first machine with a GPU. The rule reports a tensor that the code shows may be on a device:
         one it placed itself (moved with `.cuda()` or `.to(target)`, made by a torch factory with
         `device=target` where the code shows the target may be an accelerator, the output of a model the
         function moved, or of a module given such a tensor: known as a module by the file or named like one,
-        `self.net(x)` after `x = x.cuda()`), and what tensor methods, torch functions, arithmetic, indexing and unpacking make
+        `self.net(x)` after `x = x.cuda()`), an input of a function that itself copies another tensor to the
+        host before converting it (`y.detach().cpu().numpy()` beside `x.numpy()`: the code expects its
+        tensors on a device; also where the method it overrides and calls through `super()` does), and what
+        tensor methods, torch functions, arithmetic, indexing and unpacking make
         of it, with no `.cpu()`, `.to("cpu")` or rebinding between. With preview on, also tensors that
         come from the caller with a sign of a device (see "In preview"). Left alone: values
         built on the host in the function (a factory without `device=`, `torch.from_numpy`, `torch.load`
         with any `map_location`), anything in a class that builds host data for a DataLoader (a `Dataset`, sampler, collator, tokenizer), a module
         given an input the function makes on the host (then the module is there too), a private helper of
         a module (its class may copy to the host before calling it), an attribute of an input of unknown
-        kind (`x.meta`), and what a tokenizer or a plain function returns. `.to(dtype)` is not a move, and
+        kind (`x.meta`), an input annotated as something that is not a tensor (`action: np.ndarray`), the
+        result of a method a NumPy array has too (`x.reshape(...)`) when nothing shows `x` is a tensor, an
+        input of `__init__`, and what a tokenizer or a plain function returns. `.to(dtype)` is not a move, and
         `.numpy(force=True)` copies to the host itself. Nor is a conversion in a branch of a test that
         asks where things are (`if x.device.type == "cpu":`, `x.is_cuda`, `device != "cpu"`, `use_gpu`),
         and `np.asarray(...)` only of a value shown to be one tensor.
@@ -126,7 +170,7 @@ RULE = Rule(
         the same values; on a device the call now works. No fix for `np.asarray(...)` of a value that is not
         shown to be one tensor (a model's output object, a list of tensors): `.cpu()` may not exist there.
     """,
-    tokens=("torch", words("numpy")),
+    tokens=("torch", words("numpy", "sklearn")),
     screen=_screen,
     preview_shapes="""
         tensors that come from the caller with a sign of a device: an input of a function that asks where

@@ -7,9 +7,9 @@ from typing import Optional, Union
 import libcst as cst
 
 from devlint.analysis.edits import short, shown_code
-from devlint.analysis.names import positional
+from devlint.analysis.names import dotted_name, positional
 from devlint.analysis.placement import Placed, Placement
-from devlint.analysis.screen import NUMPY_CONVERSIONS, NUMPY_READERS
+from devlint.analysis.screen import NUMPY_CONVERSIONS, NUMPY_READERS, SKLEARN_READERS
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 from devlint.rules.dev006_tensor_numpy_on_device import RULE
@@ -29,6 +29,8 @@ class TensorNumpyOnDevice(RuleVisitor):
         super().__init__(ctx)
         self.numpy_modules: set[str] = set()  # `np` of `import numpy as np`
         self.numpy_conversions: set[str] = set()  # `asarray` of `from numpy import asarray`
+        self.sklearn_modules: set[str] = set()  # `metrics` of `from sklearn import metrics`, `sklearn`
+        self.sklearn_readers: set[str] = set()  # `f1_score` of `from sklearn.metrics import f1_score`
         self.calls: list[cst.Call] = []
         self.scopes: dict[cst.Call, Where] = {}
 
@@ -36,9 +38,19 @@ class TensorNumpyOnDevice(RuleVisitor):
         for alias in node.names:
             if alias.evaluated_name == "numpy":
                 self.numpy_modules.add(alias.evaluated_alias or "numpy")
+            elif alias.evaluated_name in ("sklearn", "sklearn.metrics"):
+                self.sklearn_modules.add(alias.evaluated_alias or "sklearn")
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if node.relative or node.module is None or cst.Module([]).code_for_node(node.module) != "numpy":
+        module = None if node.relative or node.module is None else cst.Module([]).code_for_node(node.module)
+        if module in ("sklearn", "sklearn.metrics") and not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                if alias.evaluated_name == "metrics":
+                    self.sklearn_modules.add(alias.evaluated_alias or "metrics")
+                elif alias.evaluated_name in SKLEARN_READERS:
+                    self.sklearn_readers.add(alias.evaluated_alias or alias.evaluated_name)
+            return
+        if module != "numpy":
             return
         if isinstance(node.names, cst.ImportStar):
             self.numpy_conversions.update(_CONVERSIONS)
@@ -50,8 +62,8 @@ class TensorNumpyOnDevice(RuleVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         # any plain name may be an alias (`from numpy import asarray as to_array`): imports are read to the end
-        if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and func.attr.value in ("numpy",
-                                                                                                  *_CONVERSIONS)):
+        if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and (
+                func.attr.value in ("numpy", *_CONVERSIONS) or func.attr.value in SKLEARN_READERS)):
             functions = self.ctx.enclosing_functions()
             in_class_body = self.ctx.current_class() is not None and not functions
             scope = functions[0] if functions else self.ctx.module
@@ -62,35 +74,41 @@ class TensorNumpyOnDevice(RuleVisitor):
     def finish(self) -> None:
         placements: dict[cst.CSTNode, Placement] = {}
         for call in self.calls:
-            found = self._candidate(call)
-            if found is None:
-                continue
             scope, functions, cls, in_class_body = self.scopes[call]
             if in_class_body:
                 continue
-            if scope not in placements:
-                placements[scope] = Placement(self.ctx, scope, functions, cls).read()
-            value = found[1]
-            placed = placements[scope].placed(value)
-            if placed is None or (found[2] != "numpy" and not placed.is_tensor):
-                continue
-            self.report(call, _message(self.ctx.module, call, found, placed), _fix(call, found, placed))
+            for found in self._candidates(call):
+                if scope not in placements:
+                    placements[scope] = Placement(self.ctx, scope, functions, cls).read()
+                value = found[1]
+                placed = placements[scope].placed(value)
+                if placed is None or (found[2] != "numpy" and not placed.is_tensor):
+                    continue
+                self.report(call, _message(self.ctx.module, call, found, placed), _fix(call, found, placed))
+                break  # one report per call (its fix copies that argument; the next pass sees the other)
 
-    def _candidate(self, call: cst.Call) -> Optional[Candidate]:
-        """(call, converted value, "numpy" or the NumPy function) for a conversion, else None."""
+    def _candidates(self, call: cst.Call) -> list[Candidate]:
+        """(call, converted value, "numpy" or the function) for each value a conversion converts: the receiver
+        of `.numpy()`, the first argument of a NumPy function, the first two of a scikit-learn metric."""
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value == "numpy":
-            return None if call.args else (call, func.value, "numpy")
+            return [] if call.args else [(call, func.value, "numpy")]
         name: Optional[str] = None
+        converted = 1
         if (isinstance(func, cst.Attribute) and func.attr.value in _CONVERSIONS and isinstance(func.value, cst.Name)
                 and func.value.value in self.numpy_modules):
             name = func.attr.value
         elif isinstance(func, cst.Name) and func.value in self.numpy_conversions:
             name = func.value
-        args = positional(call)
+        elif (isinstance(func, cst.Attribute) and func.attr.value in SKLEARN_READERS
+              and (dotted_name(func) or "").split(".")[0] in self.sklearn_modules):
+            name, converted = func.attr.value, 2
+        elif isinstance(func, cst.Name) and func.value in self.sklearn_readers:
+            name, converted = func.value, 2
+        args = positional(call)[:converted]
         if name is None or not args or args[0].star:
-            return None
-        return call, args[0].value, name
+            return []
+        return [(call, arg.value, name) for arg in args if not arg.star]
 
 
 def _is_method(ctx, function: cst.FunctionDef) -> bool:  # type: ignore[no-untyped-def]
@@ -102,8 +120,9 @@ def _message(module: cst.Module, call: cst.Call, found: Candidate, placed: Place
     text = short(module.code_for_node(found[1]))
     host = f"{text}.detach().cpu()" if placed.may_require_grad and not _detached(found[1]) else f"{text}.cpu()"
     function = "" if found[2] == "numpy" else module.code_for_node(call.func)
-    what = f"`{text}.numpy()`" if found[2] == "numpy" else f"`{function}({text})`"
-    advice = f"`{host}.numpy()`" if found[2] == "numpy" else f"`{function}({host})`"
+    before = "" if found[2] == "numpy" or positional(call)[0].value is found[1] else "..., "  # `f1_score(y, p)`
+    what = f"`{text}.numpy()`" if found[2] == "numpy" else f"`{function}({before}{text})`"
+    advice = f"`{host}.numpy()`" if found[2] == "numpy" else f"`{function}({before}{host})`"
     return (f"{what} of a tensor that may be on a device ({placed.how}) raises there: NumPy cannot read device"
             f" memory; copy it to the host first: {advice}")
 

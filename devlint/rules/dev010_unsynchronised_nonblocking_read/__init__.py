@@ -32,7 +32,10 @@ RULE = Rule(
         function of this file (it may wait first; but a method of an object the class holds from another
         module's function, `self._module.plan(y)` after `self._module = get_module(...)`, is that library's,
         whatever its name), and not one that only keeps or inspects the value
-        (`ys.append(y)`, `len(y)`, `list(y)`). A copy into a buffer (`buf.copy_(x, non_blocking=True)`) counts
+        (`ys.append(y)`, `len(y)`, `list(y)`). The copy handed straight to such a call is reported too
+        (`Image.fromarray(x.to("cpu", non_blocking=True))`), and so is one handed to a function of this file
+        (a method of the same class, or a module function) that reads that parameter on the host (a layer
+        run on it, `.tolist()`, another library's call) with nothing in it that can wait for the GPU. A copy into a buffer (`buf.copy_(x, non_blocking=True)`) counts
         when `buf` is shown to be pinned (`pin_memory=True`, `.pin_memory()`): into pageable memory the copy
         is synchronous. Not reported when the source is shown to be on the CPU already. `.cpu()` takes no
         `non_blocking` argument (torch 2.13: `TypeError`). Confirmed on paper only: the stale read is a race

@@ -7,6 +7,7 @@ from typing import Optional, Sequence
 
 import libcst as cst
 
+from devlint.analysis.edits import short
 from devlint.analysis.factories import cpu_factory_name, is_host
 from devlint.analysis.names import dotted_name, keyword, positional
 from devlint.analysis.terminating import terminating
@@ -115,7 +116,12 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
 
     # -- reads ---------------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
-        """`x.to("cpu", non_blocking=True).numpy()`: read before the copy can have landed."""
+        """`x.to("cpu", non_blocking=True).numpy()`: read before the copy can have landed; `run(x.to("cpu",
+        non_blocking=True))`: handed at once to a call that reads it."""
+        for position, arg in enumerate(node.args):
+            if arg.keyword is None and not arg.star and self._host_copy(arg.value) is not None and (
+                    self._reads_handed_copy(node, position)):
+                self._report_handed(arg.value, node)
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in _READ_METHODS:
             receiver: cst.BaseExpression = node.func.value
             while True:
@@ -197,6 +203,37 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
             return False  # (read above where it is one)
         return last not in self._own_functions() or self._held_from_elsewhere(callee)
 
+    def _reads_handed_copy(self, call: cst.Call, position: int) -> bool:
+        """Does `call` read its argument at `position` on the host now? Another library's function (as
+        `_hands_over`), or a function of this file that reads that parameter and never waits for the GPU
+        (`self.run_expert_at_cpu(i, x.to("cpu", non_blocking=True))` that runs a layer on it)."""
+        callee = dotted_name(call.func) or ""
+        if callee in _HOST_BUILTINS or self._hands_over(call.func, callee):
+            return True
+        function = self._own_function(callee)
+        if function is None:
+            return False
+        params = [*function.params.posonly_params, *function.params.params]
+        if callee.startswith("self.") and params and params[0].name.value == "self":
+            params = params[1:]
+        if position >= len(params) or any(p.star for p in params[:position + 1]):
+            return False
+        name = params[position].name.value
+        return not _waits(function.body, name) and _reads_in(function.body, name, self.torch)
+
+    def _own_function(self, callee: str) -> Optional[cst.FunctionDef]:
+        """The definition `callee` names: `self.m` in the current class, or a function of the module."""
+        parts = callee.split(".")
+        if len(parts) == 2 and parts[0] == "self":
+            cls = self.ctx.current_class()
+            body = cls.body.body if cls is not None and isinstance(cls.body, cst.IndentedBlock) else ()
+        elif len(parts) == 1 and parts[0]:
+            body = self.ctx.module.body
+        else:
+            return None
+        found = [s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == parts[-1]]
+        return found[0] if len(found) == 1 and not found[0].decorators else None
+
     def _own_functions(self) -> set[str]:
         return self._defined()[0]
 
@@ -244,6 +281,17 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
                           f" `torch.cuda.synchronize()` (or an event's `.synchronize()`) before reading it")
 
 
+    def _report_handed(self, copy: cst.BaseExpression, call: cst.Call) -> None:
+        if id(copy) in self._reported:
+            return
+        self._reported.add(id(copy))
+        callee = short(self.ctx.module.code_for_node(call.func), 40)
+        self.report(copy, f"`{callee}(...)` reads this `non_blocking=True` copy to the CPU on the host at once, with"
+                          f" no synchronize in between: it may see zeros or stale values; call"
+                          f" `torch.cuda.synchronize()` (or an event's `.synchronize()`) after the copy, or copy"
+                          f" with `non_blocking=False`")
+
+
 def _is_name(expr: cst.BaseExpression, name: str) -> bool:
     return isinstance(expr, cst.Name) and expr.value == name
 
@@ -277,6 +325,28 @@ def _waits(root: cst.CSTNode, name: str) -> bool:
                     return True  # a blocking copy waits for the stream, the pending copy included
         elif callee in _HOST_BUILTINS and any(
                 not isinstance(arg.value, _LITERALS) and not _is_name(_chain_root(arg.value), name) for arg in node.args):
+            return True
+    return False
+
+
+def _reads_in(body: cst.CSTNode, name: str, torch) -> bool:  # type: ignore[no-untyped-def]
+    """Is `name` read on the host in `body`: read with `.numpy()`/`.tolist()`/`.item()` or a host builtin, or
+    handed to a call that is not torch's and does not only keep or inspect it (a layer run on it:
+    `self.experts[i](x)`)?"""
+    for node in own_nodes_in_order(body):
+        if not isinstance(node, cst.Call):
+            continue
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _READ_METHODS and _is_name(_chain_root(func.value), name):
+            return True
+        callee = dotted_name(func) or ""
+        if torch.qualify(func) is not None or callee.rsplit(".", 1)[-1] in _KEEPS_OR_INSPECTS:
+            continue
+        if isinstance(func, cst.Attribute) and not callee:
+            pass  # `self.layers[i](x)`: a called element
+        elif "." in callee and callee.rsplit(".", 1)[-1] in TENSOR_METHODS:
+            continue
+        if any(_is_name(_chain_root(arg.value), name) for arg in node.args):
             return True
     return False
 
