@@ -22,6 +22,12 @@ def reports(code: str, snippet: str, path: str = "example.py") -> list[tuple[int
     return [r for r in lint(snippet, path, extend_select=(code,)) if r[2] == code]
 
 FLAGGED = [
+    case("a_save_into_another_directory_first", """
+        import torch
+        def test_reload(trainer):
+            trainer.save(path="out/")
+            return torch.load("checkpoints/model.pt")
+    """, [(4, 12)]),
     case("save_and_restore_methods_of_a_library_class", """
         import torch
         class Agent:
@@ -128,6 +134,25 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    case("reloads_what_a_save_wrote_into_its_directory", """
+        import torch
+        def test_save_and_load(trainer):
+            trainer.save(path="tests/model_dir/", model_filename="model.pt")
+            return torch.load("tests/model_dir/model.pt", weights_only=False)
+    """, []),
+    case("reloads_what_a_save_wrote_under_the_same_name", """
+        import os
+        import torch
+        def test_save_optimizer(trainer, save_path):
+            trainer.save(path=save_path, model_filename="model_and_optimizer.pt")
+            return torch.load(os.path.join(save_path, "model_and_optimizer.pt"))
+    """, []),
+    case("jit_save_then_jit_load_of_the_same_file", """
+        import torch
+        def round_trip(traced, file_path):
+            torch.jit.save(traced, file_path)
+            return torch.jit.load(file_path)
+    """, []),
     case("saved_by_the_constructor_and_reloaded_by_a_method", """
         import torch
         class Snapshot:

@@ -27,7 +27,8 @@ RULE = Rule(
         reports it nor changes it (a fix adds `map_location=` only); `map_location` is needed either way.
         Not reported where the file cannot hold a tensor of another machine's device: a save and reload
         in the same function, test class or script (`torch.save(x, path)` then `torch.load(path)`, an
-        `io.BytesIO` buffer), or in one class unless it saves a module's state (`model.state_dict()`)
+        `io.BytesIO` buffer, `torch.jit.save` then `torch.jit.load`; in one function, any `save...` call given
+        the path or the directory the load reads: `trainer.save(path="out/")` then `torch.load("out/m.pt")`), or in one class unless it saves a module's state (`model.state_dict()`)
         outside its `__init__` (a library's `save()` and `restore()` run in separate processes, maybe on
         other machines); a load in the CUDA branch of `if torch.cuda.is_available():` whose `else`
         loads with `map_location` (the CPU twin); a file that the project itself writes, by a file name

@@ -9,7 +9,7 @@ import libcst as cst
 from devlint.analysis.classes import makes_host_data
 from devlint.analysis.devices import DeviceNameTracker, DeviceVariable
 from devlint.analysis.edits import append_keyword, code_of
-from devlint.analysis.names import dotted_name, has_star_kwargs, identifiers, keyword, positional
+from devlint.analysis.names import dotted_name, has_star_kwargs, identifiers, keyword, positional, string_value
 from devlint.analysis.project_index import path_keys_of_code
 from devlint.analysis.walk import children, nodes as _nodes
 from devlint.contract.diagnostics import Applicability
@@ -39,18 +39,40 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
     def _loads_in(self, root: cst.CSTNode) -> list[cst.Call]:
         return [node for node in _nodes(root) if isinstance(node, cst.Call) and self.torch.is_call_to(node, *LOADS)]
 
-    def _saves_before(self, root: cst.CSTNode, load: cst.Call) -> list[cst.Call]:
-        """The `torch.save(...)` calls in `root` that come before `load` in the source."""
+    def _saves_before(self, root: cst.CSTNode, load: cst.Call, *, any_save: bool = False) -> list[cst.Call]:
+        """The `torch.save(...)` / `torch.jit.save(...)` calls in `root` that come before `load` in the source;
+        with `any_save`, every call of a function or method whose name starts with `save` too
+        (`trainer.save(path=...)`, `model.save_pretrained(out)`)."""
         found: list[cst.Call] = []
         stack: list[cst.CSTNode] = [root]
         while stack:
             node = stack.pop()
             if node is load:
                 break
-            if isinstance(node, cst.Call) and self.torch.is_call_to(node, "save"):
+            if isinstance(node, cst.Call) and (self.torch.is_call_to(node, "save", "jit.save") or (
+                    any_save and (dotted_name(node.func) or "").rsplit(".", 1)[-1].startswith("save"))):
                 found.append(node)
             stack.extend(reversed(children(node)))
         return found
+
+    def _writes_there_first(self, load: cst.Call, source: cst.BaseExpression) -> bool:
+        """Earlier in the same function, a save given the path the load reads from, or a directory it
+        reads in (`trainer.save(path="out/")` ... `torch.load("out/model.pt")`, `save(path=save_path)` ...
+        `torch.load(os.path.join(save_path, name))`): written on this machine by this run."""
+        function = self.ctx.current_function()
+        if function is None:
+            return False
+        names = set(identifiers(source))
+        strings = [text for node in _nodes(source) if (text := string_value(node)) is not None] \
+            if isinstance(source, cst.CSTNode) else []
+        for save in self._saves_before(function, load, any_save=True):
+            for arg in save.args:
+                text = string_value(arg.value)
+                if text and any(found.startswith(text) for found in strings):
+                    return True
+                if isinstance(arg.value, cst.Name) and arg.value.value in names:
+                    return True
+        return False
 
     def _reloads_what_it_saved(self, load: cst.Call) -> bool:
         """The same function (else class, else module) saves to the file the load reads, before it
@@ -77,7 +99,7 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
                     return True
                 if isinstance(written, cst.Name) and written.value in names and _is_buffer_read(source, written.value):
                     return True  # `torch.save(x, buffer)` ... `torch.load(io.BytesIO(buffer.getvalue()))`
-        return False
+        return self._writes_there_first(load, source)
 
     def _written_from_host_data(self, load: cst.Call) -> bool:
         """The project writes the file (by a file name or constant in its path) only from host data."""
