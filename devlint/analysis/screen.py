@@ -353,14 +353,8 @@ class SyntaxFacts:
         """Could the analysis show that the device `expr` names is an accelerator (`shows_accelerator` in
         devlint/analysis/devices.py)? A string in it that names one, or a name (or `self.<name>`) in it that
         some statement of the file binds to such a value (or to another such name), or a parameter's default."""
-        names = self._accelerator_names()
-        for node in walk(expr):
-            kind = type(node)
-            if kind is ast.Constant and type(node.value) is str and _ACCELERATOR_WORD.search(node.value):  # type: ignore
-                return True
-            if (kind is ast.Name and node.id in names) or (kind is ast.Attribute and node.attr in names):  # type: ignore
-                return True
-        return False
+        named, read = _accelerator_text_and_names(expr)
+        return named or not read.isdisjoint(self._accelerator_names())
 
     def _accelerator_names(self) -> set[str]:
         if self._accelerator_bound is None:
@@ -382,13 +376,21 @@ class SyntaxFacts:
                         if default is not None:
                             bindings.append(([arg.arg], default))
             found: set[str] = set()
+            pending: list[tuple[list[str], set[str]]] = []  # bindings to names: (their names, the names read)
+            for names, value in bindings:
+                named, read = _accelerator_text_and_names(value)
+                if named:
+                    found.update(names)
+                elif read:
+                    pending.append((names, read))
+            changed = True
+            while changed:  # `device = "cuda"`, then `dev = device`
+                changed = False
+                for names, read in pending:
+                    if not read.isdisjoint(found) and not found.issuperset(names):
+                        found.update(names)
+                        changed = True
             self._accelerator_bound = found
-            while True:  # `device = "cuda"`, then `dev = device`
-                added = {name for names, value in bindings if not set(names) <= found and self.may_show_accelerator(value)
-                         for name in names} - found
-                if not added:
-                    break
-                found |= added
         return self._accelerator_bound
 
     def numpy_conversions_made(self) -> list[ast.Call]:
@@ -682,6 +684,21 @@ _MAY_BE_LISTS = (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.IfExp,
 # An accelerator's name in a string (`"cuda"`, `"cuda:0"`, `f"cuda:{i}"`'s text, `"mps"`): as
 # devlint/analysis/devices.py reads device strings, and any text around it.
 _ACCELERATOR_WORD = re.compile(r"cuda|mps|xpu|npu|hpu|xla")
+
+
+def _accelerator_text_and_names(expr: ast.AST) -> tuple[bool, set[str]]:
+    """(a string in `expr` names an accelerator, the names and attribute names `expr` reads)."""
+    read: set[str] = set()
+    for node in walk(expr):
+        kind = type(node)
+        if kind is ast.Constant:
+            if type(node.value) is str and _ACCELERATOR_WORD.search(node.value):  # type: ignore[attr-defined]
+                return True, read
+        elif kind is ast.Name:
+            read.add(node.id)  # type: ignore[attr-defined]
+        elif kind is ast.Attribute:
+            read.add(node.attr)  # type: ignore[attr-defined]
+    return False, read
 
 
 def _bound_names(target: ast.AST) -> list[str]:

@@ -6,7 +6,7 @@ import ast
 import re
 
 from devlint.analysis.prefilter import words
-from devlint.analysis.screen import SKLEARN_READERS, SyntaxFacts, contains
+from devlint.analysis.screen import SKLEARN_READERS, SyntaxFacts, contains, walk
 from devlint.rules.rule import FixSafety, Rule
 
 
@@ -19,6 +19,9 @@ def _screen(facts: SyntaxFacts) -> bool:
     an input named like a module (`model(x)`). Outside every function: a file that holds a way onto a device.
     Without preview, a `.to(...)` or `device=` is a way onto a device only where its target may be shown to be
     an accelerator (a device the caller chooses is not: `.to(device)`, `.to(args.device)`)."""
+    conversions = [conversion for conversion in facts.numpy_conversions_made() if not _comes_back_first(conversion)]
+    if not conversions:
+        return False
     if facts.preview:
         placing = facts.moves + facts.device_calls
     elif facts.may_name_an_accelerator:
@@ -27,17 +30,18 @@ def _screen(facts: SyntaxFacts) -> bool:
         placing = []
     methods = {id(statement) for cls in facts.classes if cls.bases for statement in cls.body
                if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef)}
-    for conversion in facts.numpy_conversions_made():
-        if _comes_back_first(conversion):
-            continue
+    places: dict[int, bool] = {}  # a function's answer, asked once however many conversions it holds
+    for conversion in conversions:
         functions = [f for f in facts.functions if contains(f, conversion)]
         if not functions:
             if placing:
                 return True
             continue
-        if any(contains(f, call) for f in functions for call in placing):
-            return True
-        if any(_copies_to_host(f) or (id(f) in methods and _calls_itself_in_super(f)) for f in functions):
+        for f in functions:
+            if id(f) not in places:
+                places[id(f)] = any(contains(f, call) for call in placing) or _copies_to_host(f) or (
+                    id(f) in methods and _calls_itself_in_super(f))
+        if any(places[id(f)] for f in functions):
             return True
         if facts.preview and (any(id(f) in methods for f in functions) or any(_shows_a_device_sign(f)
                                                                                for f in functions)):
@@ -57,14 +61,14 @@ def _may_place_on_an_accelerator(facts: SyntaxFacts, call: ast.Call) -> bool:
 def _copies_to_host(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Another tensor converted through `.cpu()` (`y.detach().cpu().numpy()`)."""
     return any(type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "numpy"  # type: ignore
-               and _comes_back_first(node) for node in ast.walk(function))  # type: ignore[arg-type]
+               and _comes_back_first(node) for node in walk(function))  # type: ignore[arg-type]
 
 
 def _calls_itself_in_super(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """`super().process(...)` in `process`: the base's method may copy to the host."""
     return any(type(node) is ast.Attribute and node.attr == function.name and type(node.value) is ast.Call  # type: ignore
                and type(node.value.func) is ast.Name and node.value.func.id == "super"  # type: ignore[attr-defined]
-               for node in ast.walk(function))
+               for node in walk(function))
 
 
 # An input named like a module (`model(x)`): its output is on the module's device.
