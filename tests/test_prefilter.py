@@ -421,3 +421,29 @@ def test_the_numpy_screen_keeps_the_callers_signs_only_in_preview():
     assert "DEV006" in [entry.rule.code for entry in screen(source, rules, preview=True)]
     assert "DEV006" not in [entry.rule.code for entry in screen(source, rules, preview=False)]
     assert [code for _, _, _, code, _ in _reports(source)] == ["DEV006"]  # reported in preview only
+
+
+@pytest.mark.parametrize("source, kept", [
+    # a parameter the function runs as a module, or asks a module's question of
+    ("import torch\ndef place(model, device, x):\n    model.to(device)\n    return model(x)\n", False),
+    ("import torch\ndef place(model, device):\n    model.cuda()\n    return torch.optim.SGD(model.parameters(), 0.1)\n",
+     False),
+    # `self` of a class, and a `self.<attr>` the class calls
+    ("import torch\nclass Net:\n    def place(self, device):\n        self.to(device)\n", False),
+    ("import torch\nclass Pipe:\n    def place(self, d):\n        self.vae.to(d)\n    def run(self, x):\n"
+     "        return self.vae(x)\n", False),
+    ("import torch\nclass Pipe:\n    def place(self, d):\n        self.vae.to(d)\n        s = self.vae.config.scale\n",
+     False),
+    # kept: a bare `model.eval()` says nothing; an `isinstance` test may make it a tensor; a tensor attribute
+    ("import torch\ndef place(model, device):\n    model.eval()\n    model.to(device)\n", True),
+    ("import torch\ndef place(x, device):\n    if isinstance(x, torch.Tensor):\n        x.to(device)\n    return x(1)\n",
+     True),
+    ("import torch\nclass Cache:\n    def place(self, d):\n        self.buf.to(d)\n    def size(self):\n"
+     "        return self.buf.shape\n", True),
+    ("import torch\ndef place(batch, device):\n    batch.to(device)\n", True),
+    ("import torch\nclass T(torch.Tensor):\n    def place(self, d):\n        self.to(d)\n", True),
+])
+def test_the_discarded_move_screen_drops_receivers_the_file_shows_are_modules(source, kept, monkeypatch):
+    assert ("DEV001" in _screened(source)) is kept
+    filtered, unfiltered = _both_ways(source, monkeypatch)  # the rule agrees: nothing dropped is reported
+    assert filtered == unfiltered

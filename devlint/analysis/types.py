@@ -42,7 +42,7 @@ from devlint.analysis.classes import ClassTable
 from devlint.analysis.names import dotted_name, string_value, target_names
 from devlint.analysis.terminating import terminating
 from devlint.analysis.torch_names import TorchNames
-from devlint.analysis.vocabulary import CONVERSIONS
+from devlint.analysis.vocabulary import CONVERSIONS, MODULE_METHODS, TENSOR_METHODS, TENSOR_ONLY_ATTRIBUTES
 from devlint.analysis.walk import children
 
 
@@ -62,31 +62,7 @@ _TORCH_NON_TENSOR = {
     "numel", "typename", "broadcast_shapes", "use_deterministic_algorithms", "get_default_device",
     "is_complex", "is_nonzero", "result_type", "promote_types", "can_cast", "stream", "accelerator",
 }
-# Tensor methods that no nn.Module has: a receiver (or result) with them is a tensor. Not
-# `float`, `half`, `double`, `bfloat16`, `type`: nn.Module has them too (in place).
-TENSOR_METHODS = frozenset({
-    "view", "view_as", "reshape", "reshape_as", "unsqueeze", "squeeze", "permute", "transpose", "contiguous",
-    "detach", "flatten", "unflatten", "expand", "expand_as", "repeat", "numpy", "item", "tolist", "size",
-    "dim", "numel", "sum", "mean", "std", "max", "min", "argmax", "argmin", "softmax", "log_softmax", "sigmoid",
-    "tanh", "relu", "abs", "exp", "log", "sqrt", "pow", "clamp", "clamp_", "masked_fill", "masked_fill_",
-    "index_select", "gather", "scatter", "scatter_", "narrow", "chunk", "split", "t", "matmul", "mm", "bmm",
-    "long", "int", "bool", "byte", "char", "short", "type_as", "new_zeros",
-    "new_ones", "new_full", "new_empty", "new_tensor", "fill_", "zero_", "copy_", "add_", "mul_", "sub_",
-    "div_", "normal_", "uniform_", "nonzero", "topk", "sort", "argsort", "cumsum", "prod", "norm", "any",
-    "all", "eq", "ne", "gt", "lt", "ge", "le", "masked_select", "where", "roll", "flip", "unbind", "stride",
-    "is_contiguous", "element_size", "storage", "data_ptr", "backward", "requires_grad_", "retain_grad",
-    "is_pinned", "pin_memory",
-})
 _BARE_NOT_EVIDENCE = CONVERSIONS | {"to", "cuda", "cpu", "pin_memory"}
-# Attributes only tensors have (modules have none of these).
-TENSOR_ATTRIBUTES = frozenset({"shape", "ndim", "T", "mT", "grad", "is_cuda", "requires_grad", "grad_fn", "is_leaf"})
-# Methods and attributes that mark an nn.Module (or a model object with an in-place .to()).
-MODULE_METHODS = frozenset({
-    "parameters", "named_parameters", "buffers", "named_buffers", "modules", "named_modules", "children",
-    "named_children", "eval", "train", "state_dict", "load_state_dict", "zero_grad", "apply", "register_buffer",
-    "register_parameter", "register_forward_hook", "register_forward_pre_hook", "add_module", "forward",
-    "generate", "config", "save_pretrained", "to_empty",
-})
 # Iterating these yields modules.
 _MODULE_ITERATORS = {"modules", "named_modules", "children", "named_children"}
 # Names that by convention hold models, or objects whose .to() is in place.
@@ -117,7 +93,7 @@ _FIRST_ARGUMENT_NOT_A_TENSOR = frozenset({
 })
 # What a tensor input is used for. A `forward` input used for anything else (`inp.input_ids`,
 # `inp.items()`) is some other object: the weak evidence of the convention is vetoed.
-_TENSOR_VOCABULARY = TENSOR_METHODS | TENSOR_ATTRIBUTES | frozenset({
+_TENSOR_VOCABULARY = TENSOR_METHODS | TENSOR_ONLY_ATTRIBUTES | frozenset({
     "to", "cuda", "cpu", "device", "dtype", "clone", "double", "float", "half", "bfloat16", "type", "data", "new",
     "is_sparse", "layout",
     "unfold", "masked_scatter", "index_fill", "index_add", "index_copy", "repeat_interleave", "add", "mul", "sub",
@@ -535,7 +511,7 @@ class TypeOracle:
         used = index.attributes_used.get(name, set())
         if used & MODULE_METHODS or name in index.called or name in index.string_subscripted:
             kinds.add(Kind.MODULE if used & MODULE_METHODS else Kind.OTHER)
-        if used & (TENSOR_METHODS | TENSOR_ATTRIBUTES):
+        if used & (TENSOR_METHODS | TENSOR_ONLY_ATTRIBUTES):
             kinds.add(Kind.TENSOR)
         if name in index.torch_arg:
             kinds.add(Kind.TENSOR)
@@ -718,7 +694,7 @@ class TypeOracle:
         used = index.attributes_used.get(attr, set())
         if used & MODULE_METHODS or attr in index.called:
             kinds.add(Kind.MODULE)
-        if used & (TENSOR_METHODS | TENSOR_ATTRIBUTES):
+        if used & (TENSOR_METHODS | TENSOR_ONLY_ATTRIBUTES):
             kinds.add(Kind.TENSOR)
         result = _combine(kinds)
         if result is Kind.TENSOR and _MODULE_WORDS.search(attr) and not index.bindings.get(attr):
@@ -753,7 +729,7 @@ def _bare_call(statement: cst.Expr) -> Optional[cst.Call]:
 def _uncalled_method(node: cst.Attribute, called: set[int]) -> bool:
     """`f.dim` read, not called: a tensor's `dim` is a method, so an object whose `dim` is a value is
     not a tensor; no evidence either way."""
-    return node.attr.value in TENSOR_METHODS and node.attr.value not in TENSOR_ATTRIBUTES and id(node) not in called
+    return node.attr.value in TENSOR_METHODS and node.attr.value not in TENSOR_ONLY_ATTRIBUTES and id(node) not in called
 
 
 def _is_self(expr: cst.BaseExpression) -> bool:

@@ -125,3 +125,28 @@ def is_cuda_runtime_value(template: str) -> bool:
 # move, DEV001) is what the rules judge, so it is no evidence of what its receiver is.
 CONVERSIONS = frozenset({"float", "half", "double", "bfloat16", "long", "int", "bool", "type", "contiguous",
                          "detach", "clone"})
+
+# Tensor methods that no nn.Module has: a receiver (or result) with them is a tensor. Not
+# `float`, `half`, `double`, `bfloat16`, `type`: nn.Module has them too (in place).
+TENSOR_METHODS = frozenset({
+    "view", "view_as", "reshape", "reshape_as", "unsqueeze", "squeeze", "permute", "transpose", "contiguous",
+    "detach", "flatten", "unflatten", "expand", "expand_as", "repeat", "numpy", "item", "tolist", "size",
+    "dim", "numel", "sum", "mean", "std", "max", "min", "argmax", "argmin", "softmax", "log_softmax", "sigmoid",
+    "tanh", "relu", "abs", "exp", "log", "sqrt", "pow", "clamp", "clamp_", "masked_fill", "masked_fill_",
+    "index_select", "gather", "scatter", "scatter_", "narrow", "chunk", "split", "t", "matmul", "mm", "bmm",
+    "long", "int", "bool", "byte", "char", "short", "type_as", "new_zeros",
+    "new_ones", "new_full", "new_empty", "new_tensor", "fill_", "zero_", "copy_", "add_", "mul_", "sub_",
+    "div_", "normal_", "uniform_", "nonzero", "topk", "sort", "argsort", "cumsum", "prod", "norm", "any",
+    "all", "eq", "ne", "gt", "lt", "ge", "le", "masked_select", "where", "roll", "flip", "unbind", "stride",
+    "is_contiguous", "element_size", "storage", "data_ptr", "backward", "requires_grad_", "retain_grad",
+    "is_pinned", "pin_memory",
+})
+# Attributes only tensors have (modules have none of these).
+TENSOR_ONLY_ATTRIBUTES = frozenset({"shape", "ndim", "T", "mT", "grad", "is_cuda", "requires_grad", "grad_fn", "is_leaf"})
+# Methods and attributes that mark an nn.Module (or a model object with an in-place .to()).
+MODULE_METHODS = frozenset({
+    "parameters", "named_parameters", "buffers", "named_buffers", "modules", "named_modules", "children",
+    "named_children", "eval", "train", "state_dict", "load_state_dict", "zero_grad", "apply", "register_buffer",
+    "register_parameter", "register_forward_hook", "register_forward_pre_hook", "add_module", "forward",
+    "generate", "config", "save_pretrained", "to_empty",
+})

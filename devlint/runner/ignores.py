@@ -78,8 +78,11 @@ class _Patterns:
 def _relative(path: str, base: str) -> Optional[str]:
     """`path` relative to `base` with "/" separators ("" for `base` itself); None when outside it. Both are
     absolute and normalised (`os.path.abspath`): a path below `base` is then its text after `base/`."""
-    if path.startswith(base) and path[len(base):len(base) + 1] == os.sep and os.sep + ".." not in path:
-        return path[len(base) + 1:].replace(os.sep, "/")  # (the walk's hot path: relpath per file is slow)
+    if os.sep + ".." not in path:
+        if path.startswith(base) and path[len(base):len(base) + 1] == os.sep:
+            return path[len(base) + 1:].replace(os.sep, "/")  # (the walk's hot path: relpath per file is slow)
+        if os.name == "posix" and path != base:
+            return None  # neither `base` nor below it: relpath's answer would climb out with ".."
     try:
         relative = os.path.relpath(path, base)
     except ValueError:  # another drive on Windows

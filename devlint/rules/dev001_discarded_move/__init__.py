@@ -2,16 +2,132 @@
 
 from __future__ import annotations
 
+import ast
+from typing import Iterator, Optional, Union
+
 from devlint.analysis.prefilter import method_call
 from devlint.analysis.screen import SyntaxFacts
+from devlint.analysis.vocabulary import MODULE_METHODS, TENSOR_METHODS, TENSOR_ONLY_ATTRIBUTES
 from devlint.rules.rule import FixSafety, Rule
 
 MOVES = ("to", "cuda", "cpu", "pin_memory")
 
+_Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+
 
 def _screen(facts: SyntaxFacts) -> bool:
-    """A move that is a statement of its own: `R.to(...)`, whatever `R` is; or `Parameter(...).to(...)`."""
-    return not facts.methods_discarded.isdisjoint(MOVES) or facts.parameter_moved
+    """A move that is a statement of its own (`R.to(...)`) whose receiver may be a tensor; or
+    `Parameter(...).to(...)`. The rule reports a receiver only where the type oracle shows a tensor, and
+    module evidence always wins there: so `self` of a class that is no tensor, a parameter of the
+    enclosing function that it calls or uses as a module (`model(x)`, `y = model.parameters()`), and a
+    `self.<attr>` that the class calls or uses so (`self.vae(...)`, `self.vae.config`) are never reported,
+    unless an `isinstance` test in the function may say otherwise."""
+    if facts.parameter_moved:
+        return True
+    if facts.methods_discarded.isdisjoint(MOVES):
+        return False
+    return any(not _surely_not_a_tensor(*found) for found in _discarded_moves(facts.tree))
+
+
+# A move statement, its innermost function, its outermost function and its innermost class.
+_Found = tuple[ast.Call, Optional[_Function], Optional[_Function], Optional[ast.ClassDef]]
+
+
+def _discarded_moves(tree: ast.Module) -> Iterator[_Found]:
+    """Each `R.to(...)` (any of MOVES) that is a statement of its own, with where it is."""
+    stack: list[tuple[ast.AST, Optional[_Function], Optional[_Function], Optional[ast.ClassDef]]] = [
+        (tree, None, None, None)]
+    while stack:
+        node, function, outermost, cls = stack.pop()
+        kind = type(node)
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            function = node  # type: ignore[assignment]
+            outermost = outermost or function
+        elif kind is ast.ClassDef:
+            cls = node  # type: ignore[assignment]
+        elif kind is ast.Expr:
+            value = node.value  # type: ignore[attr-defined]
+            if type(value) is ast.Call and type(value.func) is ast.Attribute and value.func.attr in MOVES:
+                yield value, function, outermost, cls
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
+                stack.append((child, function, outermost, cls))
+
+
+def _surely_not_a_tensor(move: ast.Call, function: Optional[_Function], outermost: Optional[_Function],
+                         cls: Optional[ast.ClassDef]) -> bool:
+    receiver = move.func.value  # type: ignore[attr-defined]
+    if function is None or outermost is None or _tested_with_isinstance(outermost, receiver):
+        return False  # (an `isinstance` test around it may make it a tensor there)
+    if type(receiver) is ast.Name:
+        if receiver.id == "self":
+            return cls is not None and not any("Tensor" in ast.unparse(base) for base in cls.bases)
+        parameters = {arg.arg for arg in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
+        return receiver.id in parameters and _used_as_a_module(list(_own_nodes(function)), receiver.id)
+    if (type(receiver) is ast.Attribute and type(receiver.value) is ast.Name and receiver.value.id == "self"  # type: ignore
+            and cls is not None):
+        return any(_self_attribute_used_as_a_module(list(ast.walk(method)), receiver.attr) for method in cls.body
+                   if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    return False
+
+
+def _tested_with_isinstance(function: _Function, receiver: ast.expr) -> bool:
+    text = ast.unparse(receiver)
+    return any(type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "isinstance"  # type: ignore
+               and node.args and ast.unparse(node.args[0]) == text for node in ast.walk(function))  # type: ignore
+
+
+def _own_nodes(function: _Function) -> Iterator[ast.AST]:
+    """The nodes of the function's body, without those of nested functions and classes (their own scopes)."""
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(child for child in ast.iter_child_nodes(node)
+                     if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+
+
+def _bare_callees(nodes: list[ast.AST]) -> set[int]:
+    """The functions of calls that are statements of their own (`model.eval()`): no evidence either way."""
+    return {id(node.value.func) for node in nodes  # type: ignore[attr-defined]
+            if type(node) is ast.Expr and type(node.value) is ast.Call}  # type: ignore[attr-defined]
+
+
+def _used_as_a_module(nodes: list[ast.AST], name: str) -> bool:
+    """`name(...)`, `name["key"]`, or `name.parameters()` (a module's method or attribute, not as a statement)."""
+    bare = _bare_callees(nodes)
+    called = {id(node.func) for node in nodes if type(node) is ast.Call}  # type: ignore[attr-defined]
+    for node in nodes:
+        kind = type(node)
+        if kind is ast.Call and type(node.func) is ast.Name and node.func.id == name:  # type: ignore[attr-defined]
+            return True
+        if (kind is ast.Subscript and type(node.value) is ast.Name and node.value.id == name  # type: ignore
+                and type(node.slice) is ast.Constant and type(node.slice.value) is str):  # type: ignore[attr-defined]
+            return True
+        if (kind is ast.Attribute and type(node.value) is ast.Name and node.value.id == name  # type: ignore
+                and node.attr in MODULE_METHODS and id(node) not in bare  # type: ignore[attr-defined]
+                and (node.attr not in TENSOR_METHODS or node.attr in TENSOR_ONLY_ATTRIBUTES  # type: ignore[attr-defined]
+                     or id(node) in called)):
+            return True
+    return False
+
+
+def _self_attribute_used_as_a_module(nodes: list[ast.AST], attr: str) -> bool:
+    """`self.<attr>(...)`, or `self.<attr>.config` / `self.<attr>.parameters()` not as a statement."""
+    bare = _bare_callees(nodes)
+    for node in nodes:
+        kind = type(node)
+        if kind is ast.Call and _is_self_attribute(node.func, attr):  # type: ignore[attr-defined]
+            return True
+        if (kind is ast.Attribute and node.attr in MODULE_METHODS and id(node) not in bare  # type: ignore
+                and _is_self_attribute(node.value, attr)):  # type: ignore[attr-defined]
+            return True
+    return False
+
+
+def _is_self_attribute(expr: ast.AST, attr: str) -> bool:
+    return (type(expr) is ast.Attribute and expr.attr == attr and type(expr.value) is ast.Name  # type: ignore
+            and expr.value.id == "self")  # type: ignore[attr-defined]
 
 
 RULE = Rule(
