@@ -447,3 +447,20 @@ def test_the_discarded_move_screen_drops_receivers_the_file_shows_are_modules(so
     assert ("DEV001" in _screened(source)) is kept
     filtered, unfiltered = _both_ways(source, monkeypatch)  # the rule agrees: nothing dropped is reported
     assert filtered == unfiltered
+
+
+@pytest.mark.parametrize("source, kept", [
+    ("import torch\ndef f(width, device, dtype):\n    return torch.arange(end=width, device=device).to(dtype)\n", False),
+    ("import torch\ndef f(n, x):\n    return torch.arange(n).to(x.dtype)\n", False),
+    ("import torch\ndef f(n, cfg):\n    return torch.ones(n).to(dtype=cfg.torch_dtype)\n", False),
+    ("import torch\ndef f(n, dtype):\n    m = torch.ones(n)\n    m = m.to(dtype)\n    return m\n", False),
+    # kept: a device may be in there (`**kw`, a subscript's `.dtype` is no name, a dtype the rule must qualify)
+    ("import torch\ndef f(n, kw):\n    return torch.ones(n).to(torch.float16, **kw)\n", True),
+    ("import torch\ndef f(n, xs):\n    return torch.ones(n).to(xs[0].dtype)\n", True),
+    ("import torch\ndef f(n):\n    return torch.ones(n).to(torch.float16)\n", True),
+    ("import torch\ndef f(n, device):\n    return torch.ones(n).to(device)\n", True),
+])
+def test_the_factory_move_screen_skips_moves_to_a_dtype_only(source, kept, monkeypatch):
+    assert ("DEV002" in _screened(source)) is kept
+    filtered, unfiltered = _both_ways(source, monkeypatch)
+    assert filtered == unfiltered

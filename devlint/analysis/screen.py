@@ -119,7 +119,7 @@ class SyntaxFacts:
         self.methods_called: set[str] = set()  # `m` of every `R.m(...)`
         self.methods_discarded: set[str] = set()  # `m` of `R.m(...)` as a statement of its own
         self.assigned_calls: list[tuple[str, ast.Call]] = []  # `x = f(...)`
-        self.moved_in_place: set[str] = set()  # `x` of `x = x.to(...)` / `x = x.cuda(...)`
+        self.moved_in_place: set[str] = set()  # `x` of `x = x.to(...)` / `x = x.cuda(...)` (not to a dtype only)
         self.moved_callees: set[str] = set()  # `f` of every `f(...).to(...)` / `m.f(...).cuda(...)`
         self.classes: list[ast.ClassDef] = []
         self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
@@ -263,7 +263,7 @@ class SyntaxFacts:
         name = node.targets[0].id
         self.assigned_calls.append((name, node.value))
         func = node.value.func
-        if type(func) is ast.Attribute and func.attr in MOVE_METHODS:
+        if type(func) is ast.Attribute and func.attr in MOVE_METHODS and not dtype_only(node.value):
             if type(func.value) is ast.Name and func.value.id == name:
                 self.moved_in_place.add(name)
 
@@ -1094,6 +1094,22 @@ def contains(function: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.expr) -
 def places_tensor(call: ast.Call) -> bool:
     """`device=`, `out=` or `**kwargs` (mirrors `analysis.factories.places_tensor`)."""
     return any(k.arg in ("device", "out") or k.arg is None for k in call.keywords)
+
+
+def dtype_only(move: ast.Call) -> bool:
+    """`.to(dtype)`, `.to(x.dtype)`, `.to(dtype=d)`: a move that `is_dtype_only_move` surely calls no move (the
+    name alone says so; `.to(torch.float16)` is left to the rule, which knows what `torch` is bound to)."""
+    if move.func.attr != "to" or any(k.arg in ("device", None) for k in move.keywords):  # type: ignore[attr-defined]
+        return False
+    if not move.args:
+        return any(k.arg == "dtype" for k in move.keywords)
+    if len(move.args) != 1 or type(move.args[0]) is ast.Starred:
+        return False
+    target = move.args[0]
+    if type(target) is ast.Name:
+        return "dtype" in target.id.lower()  # type: ignore[attr-defined]
+    # (`x.dtype`, `self.config.torch_dtype`: names only, as `dotted_name` reads them in LibCST)
+    return type(target) is ast.Attribute and "dtype" in target.attr.lower() and _dotted(target) is not None  # type: ignore
 
 
 def strip_casts(expr: ast.expr) -> ast.expr:

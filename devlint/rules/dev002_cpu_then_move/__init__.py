@@ -10,7 +10,7 @@ from devlint.analysis.vocabulary import (
 )
 from devlint.analysis.prefilter import method_call, words
 from devlint.rules.rule import FixSafety, Rule
-from devlint.analysis.screen import SyntaxFacts, strip_casts as strip_casts_of_ast
+from devlint.analysis.screen import SyntaxFacts, dtype_only, strip_casts as strip_casts_of_ast
 
 _LEGACY = frozenset(f"torch.{name}" for name in LEGACY_CONSTRUCTORS)
 
@@ -20,6 +20,8 @@ def screen_moved_factories(facts: SyntaxFacts, *, data: bool = False) -> bool:
     (DEV002's screen and DEV011's: they share the premise); or what is computed from a factory of the
     rule's kind (`data`: DEV011's `torch.tensor(...)`, a legacy constructor) with numbers, then moved."""
     for move in facts.moves:
+        if dtype_only(move):
+            continue
         receiver = strip_casts_of_ast(move.func.value)  # type: ignore[attr-defined]
         if _may_be_cpu_tensor(facts, receiver):
             return True
