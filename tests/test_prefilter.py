@@ -464,3 +464,17 @@ def test_the_factory_move_screen_skips_moves_to_a_dtype_only(source, kept, monke
     assert ("DEV002" in _screened(source)) is kept
     filtered, unfiltered = _both_ways(source, monkeypatch)
     assert filtered == unfiltered
+
+
+@pytest.mark.parametrize("source, kept", [
+    ("import numpy as np\nimport torch\ndef f(x, w, h):\n    y = x.cuda()\n    return np.array([w, h, w, h]), y\n", False),
+    ("import numpy as np\nimport torch\ndef f(image, x):\n    y = x.cuda()\n    return np.array(image), y\n", False),
+    # kept: the parameter rebound, a tensor made from it, `.numpy()` of it
+    ("import numpy as np\nimport torch\ndef f(image):\n    image = image.cuda()\n    return np.array(image)\n", True),
+    ("import numpy as np\nimport torch\ndef f(x):\n    return np.array(x.cuda() + 1)\n", True),
+    ("import numpy as np\nimport torch\ndef f(x):\n    y = x.cuda()\n    return x.numpy(), y\n", True),
+])
+def test_the_numpy_screen_skips_arguments_that_are_never_one_tensor(source, kept, monkeypatch):
+    assert ("DEV006" in _screened(source)) is kept
+    filtered, unfiltered = _both_ways(source, monkeypatch)
+    assert filtered == unfiltered

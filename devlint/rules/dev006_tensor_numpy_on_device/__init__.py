@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import Optional
 
 from devlint.analysis.prefilter import words
 from devlint.analysis.screen import SKLEARN_READERS, SyntaxFacts, contains, walk
@@ -19,7 +20,8 @@ def _screen(facts: SyntaxFacts) -> bool:
     an input named like a module (`model(x)`). Outside every function: a file that holds a way onto a device.
     Without preview, a `.to(...)` or `device=` is a way onto a device only where its target may be shown to be
     an accelerator (a device the caller chooses is not: `.to(device)`, `.to(args.device)`)."""
-    conversions = [conversion for conversion in facts.numpy_conversions_made() if not _comes_back_first(conversion)]
+    conversions = [conversion for conversion in facts.numpy_conversions_made() if not _comes_back_first(conversion)
+                   and not _converts_no_tensor(facts, conversion)]
     if not conversions:
         return False
     if facts.preview:
@@ -47,6 +49,38 @@ def _screen(facts: SyntaxFacts) -> bool:
                                                                                for f in functions)):
             return True
     return False
+
+
+def _converts_no_tensor(facts: SyntaxFacts, conversion: ast.Call) -> bool:
+    """A NumPy function or metric (not `.numpy()`) whose every converted argument is a display, a constant, a
+    comprehension, or a parameter of the function around it that nothing there rebinds: the rule answers for
+    one tensor only, and those are never one (an input is a sign of a device, not a tensor shown)."""
+    func = conversion.func
+    if type(func) is ast.Attribute and func.attr == "numpy":  # type: ignore[attr-defined]
+        return False
+    metric = type(func) is not ast.Attribute or func.attr in SKLEARN_READERS  # type: ignore[attr-defined]
+    converted = conversion.args[:2] if metric else conversion.args[:1]
+    if not converted:
+        return False
+    functions = [f for f in facts.functions if contains(f, conversion)]
+    innermost = max(functions, key=lambda f: f.lineno) if functions else None  # (nested ones start later)
+    return all(_never_a_tensor(value, innermost) for value in converted)
+
+
+_DISPLAYS = (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Constant, ast.JoinedStr, ast.ListComp, ast.SetComp,
+             ast.DictComp, ast.GeneratorExp)
+
+
+def _never_a_tensor(value: ast.expr, function: Optional[ast.FunctionDef | ast.AsyncFunctionDef]) -> bool:
+    if isinstance(value, _DISPLAYS):
+        return True
+    if type(value) is not ast.Name or function is None:
+        return False
+    arguments = function.args
+    if value.id not in {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}:  # type: ignore
+        return False
+    return not any(type(node) is ast.Name and node.id == value.id and type(node.ctx) is not ast.Load  # type: ignore
+                   for node in ast.walk(function))
 
 
 def _may_place_on_an_accelerator(facts: SyntaxFacts, call: ast.Call) -> bool:
