@@ -11,6 +11,7 @@ import libcst as cst
 from devlint.analysis.context import FileContext
 from devlint.analysis.names import dotted_name, is_cuda_device_expr, named_parameters, string_value
 from devlint.analysis.terminating import terminating
+from devlint.analysis.vocabulary import ACCELERATOR_TYPES
 from devlint.analysis.walk import children
 
 _DEVICE_NAMES = ("device", "DEVICE", "dev")
@@ -293,7 +294,7 @@ class DeviceNameTracker(cst.BatchableCSTVisitor):
 
 
 # Device types that hold no host memory a NumPy array could view (`meta` has no data at all).
-_ACCELERATOR_STRING = re.compile(r"(cuda|mps|xpu|npu|hpu|xla)(:\d+)?")
+_ACCELERATOR_STRING = re.compile(rf"({'|'.join(ACCELERATOR_TYPES)})(:\d+)?")
 
 
 def shows_accelerator(ctx: FileContext, expr: cst.BaseExpression, functions: list[cst.FunctionDef],

@@ -685,10 +685,15 @@ def _handles_devices(function: cst.FunctionDef, inputs: set[str]) -> bool:
     for node in own_nodes(function.body):
         if isinstance(node, cst.Attribute) and node.attr.value == "device" and _root_name(node.value) in inputs:
             handles = True
-        elif (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("to", "cuda")
-              and not is_dtype_only_move(node) and _root_name(node.func.value) in inputs):
+        elif _moves_one_of(node, inputs):
             return False
     return handles
+
+
+def _moves_one_of(node: cst.CSTNode, names: set[str]) -> bool:
+    """`x.to(device)`, `batch["ids"].cuda()` of one of `names` (not a cast to a dtype only)."""
+    return (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("to", "cuda")
+            and not is_dtype_only_move(node) and _root_name(node.func.value) in names)
 
 
 def _moves_inputs(function: cst.FunctionDef, inputs: set[str]) -> bool:
@@ -703,11 +708,7 @@ def _moves_inputs(function: cst.FunctionDef, inputs: set[str]) -> bool:
                 derived.update(n for target in node.targets for n in _stored_names(target.target))
             elif isinstance(node, (cst.For, cst.CompFor)) and _from_inputs(node.iter, derived):
                 derived.update(_stored_names(node.target))
-    for node in body:
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("to", "cuda") \
-                and not is_dtype_only_move(node) and _root_name(node.func.value) in derived:
-            return True
-    return False
+    return any(_moves_one_of(node, derived) for node in body)
 
 
 def _from_inputs(value: cst.BaseExpression, derived: set[str]) -> bool:

@@ -39,6 +39,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Sequence, Union
 
+from devlint.analysis.vocabulary import ACCELERATOR_TYPES
+
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.rules import RuleEntry
 
@@ -71,7 +73,7 @@ def method_call(*names: str) -> "re.Pattern[str]":
 ACCELERATOR_STRING = re.compile(r"""cuda|mps|xpu|\\[xuUN0-7]|(?:c(?:u|ud)?|mp?|xp?)["']""")
 # The same for every accelerator a device string may name (devlint/analysis/devices.py: `shows_accelerator`),
 # and `.cuda()`: text without any of these shows no accelerator anywhere.
-ANY_ACCELERATOR_STRING = re.compile(r"""cuda|mps|xpu|npu|hpu|xla|\\[xuUN0-7]|(?:c(?:u|ud)?|mp?|xp?|xl?|np?|hp?)["']""")
+ANY_ACCELERATOR_STRING = re.compile("|".join(ACCELERATOR_TYPES) + r"""|\\[xuUN0-7]|(?:c(?:u|ud)?|mp?|xp?|xl?|np?|hp?)["']""")
 
 
 def without_continuations(text: str) -> str:

@@ -32,8 +32,8 @@ from devlint.analysis.torch_operations import (
     INDEX_ARGUMENTS, SAME_DEVICE_FUNCTIONAL, SAME_DEVICE_FUNCTIONS, SAME_DEVICE_METHODS,
 )
 from devlint.analysis.vocabulary import (
-    CAST_METHODS, DTYPE_NAMES, ELEMENTWISE, FACTORIES, HOST_VALUE_METHODS, JOINING, LEGACY_CONSTRUCTORS,
-    LIKE_FACTORIES, LOOP_WRAPPERS, NO_SCALARS, NON_TENSOR_METHODS, NUMBER_CALLS, SPARSE_FACTORIES,
+    ACCELERATOR_TYPES, CAST_METHODS, DTYPE_NAMES, ELEMENTWISE, FACTORIES, HOST_VALUE_METHODS, JOINING,
+    LEGACY_CONSTRUCTORS, LIKE_FACTORIES, LOOP_WRAPPERS, NO_SCALARS, NON_TENSOR_METHODS, NUMBER_CALLS, SPARSE_FACTORIES,
     TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, TENSOR_VIEWS, TO_HOST_METHODS, device_backend, is_cuda_runtime_value,
 )
 
@@ -683,7 +683,7 @@ _MAY_BE_LISTS = (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.IfExp,
 
 # An accelerator's name in a string (`"cuda"`, `"cuda:0"`, `f"cuda:{i}"`'s text, `"mps"`): as
 # devlint/analysis/devices.py reads device strings, and any text around it.
-_ACCELERATOR_WORD = re.compile(r"cuda|mps|xpu|npu|hpu|xla")
+_ACCELERATOR_WORD = re.compile("|".join(ACCELERATOR_TYPES))
 
 
 def _accelerator_text_and_names(expr: ast.AST) -> tuple[bool, set[str]]:
@@ -1109,7 +1109,8 @@ def dtype_only(move: ast.Call) -> bool:
     if type(target) is ast.Name:
         return "dtype" in target.id.lower()  # type: ignore[attr-defined]
     # (`x.dtype`, `self.config.torch_dtype`: names only, as `dotted_name` reads them in LibCST)
-    return type(target) is ast.Attribute and "dtype" in target.attr.lower() and _dotted(target) is not None  # type: ignore
+    return (type(target) is ast.Attribute and "dtype" in target.attr.lower()  # type: ignore[attr-defined]
+            and _dotted(target) is not None)
 
 
 def strip_casts(expr: ast.expr) -> ast.expr:

@@ -99,6 +99,8 @@ NUMBER_CALLS = frozenset({"size", "dim", "numel", "item", "len", "int", "float",
 LOOP_WRAPPERS = ("zip", "enumerate", "reversed")
 
 ACCELERATOR_BACKENDS = ("cuda", "mps", "xpu")
+# Every accelerator a device string may name (`torch.device("npu:0")`): DEV003's backends and the others.
+ACCELERATOR_TYPES = (*ACCELERATOR_BACKENDS, "npu", "hpu", "xla")
 
 
 def device_backend(value: str) -> Optional[str]:

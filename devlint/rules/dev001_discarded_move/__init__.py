@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional, Union
+from typing import Any, Callable, Iterator, Optional, Union
 
 from devlint.analysis.prefilter import method_call
 from devlint.analysis.screen import SyntaxFacts
@@ -26,7 +26,8 @@ def _screen(facts: SyntaxFacts) -> bool:
         return True
     if facts.methods_discarded.isdisjoint(MOVES):
         return False
-    return any(not _surely_not_a_tensor(*found) for found in _discarded_moves(facts.tree))
+    evidence = _ModuleEvidence()
+    return any(not evidence.surely_not_a_tensor(*found) for found in _discarded_moves(facts.tree))
 
 
 # A move statement, its innermost function, its outermost function and its innermost class.
@@ -54,27 +55,41 @@ def _discarded_moves(tree: ast.Module) -> Iterator[_Found]:
                 stack.append((child, function, outermost, cls))
 
 
-def _surely_not_a_tensor(move: ast.Call, function: Optional[_Function], outermost: Optional[_Function],
-                         cls: Optional[ast.ClassDef]) -> bool:
-    receiver = move.func.value  # type: ignore[attr-defined]
-    if function is None or outermost is None or _tested_with_isinstance(outermost, receiver):
-        return False  # (an `isinstance` test around it may make it a tensor there)
-    if type(receiver) is ast.Name:
-        if receiver.id == "self":
-            return cls is not None and not any("Tensor" in ast.unparse(base) for base in cls.bases)
-        parameters = {arg.arg for arg in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
-        return receiver.id in parameters and _used_as_a_module(list(_own_nodes(function)), receiver.id)
-    if (type(receiver) is ast.Attribute and type(receiver.value) is ast.Name and receiver.value.id == "self"  # type: ignore
-            and cls is not None):
-        return any(_self_attribute_used_as_a_module(list(ast.walk(method)), receiver.attr) for method in cls.body
-                   if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)))
-    return False
+class _ModuleEvidence:
+    """What a function or class shows, read once however many moves it holds."""
+
+    def __init__(self) -> None:
+        self._read: dict[tuple[Callable[[Any], set[str]], int], set[str]] = {}
+
+    def surely_not_a_tensor(self, move: ast.Call, function: Optional[_Function], outermost: Optional[_Function],
+                            cls: Optional[ast.ClassDef]) -> bool:
+        receiver = move.func.value  # type: ignore[attr-defined]
+        if function is None or outermost is None:
+            return False
+        if ast.unparse(receiver) in self._once(_tested_with_isinstance, outermost):
+            return False  # (an `isinstance` test around it may make it a tensor there)
+        if type(receiver) is ast.Name:
+            if receiver.id == "self":
+                return cls is not None and not any("Tensor" in ast.unparse(base) for base in cls.bases)
+            parameters = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
+            return receiver.id in parameters and receiver.id in self._once(_names_used_as_modules, function)
+        if (type(receiver) is ast.Attribute and type(receiver.value) is ast.Name  # type: ignore[attr-defined]
+                and receiver.value.id == "self" and cls is not None):  # type: ignore[attr-defined]
+            return receiver.attr in self._once(_attributes_used_as_modules, cls)  # type: ignore[attr-defined]
+        return False
+
+    def _once(self, question: Callable[[Any], set[str]], node: ast.AST) -> set[str]:
+        key = (question, id(node))
+        if key not in self._read:
+            self._read[key] = question(node)
+        return self._read[key]
 
 
-def _tested_with_isinstance(function: _Function, receiver: ast.expr) -> bool:
-    text = ast.unparse(receiver)
-    return any(type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "isinstance"  # type: ignore
-               and node.args and ast.unparse(node.args[0]) == text for node in ast.walk(function))  # type: ignore
+def _tested_with_isinstance(function: ast.AST) -> set[str]:
+    """The text of every value the function tests with `isinstance(value, ...)`."""
+    return {ast.unparse(node.args[0]) for node in ast.walk(function)  # type: ignore[attr-defined]
+            if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "isinstance"  # type: ignore
+            and node.args}  # type: ignore[attr-defined]
 
 
 def _own_nodes(function: _Function) -> Iterator[ast.AST]:
@@ -93,41 +108,51 @@ def _bare_callees(nodes: list[ast.AST]) -> set[int]:
             if type(node) is ast.Expr and type(node.value) is ast.Call}  # type: ignore[attr-defined]
 
 
-def _used_as_a_module(nodes: list[ast.AST], name: str) -> bool:
-    """`name(...)`, `name["key"]`, or `name.parameters()` (a module's method or attribute, not as a statement)."""
+def _names_used_as_modules(function: _Function) -> set[str]:
+    """The names the function (not its nested ones) calls (`name(...)`), indexes by a string (`name["key"]`), or
+    asks a module's method or attribute of, not as a statement (`name.parameters()`)."""
+    nodes = list(_own_nodes(function))
     bare = _bare_callees(nodes)
     called = {id(node.func) for node in nodes if type(node) is ast.Call}  # type: ignore[attr-defined]
+    found: set[str] = set()
     for node in nodes:
         kind = type(node)
-        if kind is ast.Call and type(node.func) is ast.Name and node.func.id == name:  # type: ignore[attr-defined]
-            return True
-        if (kind is ast.Subscript and type(node.value) is ast.Name and node.value.id == name  # type: ignore
+        if kind is ast.Call and type(node.func) is ast.Name:  # type: ignore[attr-defined]
+            found.add(node.func.id)  # type: ignore[attr-defined]
+        elif (kind is ast.Subscript and type(node.value) is ast.Name  # type: ignore[attr-defined]
                 and type(node.slice) is ast.Constant and type(node.slice.value) is str):  # type: ignore[attr-defined]
-            return True
-        if (kind is ast.Attribute and type(node.value) is ast.Name and node.value.id == name  # type: ignore
+            found.add(node.value.id)  # type: ignore[attr-defined]
+        elif (kind is ast.Attribute and type(node.value) is ast.Name  # type: ignore[attr-defined]
                 and node.attr in MODULE_METHODS and id(node) not in bare  # type: ignore[attr-defined]
-                and (node.attr not in TENSOR_METHODS or node.attr in TENSOR_ONLY_ATTRIBUTES  # type: ignore[attr-defined]
+                # (a tensor method read, not called, is no evidence either way: the oracle's `_uncalled_method`)
+                and (node.attr not in TENSOR_METHODS or node.attr in TENSOR_ONLY_ATTRIBUTES  # type: ignore
                      or id(node) in called)):
-            return True
-    return False
+            found.add(node.value.id)  # type: ignore[attr-defined]
+    return found
 
 
-def _self_attribute_used_as_a_module(nodes: list[ast.AST], attr: str) -> bool:
-    """`self.<attr>(...)`, or `self.<attr>.config` / `self.<attr>.parameters()` not as a statement."""
+def _attributes_used_as_modules(cls: ast.ClassDef) -> set[str]:
+    """The `<attr>` of every `self.<attr>(...)` in the class's methods, and of `self.<attr>.config` /
+    `self.<attr>.parameters()` not as a statement."""
+    nodes = [node for method in cls.body if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+             for node in ast.walk(method)]
     bare = _bare_callees(nodes)
+    found: set[str] = set()
     for node in nodes:
         kind = type(node)
-        if kind is ast.Call and _is_self_attribute(node.func, attr):  # type: ignore[attr-defined]
-            return True
-        if (kind is ast.Attribute and node.attr in MODULE_METHODS and id(node) not in bare  # type: ignore
-                and _is_self_attribute(node.value, attr)):  # type: ignore[attr-defined]
-            return True
-    return False
+        if kind is ast.Call and _self_attribute(node.func) is not None:  # type: ignore[attr-defined]
+            found.add(_self_attribute(node.func))  # type: ignore[arg-type,attr-defined]
+        elif (kind is ast.Attribute and node.attr in MODULE_METHODS and id(node) not in bare  # type: ignore
+                and _self_attribute(node.value) is not None):  # type: ignore[attr-defined]
+            found.add(_self_attribute(node.value))  # type: ignore[arg-type,attr-defined]
+    return found
 
 
-def _is_self_attribute(expr: ast.AST, attr: str) -> bool:
-    return (type(expr) is ast.Attribute and expr.attr == attr and type(expr.value) is ast.Name  # type: ignore
-            and expr.value.id == "self")  # type: ignore[attr-defined]
+def _self_attribute(expr: ast.AST) -> Optional[str]:
+    """`attr` of `self.attr`."""
+    if type(expr) is ast.Attribute and type(expr.value) is ast.Name and expr.value.id == "self":  # type: ignore
+        return expr.attr  # type: ignore[attr-defined]
+    return None
 
 
 RULE = Rule(

@@ -55,16 +55,15 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
             stack.extend(reversed(children(node)))
         return found
 
-    def _writes_there_first(self, load: cst.Call, source: cst.BaseExpression) -> bool:
+    def _writes_there_first(self, load: cst.Call, source: cst.BaseExpression, names: set[str]) -> bool:
         """Earlier in the same function, a save given the path the load reads from, or a directory it
         reads in (`trainer.save(path="out/")` ... `torch.load("out/model.pt")`, `save(path=save_path)` ...
-        `torch.load(os.path.join(save_path, name))`): written on this machine by this run."""
+        `torch.load(os.path.join(save_path, name))`): written on this machine by this run. `names`: the
+        identifiers of the load's `source`."""
         function = self.ctx.current_function()
         if function is None:
             return False
-        names = set(identifiers(source))
-        strings = [text for node in _nodes(source) if (text := string_value(node)) is not None] \
-            if isinstance(source, cst.CSTNode) else []
+        strings = [text for node in _nodes(source) if (text := string_value(node)) is not None]
         for save in self._saves_before(function, load, any_save=True):
             for arg in save.args:
                 text = string_value(arg.value)
@@ -99,7 +98,7 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
                     return True
                 if isinstance(written, cst.Name) and written.value in names and _is_buffer_read(source, written.value):
                     return True  # `torch.save(x, buffer)` ... `torch.load(io.BytesIO(buffer.getvalue()))`
-        return self._writes_there_first(load, source)
+        return self._writes_there_first(load, source, names)
 
     def _written_from_host_data(self, load: cst.Call) -> bool:
         """The project writes the file (by a file name or constant in its path) only from host data."""

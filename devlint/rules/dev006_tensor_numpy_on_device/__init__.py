@@ -20,8 +20,14 @@ def _screen(facts: SyntaxFacts) -> bool:
     an input named like a module (`model(x)`). Outside every function: a file that holds a way onto a device.
     Without preview, a `.to(...)` or `device=` is a way onto a device only where its target may be shown to be
     an accelerator (a device the caller chooses is not: `.to(device)`, `.to(args.device)`)."""
-    conversions = [conversion for conversion in facts.numpy_conversions_made() if not _comes_back_first(conversion)
-                   and not _converts_no_tensor(facts, conversion)]
+    conversions = []  # each left to the rule, with the functions it is in
+    for conversion in facts.numpy_conversions_made():
+        if _comes_back_first(conversion):
+            continue
+        functions = [f for f in facts.functions if contains(f, conversion)]
+        innermost = max(functions, key=lambda f: f.lineno) if functions else None  # (nested ones start later)
+        if not _converts_no_tensor(conversion, innermost):
+            conversions.append((conversion, functions))
     if not conversions:
         return False
     if facts.preview:
@@ -33,8 +39,7 @@ def _screen(facts: SyntaxFacts) -> bool:
     methods = {id(statement) for cls in facts.classes if cls.bases for statement in cls.body
                if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef)}
     places: dict[int, bool] = {}  # a function's answer, asked once however many conversions it holds
-    for conversion in conversions:
-        functions = [f for f in facts.functions if contains(f, conversion)]
+    for _, functions in conversions:
         if not functions:
             if placing:
                 return True
@@ -51,20 +56,12 @@ def _screen(facts: SyntaxFacts) -> bool:
     return False
 
 
-def _converts_no_tensor(facts: SyntaxFacts, conversion: ast.Call) -> bool:
+def _converts_no_tensor(conversion: ast.Call, innermost: Optional[ast.FunctionDef | ast.AsyncFunctionDef]) -> bool:
     """A NumPy function or metric (not `.numpy()`) whose every converted argument is a display, a constant, a
-    comprehension, or a parameter of the function around it that nothing there rebinds: the rule answers for
-    one tensor only, and those are never one (an input is a sign of a device, not a tensor shown)."""
-    func = conversion.func
-    if type(func) is ast.Attribute and func.attr == "numpy":  # type: ignore[attr-defined]
-        return False
-    metric = type(func) is not ast.Attribute or func.attr in SKLEARN_READERS  # type: ignore[attr-defined]
-    converted = conversion.args[:2] if metric else conversion.args[:1]
-    if not converted:
-        return False
-    functions = [f for f in facts.functions if contains(f, conversion)]
-    innermost = max(functions, key=lambda f: f.lineno) if functions else None  # (nested ones start later)
-    return all(_never_a_tensor(value, innermost) for value in converted)
+    comprehension, or a parameter of the function around it (`innermost`) that nothing there rebinds: the rule
+    answers for one tensor only, and those are never one (an input is a sign of a device, not a tensor shown)."""
+    converted = _converted_arguments(conversion)
+    return bool(converted) and all(_never_a_tensor(value, innermost) for value in converted)  # type: ignore[union-attr]
 
 
 _DISPLAYS = (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Constant, ast.JoinedStr, ast.ListComp, ast.SetComp,
@@ -77,7 +74,8 @@ def _never_a_tensor(value: ast.expr, function: Optional[ast.FunctionDef | ast.As
     if type(value) is not ast.Name or function is None:
         return False
     arguments = function.args
-    if value.id not in {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}:  # type: ignore
+    parameters = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    if value.id not in parameters:  # type: ignore[attr-defined]
         return False
     return not any(type(node) is ast.Name and node.id == value.id and type(node.ctx) is not ast.Load  # type: ignore
                    for node in ast.walk(function))
@@ -100,7 +98,8 @@ def _copies_to_host(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 
 def _calls_itself_in_super(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """`super().process(...)` in `process`: the base's method may copy to the host."""
-    return any(type(node) is ast.Attribute and node.attr == function.name and type(node.value) is ast.Call  # type: ignore
+    return any(type(node) is ast.Attribute and node.attr == function.name  # type: ignore[attr-defined]
+               and type(node.value) is ast.Call  # type: ignore[attr-defined]
                and type(node.value.func) is ast.Name and node.value.func.id == "super"  # type: ignore[attr-defined]
                for node in walk(function))
 
@@ -126,13 +125,20 @@ def _comes_back_first(conversion: ast.Call) -> bool:
     `.tolist()`, `.item()`) with no `.to(...)`/`.cuda(...)` after it. Such a value is on the host whatever
     `x` was (a `.to(...)` of any target might move it back, so it ends the walk). A scikit-learn metric
     converts its first two arguments: both must."""
+    converted = _converted_arguments(conversion)
+    if converted is None:
+        return _through_host(conversion.func.value)  # type: ignore[attr-defined]
+    return bool(converted) and all(_through_host(value) for value in converted)
+
+
+def _converted_arguments(conversion: ast.Call) -> Optional[list[ast.expr]]:
+    """What a NumPy function converts (its first argument) or a scikit-learn metric (its first two; a plain
+    name may be a metric imported under another name); None for `.numpy()`, which converts its receiver."""
     func = conversion.func
     if type(func) is ast.Attribute and func.attr == "numpy":
-        return _through_host(func.value)
-    # (a plain name may be a metric imported under another name)
+        return None
     metric = type(func) is not ast.Attribute or func.attr in SKLEARN_READERS
-    converted = conversion.args[:2] if metric else conversion.args[:1]
-    return bool(converted) and all(_through_host(value) for value in converted)
+    return conversion.args[:2] if metric else conversion.args[:1]
 
 
 def _through_host(value: ast.expr) -> bool:

@@ -337,7 +337,8 @@ def _reads_in(body: cst.CSTNode, name: str, torch) -> bool:  # type: ignore[no-u
         if not isinstance(node, cst.Call):
             continue
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _READ_METHODS and _is_name(_chain_root(func.value), name):
+        if (isinstance(func, cst.Attribute) and func.attr.value in _READ_METHODS
+                and _is_name(_chain_root(func.value), name)):
             return True
         callee = dotted_name(func) or ""
         if torch.qualify(func) is not None or callee.rsplit(".", 1)[-1] in _KEEPS_OR_INSPECTS:
