@@ -125,7 +125,16 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "cycles_in_the_bindings_end": Recipe(
         "step(D(3), 0)", "g = lambda t: t * 2",
         note="g, not shown, stands in as doubling; what it returns is written into x, which stays on the device"),
+    "meets_what_a_method_returns_of_the_modules_parameters": Recipe("LULinear(3).to(dev).inverse()"),
+    "a_class_that_binds_a_parameter_is_a_module_whatever_its_base": Recipe(
+        not_run="its base class is another file's (a Module there), which the snippet does not show"),
     # not flagged
+    "a_method_returns_what_its_caller_gave_it_or_a_host_tensor": Recipe(
+        "(Layer(3).to(dev).first(), Layer(3).to(dev).second())",
+        note="both methods meet only host tensors: the module's device is never involved"),
+    "a_method_init_calls_builds_the_module_on_the_cpu": Recipe("MarginLoss(1.2, 3).to(dev).scale"),
+    "methods_that_call_each_other_are_read_once": Recipe(
+        not_run="its methods call each other without end (a RecursionError whatever the device)"),
     "module_attributes_that_move_or_are_only_numbers": Recipe(
         "(Registered(3).to(dev)(D(3, 3)), MovesItsOwn(3).to(dev)(D(3)), Rebound(3).to(dev)(D(3)),"
         " NotAModule(3).apply(H(3)))", note="the plain class is given host tensors (it is no module to move)"),

@@ -10,7 +10,7 @@ import libcst as cst
 
 from devlint.analysis.names import dotted_name
 from devlint.analysis.torch_names import TorchNames
-from devlint.analysis.walk import children
+from devlint.analysis.walk import children, nodes
 
 # Classes that build the host data a DataLoader hands over, by their name or a base's name
 _HOST_DATA_CLASS = re.compile(r"Dataset$|Sampler$|Collator|FeatureExtractor|Tokenizer")
@@ -81,3 +81,16 @@ class ClassTable:
 
     def node_is_module_class(self, node: cst.ClassDef) -> bool:
         return any(self.base_is_module(arg.value) for arg in node.bases if arg.keyword is None)
+
+
+def methods_init_calls(cls: cst.ClassDef) -> set[str]:
+    """The methods `__init__` calls through `self` (`self.reset_parameters()`): they run while the module is
+    being built, on the CPU, whatever device it is moved to later."""
+    if not isinstance(cls.body, cst.IndentedBlock):
+        return set()
+    init = next((m for m in cls.body.body if isinstance(m, cst.FunctionDef) and m.name.value == "__init__"), None)
+    if init is None:
+        return set()
+    return {node.func.attr.value for node in nodes(init) if isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name)
+            and node.func.value.value == "self"}

@@ -42,6 +42,8 @@ PREVIEW_SHAPES = (
     "a host buffer written from an input's tensor (`buf[a:b] = x`) and returned as it is",
     "a list of host tensors given an input's tensor (`outs[0] = x`) and returned",
 )
+# How deep `self.m()` is followed into the class's methods to learn what each returns.
+_METHOD_DEPTH = 4
 # Methods after which a value is placed: on a device, or (`cpu`, `numpy`) on the host on purpose.
 _MOVES = frozenset({"cuda", "type_as", "to"})
 
@@ -168,10 +170,17 @@ class ModuleFacts:
         # plain attributes `__init__` binds to a factory's host tensor (`self.pe = torch.zeros(n, d)`): the
         # factory, by attribute. `Module.to()` moves parameters and buffers, never these.
         self.host_attributes: dict[str, cst.Call] = {}
+        # the class's plain methods, by name (defined once, undecorated), and what each returns of the
+        # module's own tensors once read (`returned_by`)
+        self.methods: dict[str, cst.FunctionDef] = {}
+        self.returned: dict[str, Value] = {}
+        self.reading = 0  # how many of those are being read, one inside another (at most _METHOD_DEPTH)
         self.is_module = cls is not None and classes.node_is_module_class(cls)
         if cls is not None and not self.is_module:
             self.called_layers = _layers_of_a_module_by_shape(cls, classes)
-            self.is_module = bool(self.called_layers)
+            # a class whose base is defined elsewhere that binds `self.w = nn.Parameter(...)`: only a Module
+            # registers (and moves) what it is given so
+            self.is_module = bool(self.called_layers) or _binds_parameters(cls, torch)
         if cls is None or not self.is_module:
             return
         for base in cls.bases:
@@ -190,6 +199,10 @@ class ModuleFacts:
                 if args and isinstance(args[0].value, cst.SimpleString):
                     self.tensors.add(args[0].value.raw_value)
         self.host_attributes = _host_attributes(cls, torch, self.tensors | self.submodules)
+        defined = [statement for statement in cls.body.body if isinstance(statement, cst.FunctionDef)]
+        for method in defined:
+            if not method.decorators and sum(other.name.value == method.name.value for other in defined) == 1:
+                self.methods[method.name.value] = method
 
     def _bound(self, attr: str, value: cst.BaseExpression, classes: ClassTable, torch: TorchNames) -> None:
         if not isinstance(value, cst.Call):
@@ -277,6 +290,21 @@ def _layers_of_a_module_by_shape(cls: cst.ClassDef, classes: ClassTable) -> set[
             if type(receiver) is cst.Name and receiver.value == "self" and node.func.attr.value not in methods:
                 layers.add(node.func.attr.value)
     return layers
+
+
+def _binds_parameters(cls: cst.ClassDef, torch: TorchNames) -> bool:
+    """`self.<attr> = nn.Parameter(...)` in the class, or `self.register_buffer(...)` / `register_parameter`."""
+    for node in nodes(cls):
+        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) and any(
+                isinstance(t.target, cst.Attribute) and isinstance(t.target.value, cst.Name)
+                and t.target.value.value == "self" for t in node.targets):
+            if (torch.qualify(node.value.func) or "") in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+                return True
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and isinstance(
+                node.func.value, cst.Name) and node.func.value.value == "self" and node.func.attr.value in (
+                "register_buffer", "register_parameter"):
+            return True
+    return False
 
 
 def _places_its_inputs(cls: Optional[cst.ClassDef], torch: TorchNames) -> bool:
@@ -484,6 +512,27 @@ class FlowReader:
         self._block(self.function.body, env)
         self._meet_returns()
         return self.flow
+
+    def _returned_by(self, method: str) -> Value:
+        """`self.factors()` of a method of the class whose every return is made of the module's own tensors
+        (`self.lower.new_zeros(...)`, `self.weight.t()`): those tensors, on the module's device. NOTHING for
+        anything else: a return made of the method's own inputs (the caller's arguments), of a host
+        factory, or not read (a cycle of methods reads NOTHING for the call being read)."""
+        function = self.module.methods.get(method)
+        if function is None or function is self.function:
+            return NOTHING
+        if method not in self.module.returned:
+            if self.module.reading >= _METHOD_DEPTH:
+                return NOTHING  # (not kept: read from a shallower call, it may say more)
+            self.module.returned[method] = NOTHING  # (while it is read: a cycle back here reads NOTHING)
+            self.module.reading += 1
+            try:
+                reader = FlowReader(function, self.torch, self.module, flags=self.flags, preview=self.preview)
+                reader.read()
+            finally:
+                self.module.reading -= 1
+            self.module.returned[method] = _of_the_module(reader.returns)
+        return self.module.returned[method]
 
     def _host_attribute(self, attribute: str, call: cst.Call) -> Value:
         """`self.pe` of a module whose `__init__` bound it to `torch.zeros(...)`: that factory's host tensor,
@@ -883,7 +932,7 @@ class FlowReader:
                     return Value(inputs=frozenset({f"the output of `self.{method}`"}))
                 if method in self.module.called_layers:
                     return Value(inputs=frozenset({f"the output of `self.{method}`"}))
-                return NOTHING
+                return self._returned_by(method)
             if (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name)
                     and receiver.func.value == "super" and method == "forward" and self.module.is_module):
                 return Value(inputs=frozenset({"the output of `super().forward`"}))
@@ -992,6 +1041,16 @@ class FlowReader:
         for value in self.returns:
             if value.host and not value.inputs and not value.is_list:
                 self._meet(value, inputs[0], "a return (other paths return the input's device)", scalars_mix=False)
+
+
+def _of_the_module(returns: list[Value]) -> Value:
+    """The module's tensors that every one of `returns` carries, when each carries only those."""
+    if not returns or any(value.host or value.on_cpu or not value.inputs for value in returns):
+        return NOTHING
+    roots = frozenset().union(*(value.inputs for value in returns))
+    if not all(root.startswith(("self.", "the output of `self.", "the parameters of `self.")) for root in roots):
+        return NOTHING
+    return Value(inputs=roots, is_list=any(value.is_list for value in returns))
 
 
 def _element(source: Value) -> Value:

@@ -798,7 +798,8 @@ def _surely_scalar(facts: SyntaxFacts, call: ast.Call) -> bool:
 class _InputTrace:
     """Which expressions of a function may carry a tensor from its inputs, as DEV005's flow sees them
     (a superset): the parameters and the names bound to what may carry them; `self.<attr>` and calls
-    of `self.<m>(...)` and `super().<m>(...)` (parameters, buffers, submodules' outputs); through
+    of `self.<m>(...)` and `super().<m>(...)` (parameters, buffers, submodules' outputs, what the class's
+    methods return); through
     operators, subscripts, `.T`/`.data`, tensor methods of such a value, and torch functions given one.
     Not through plain functions, sizes (`.shape`, `.size()`) or Python values (`.item()`, `len()`)."""
 
@@ -835,6 +836,9 @@ class _InputTrace:
         owner = None if function.name == "__init__" else next(
             (cls for cls in facts.classes if function in cls.body), None)
         self.module_attributes = _module_attributes(facts, owner) if owner is not None else set()
+        # the class's plain methods: what one returns may be the module's tensors (`lower = self.factors()`)
+        self.methods = {s.name for s in owner.body if type(s) is ast.FunctionDef and not s.decorator_list} if (
+            owner is not None) else set()
         changed = True
         while changed:  # the names bound to what may carry an input's tensor, until nothing changes
             changed = False
@@ -887,7 +891,8 @@ class _InputTrace:
             return False  # a plain function: the flow does not follow its result
         receiver = func.value  # type: ignore[attr-defined]
         if type(receiver) is ast.Name and receiver.id == "self":  # type: ignore[attr-defined]
-            return func.attr in self.module_attributes  # type: ignore[attr-defined]  # a submodule's output
+            # a submodule's output, or what a method of the class returns of the module's tensors
+            return func.attr in self.module_attributes or func.attr in self.methods  # type: ignore[attr-defined]
         if type(receiver) is ast.Call and type(receiver.func) is ast.Name and receiver.func.id == "super":  # type: ignore
             return True  # `super().forward(x)`
         method = func.attr  # type: ignore[attr-defined]

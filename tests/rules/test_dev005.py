@@ -370,9 +370,78 @@ FLAGGED = [
                 x = x.to(x)
             return x + torch.ones(3)
     """, [(9, 16)]),
+    case("meets_what_a_method_returns_of_the_modules_parameters", """
+        import torch
+        class LULinear(torch.nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.n = n
+                self.lower_entries = torch.nn.Parameter(torch.zeros(n, n))
+                self.upper_entries = torch.nn.Parameter(torch.zeros(n, n))
+            def _factors(self):
+                lower = self.lower_entries.new_zeros(self.n, self.n)
+                upper = self.upper_entries.tril()
+                return lower, upper
+            def inverse(self):
+                lower, upper = self._factors()
+                identity = torch.eye(self.n)
+                return torch.triangular_solve(identity, lower)[0] @ upper
+    """, [(14, 20)]),
+    case("a_class_that_binds_a_parameter_is_a_module_whatever_its_base", """
+        import torch
+        from flows.base import Transform
+        class Scale(Transform):
+            def __init__(self, n):
+                super().__init__()
+                self.log_scale = torch.nn.Parameter(torch.zeros(n))
+            def forward(self, x):
+                return x * self.log_scale.exp() + torch.ones(x.size(-1)) * self.log_scale
+    """, [(8, 43)]),
 ]
 
 NOT_FLAGGED = [
+    case("a_method_returns_what_its_caller_gave_it_or_a_host_tensor", """
+        import torch
+        import torch.nn as nn
+        class Layer(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.n = n
+                self.weight = nn.Parameter(torch.zeros(n, n))
+            def _scaled(self, values):
+                return values * 2
+            def _grid(self):
+                return torch.arange(self.n)
+            def first(self):
+                scaled = self._scaled(torch.ones(self.n))
+                return torch.ones(self.n) + scaled
+            def second(self):
+                return torch.zeros(self.n) + self._grid()
+    """, []),
+    case("a_method_init_calls_builds_the_module_on_the_cpu", """
+        import torch
+        class MarginLoss(torch.nn.Module):
+            def __init__(self, beta, num_classes):
+                super().__init__()
+                self.initialize_beta(beta, num_classes)
+            def initialize_beta(self, beta, num_classes):
+                self.beta = torch.nn.Parameter(torch.tensor([float(beta)]))
+                self.scale = torch.ones(num_classes) * self.beta
+    """, []),
+    case("methods_that_call_each_other_are_read_once", """
+        import torch
+        import torch.nn as nn
+        class Layer(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.weight = nn.Parameter(torch.zeros(n, n))
+            def a(self):
+                return self.b()
+            def b(self):
+                return self.a()
+            def run(self):
+                return torch.ones(3) + self.a()
+    """, []),
     case("module_attributes_that_move_or_are_only_numbers", """
         import torch
         import torch.nn as nn
@@ -952,3 +1021,13 @@ def test_a_conftest_that_sets_the_default_device_covers_the_functions_below_it(t
     code = "import torch\ndef f(x: torch.Tensor):\n    return torch.cat([x, torch.zeros(3)])\n"
     assert [r for r in lint(code, test_file, extend_select=NAMED) if r[2] == "DEV005"] == []
     assert [r[2] for r in lint(code, module, extend_select=NAMED)].count("DEV005") == 1
+
+
+def test_what_a_method_returns_is_followed_a_few_methods_deep_and_a_long_chain_ends() -> None:
+    chain = "\n".join(f"    def m{i}(self):\n        return self.m{i + 1}()" for i in range(400))
+    code = ("import torch\nclass L(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.w = torch.nn.Parameter(torch.zeros(3))\n" + chain + "\n    def m400(self):\n        return self.w\n"
+            "    def from_the_start(self):\n        return torch.ones(3) + self.m0()\n"
+            "    def near_the_end(self):\n        return torch.ones(3) + self.m398()\n")
+    lines = code.splitlines()
+    assert [r[0] for r in lint(code, "m.py", extend_select=NAMED) if r[2] == "DEV005"] == [len(lines)]

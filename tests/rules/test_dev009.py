@@ -74,9 +74,56 @@ def main():
     batch = torch.ones(2, 2).to("cuda")
 main()
 """, [(6, 13)]),
+    case("barrier_before_set_device_under_nccl", HEAD + """
+def main():
+    dist.init_process_group("nccl")
+    dist.barrier()
+    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+if __name__ == "__main__":
+    main()
+""", [(6, 5)]),
+    case("a_helpers_barrier_before_the_set_device_main_calls", HEAD + """
+from project.distributed import barrier
+def main(cfg):
+    barrier()
+    torch.cuda.set_device(cfg.local_rank)
+if __name__ == "__main__":
+    dist.init_process_group(backend="nccl")
+    main(None)
+""", [(6, 5)]),
 ]
 
 CLEAN = [
+    case("barrier_after_set_device", HEAD + """
+def main():
+    dist.init_process_group("nccl")
+    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+    dist.barrier()
+if __name__ == "__main__":
+    main()
+""", []),
+    case("barrier_given_its_device", HEAD + """
+def main():
+    local_rank = int(os.environ["LOCAL_RANK"])
+    dist.init_process_group("nccl")
+    dist.barrier(device_ids=[local_rank])
+    torch.cuda.set_device(local_rank)
+if __name__ == "__main__":
+    main()
+""", []),
+    case("barrier_under_gloo", HEAD + """
+def main():
+    dist.init_process_group("gloo")
+    dist.barrier()
+    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+if __name__ == "__main__":
+    main()
+""", []),
+    case("barrier_in_a_library_module_that_never_pins", HEAD + """
+def sync():
+    dist.init_process_group("nccl")
+    dist.barrier()
+""", []),
     case("nccl_program_that_pins_its_rank_after_starting", HEAD + """
 def main():
     dist.init_process_group(backend="nccl")

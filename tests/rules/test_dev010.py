@@ -27,6 +27,20 @@ from PIL import Image
 def show(image):
     return Image.fromarray(image.to("cpu", non_blocking=True))
 """, [(4, 28)]),
+    case("a_cpu_method_returns_its_own_move_still_queued", """
+import torch
+class Batch:
+    def _to(self, device=None, non_blocking=False):
+        return Batch(*(v.to(device, non_blocking=non_blocking) for v in vars(self).values()))
+    def cpu(self):
+        return self._to(device="cpu", non_blocking=True)
+""", [(6, 16)]),
+    case("a_cpu_method_returns_a_tensor_copy_still_queued", """
+import torch
+class Wrapped:
+    def cpu(self):
+        return self.data.to("cpu", non_blocking=True)
+""", [(4, 16)]),
     case("tolist_after_the_copy", """
 import torch
 def f(x):
@@ -282,6 +296,32 @@ def f(x):
     rows = list(y)
     torch.cuda.synchronize()
     return [r.tolist() for r in rows]
+""", []),
+    case("a_cpu_method_that_waits_for_its_copy", """
+import torch
+class Batch:
+    def cpu(self):
+        return self._to(device="cpu", non_blocking=False)
+""", []),
+    case("handed_to_a_class_of_this_file_that_keeps_it", """
+import torch
+class Wrapped:
+    def __init__(self, data):
+        self.data = data
+def offload(x):
+    return Wrapped(x.to("cpu", non_blocking=True))
+""", []),
+    case("another_method_returns_a_copy_for_the_caller_to_wait_on", """
+import torch
+class Batch:
+    def offload(self):
+        return self._to(device="cpu", non_blocking=True)
+""", []),
+    case("a_cpu_method_whose_caller_chooses", """
+import torch
+class Batch:
+    def cpu(self, non_blocking=False):
+        return self._to(device="cpu", non_blocking=non_blocking)
 """, []),
     case("returned_for_the_caller_to_read", """
 import torch

@@ -18,7 +18,9 @@ RULE = Rule(
         function whose inputs are tensors (parameters used as tensors, tensors inside a parameter used as such
         (`batch["mask"].bool()`, `data.x.size(0)`), elements of the caller's sequences that a loop uses as
         tensors, a closure's tensor parameters, or a module's parameters, buffers and layers' outputs read
-        through `self`, a module known by its base or by its `forward` calling `self.<layer>(...)`), the first
+        through `self`, and what a method of the class returns made only of those (`lower, upper =
+        self._factors()`), a module known by its base, by its `forward` calling `self.<layer>(...)`, or by
+        binding `self.<attr> = nn.Parameter(...)` or registering a buffer), the first
         operation that mixes that CPU tensor with an input's tensor fails on a GPU with "Expected all tensors to
         be on the same device": arithmetic and matmul, `cat`, `stack`, a list later joined with the input's
         tensors, a `return` whose other paths return the input's tensors, a call of a submodule, and every
@@ -46,7 +48,8 @@ RULE = Rule(
         `x.new_*` (they follow `x`), factories with `generator=`, the branch of a CUDA availability test
         that runs only without CUDA (the guards DEV003 reads), a branch that never runs (`if
         x.size() == 1:`), classes that build host data for a DataLoader (datasets, collators, feature
-        extractors, tokenizers, samplers), parameters every caller in the file gives a host tensor or that the
+        extractors, tokenizers, samplers), the module's own state in `__init__` and the methods it calls
+        (`self.reset_parameters()`: the module is still being built, on the CPU), parameters every caller in the file gives a host tensor or that the
         function itself makes a tensor of (`torch.tensor(xs)`: they are data), and code under
         `with torch.device(...)`, in a file that calls `torch.set_default_device`, or below a project's
         `conftest.py` (or in a project whose module) that sets one at its top level.

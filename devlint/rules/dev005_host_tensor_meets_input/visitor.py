@@ -6,7 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
-from devlint.analysis.classes import ClassTable, makes_host_data
+from devlint.analysis.classes import ClassTable, makes_host_data, methods_init_calls
 from devlint.analysis.edits import append_keyword, code_of
 from devlint.analysis.factories import LEGACY_CONSTRUCTORS, cpu_factory_name, legacy_constructor_name
 from devlint.analysis.flow import CallSites, FlowReader, FunctionFlow, Meeting, ModuleFacts
@@ -52,7 +52,7 @@ class HostTensorMeetsInput(RuleVisitor):
                 continue  # the screen saw no factory there that can meet an input
             if cls is not None and makes_host_data(cls):
                 continue  # its tensors are the host data a DataLoader hands over: on the CPU by construction
-            if function.name.value == "__init__":
+            if cls is not None and (function.name.value == "__init__" or function.name.value in methods_init_calls(cls)):
                 cls = None  # the module is being built: its parameters are still on the CPU
             if cls not in facts:
                 facts[cls] = ModuleFacts(cls, classes, self.torch)  # type: ignore[arg-type]
@@ -86,11 +86,7 @@ class HostTensorMeetsInput(RuleVisitor):
             attributes = set(facts[cls].host_attributes)
             if not attributes:
                 continue
-            init = next((m for m in cls.body.body if isinstance(m, cst.FunctionDef) and m.name.value == "__init__"), None)
-            # what `__init__` calls (`self.reset_parameters()`) runs while the module is still on the CPU
-            building = {node.func.attr.value for node in nodes(init) if isinstance(node, cst.Call)
-                        and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name)
-                        and node.func.value.value == "self"} if init is not None else set()
+            building = methods_init_calls(cls)
             for method in cls.body.body:
                 if isinstance(method, cst.FunctionDef) and method.name.value not in ("__init__", *building) \
                         and method not in self.functions \

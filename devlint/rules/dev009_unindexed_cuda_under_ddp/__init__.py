@@ -21,8 +21,10 @@ _CUDA_OR_NCCL = re.compile(ACCELERATOR_STRING.pattern + "|nccl")
 def _screen(facts: SyntaxFacts) -> bool:
     """A `"cuda"` literal without an index, or a `.cuda(...)` call, in a file that may set a rank up:
     a `"LOCAL_RANK"` literal, or a call of `init_process_group` (any receiver, any torch alias); or a
-    program (`if __name__ == "__main__":`) that names the `"nccl"` backend."""
-    if _nccl_program(facts.tree):
+    program (`if __name__ == "__main__":`) that names the `"nccl"` backend; or a file that calls a `barrier` and
+    `set_device` and names the `"nccl"` backend (the barrier may run before the pin)."""
+    if _nccl_program(facts.tree) or (_calls(facts, "barrier") and _calls(facts, "set_device")
+                                     and _names_nccl(facts.tree)):
         return True
     if not (facts.bare_cuda_string or "cuda" in facts.methods_called):
         return False
@@ -37,7 +39,17 @@ def _nccl_program(tree: ast.Module) -> bool:
     main = any(type(statement) is ast.If and type(statement.test) is ast.Compare  # type: ignore[attr-defined]
                and type(statement.test.left) is ast.Name and statement.test.left.id == "__name__"  # type: ignore
                for statement in tree.body)
-    return main and any(type(node) is ast.Constant and node.value == "nccl" for node in ast.walk(tree))
+    return main and _names_nccl(tree)
+
+
+def _names_nccl(tree: ast.Module) -> bool:
+    return any(type(node) is ast.Constant and node.value == "nccl" for node in ast.walk(tree))
+
+
+def _calls(facts: SyntaxFacts, name: str) -> bool:
+    """`name(...)` or `R.name(...)` somewhere in the file."""
+    return name in facts.methods_called or any(type(call.func) is ast.Name and call.func.id == name  # type: ignore
+                                               for call in facts.calls)
 
 
 RULE = Rule(
@@ -72,6 +84,10 @@ RULE = Rule(
         before that call runs (`.cuda()`, `.to("cuda")`, `device="cuda"` or `map_location="cuda"` given)
         is already on GPU 0: a module-level `torch.empty(..., device="cuda")`, an import-time warm-up (a
         function of the file called at module level), or a model moved earlier in the function that pins.
+        So is a barrier (`dist.barrier()`, or a helper of that name) without `device_ids=` in a file that starts
+        NCCL: before the pin, PyTorch has to guess the GPU a barrier runs on (`using GPU 0 to perform barrier as
+        devices used by this process are currently unknown`, a warning that a wrong guess may hang), and every
+        rank's current device, where its CUDA context goes, is GPU 0.
         The module's statements are read in the order they run, following calls of the file's own
         functions (a branch that depends on the rank is skipped; a call that cannot be followed, or a
         branch that may pin, ends the read). A `torch.device("cuda")` made early places nothing: it

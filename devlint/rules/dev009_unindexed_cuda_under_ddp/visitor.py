@@ -61,6 +61,7 @@ class UnindexedCudaUnderDdp(RuleVisitor):
         self._statements: list[cst.CSTNode] = []
         self._compared: set[int] = set()  # `x.device == torch.device("cuda")`: a comparison places nothing
         self._rank_dependent = 0  # inside `if rank == 0:`, `if args.distributed: ... else: ...`
+        self._barriers: list[cst.Call] = []  # `dist.barrier()`, a helper's `barrier()`: no `device_ids=` given
 
     # -- code that runs in some ranks, or only without distribution ------------------------
     def visit_If(self, node: cst.If) -> None:
@@ -160,6 +161,9 @@ class UnindexedCudaUnderDdp(RuleVisitor):
             if arg is not None:
                 for literal in _cuda_literals(arg.value):
                     self._literal(literal, places=True)
+        if ((dotted_name(node.func) or "").rsplit(".", 1)[-1] == "barrier" and keyword(node, "device_ids") is None
+                and not self._rank_dependent):
+            self._barriers.append(node)
         if not isinstance(node.func, cst.Attribute):
             return
         method = node.func.attr.value
@@ -189,19 +193,22 @@ class UnindexedCudaUnderDdp(RuleVisitor):
             # rank's current device stays GPU 0 (its CUDA context, pinned memory, NCCL's barriers)
             for start in facts.nccl_starts:
                 self.report(start, _NEVER_PINNED)
-        if not self.pending:
-            return
         if facts.every_rank_on_default_gpu:
             for node, what, fix, _places in self.pending:
                 self.report(node, _message(what), fix)
             return
-        if not facts.starts or facts.gloo_only or facts.pinned_from_the_start:
+        placing = [entry for entry in self.pending if entry[3]]
+        barriers = self._barriers if facts.nccl_starts else []
+        if not (placing or barriers) or not facts.starts or facts.gloo_only or facts.pinned_from_the_start:
             return
         # pinned by a `set_device` call: what every rank places on the GPU before that call runs is on GPU 0
         order = BeforePinning(self.ctx.module, self.torch, _depends_on_rank).read()
-        for node, what, fix, places in self.pending:
-            if places and order.ran_before(node):
+        for node, what, fix, _places in placing:
+            if order.ran_before(node):
                 self.report(node, _before_pinning_message(what), fix)
+        for barrier in barriers:
+            if order.ran_before(barrier):
+                self.report(barrier, _BARRIER_BEFORE_PINNING)
 
 
 _LOCAL_RANK_ADVICE = ("index it with the local rank (`int(os.environ[\"LOCAL_RANK\"])`, or `rank %"
@@ -212,6 +219,13 @@ _NEVER_PINNED = ("`init_process_group(\"nccl\")` in a script that never calls `t
                  " current device stays GPU 0, so each rank's CUDA context (pinned memory, `torch.cuda` calls) and"
                  " NCCL's barriers land there; call `torch.cuda.set_device(local_rank)` before it, or pass"
                  " `device_id=torch.device(\"cuda\", local_rank)`")
+
+
+_BARRIER_BEFORE_PINNING = (
+    "a barrier under NCCL before the file's `set_device` call pins the rank to its GPU: PyTorch must guess which"
+    " GPU each rank's barrier runs on (it warns that a wrong guess may hang), and the current device is still GPU 0"
+    " in every rank, where their CUDA contexts land; call `torch.cuda.set_device(local_rank)` first, or pass"
+    " `device_ids=[local_rank]`")
 
 
 def _message(what: str) -> str:

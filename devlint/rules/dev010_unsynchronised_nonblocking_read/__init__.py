@@ -8,8 +8,11 @@ from devlint.rules.rule import FixSafety, Rule
 
 
 def _screen(facts: SyntaxFacts) -> bool:
-    """A `.to(...)` or `.copy_(...)` call given `non_blocking=True`."""
-    return bool(facts.nonblocking_methods & {"to", "copy_"})
+    """A `.to(...)` or `.copy_(...)` call given `non_blocking=True`; or a `cpu()` defined where a method is
+    given `non_blocking` (its own move may be one)."""
+    if facts.nonblocking_methods & {"to", "copy_"}:
+        return True
+    return bool(facts.nonblocking_methods) and any(function.name == "cpu" for function in facts.functions)
 
 
 RULE = Rule(
@@ -37,7 +40,10 @@ RULE = Rule(
         (a method of the same class, or a module function) that reads that parameter on the host (a layer
         run on it, `.tolist()`, another library's call) with nothing in it that can wait for the GPU. A copy into a buffer (`buf.copy_(x, non_blocking=True)`) counts
         when `buf` is shown to be pinned (`pin_memory=True`, `.pin_memory()`): into pageable memory the copy
-        is synchronous. Not reported when the source is shown to be on the CPU already. `.cpu()` takes no
+        is synchronous. A `cpu()` method that returns such a copy is reported too (`return
+        self._to(device="cpu", non_blocking=True)`, a class's own move handed torch's keywords): a `cpu()`
+        promises what `Tensor.cpu()` and `Module.cpu()` give, values the caller can read at once, and its
+        callers do. Not reported when the source is shown to be on the CPU already. `.cpu()` takes no
         `non_blocking` argument (torch 2.13: `TypeError`). Confirmed on paper only: the stale read is a race
         that needs a GPU, and no GPU run has shown it yet (`devlint confirm` on a CPU runs the call shapes
         and judges nothing).

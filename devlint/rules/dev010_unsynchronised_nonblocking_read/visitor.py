@@ -54,8 +54,7 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self._reported: set[int] = set()
-        # the names of every function this file defines, and of every function and class
-        self._definitions: Optional[tuple[set[str], set[str]]] = None
+        self._definitions: Optional[set[str]] = None  # the names of the functions and classes this file defines
 
     # -- what is a copy to the host that has not landed yet ----------------------------------
     def _host_copy(self, call: cst.BaseExpression) -> Optional[cst.Call]:
@@ -72,6 +71,18 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
         if target is None or not is_host(target.value, self.torch):
             return None
         return None if self._on_host(call.func.value) else call
+
+    def _host_move(self, call: cst.BaseExpression) -> bool:
+        """A copy to the CPU queued without waiting: `x.to("cpu", non_blocking=True)`, or any call given
+        torch's move keywords with a host target, `self._to(device="cpu", non_blocking=True)` (a class's own
+        move that hands them on to `Tensor.to`)."""
+        if self._host_copy(call) is not None:
+            return True
+        if not isinstance(call, cst.Call):
+            return False
+        flag, target = keyword(call, "non_blocking"), keyword(call, "device")
+        return (flag is not None and _is_true(flag.value) and target is not None
+                and is_host(target.value, self.torch))
 
     def _pinned_copy(self, call: cst.BaseExpression) -> Optional[str]:
         """`buf.copy_(x, non_blocking=True)` into a buffer shown to be pinned: the buffer's name."""
@@ -134,6 +145,18 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
                     receiver = receiver.value
                 else:
                     return
+
+    def visit_Return(self, node: cst.Return) -> None:
+        """`def cpu(self): return self._to(device="cpu", non_blocking=True)`: a `cpu()` promises what torch's
+        `Tensor.cpu()` and `Module.cpu()` give, values its caller can read at once; a copy still queued breaks
+        that promise for every caller."""
+        function = self.ctx.current_function()
+        if (function is None or function.name.value != "cpu" or node.value is None
+                or not self._host_move(node.value)):
+            return
+        self.report(node.value, "`cpu()` returns this `non_blocking=True` copy to the CPU before it has landed:"
+                                " its callers read it at once, as they read `Tensor.cpu()`, and may see zeros or"
+                                " stale values; copy with `non_blocking=False`, or synchronize before returning")
 
     # A block is read when it is left: every import in the file up to there is recorded by then.
     def leave_Module(self, original_node: cst.Module) -> None:
@@ -201,7 +224,7 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
             return False  # `other.copy_(y)`: a tensor method of another value
         if last in _HOST_BUILTINS or last in _READ_METHODS:
             return False  # (read above where it is one)
-        return last not in self._own_functions() or self._held_from_elsewhere(callee)
+        return last not in self._own_names() or self._held_from_elsewhere(callee)
 
     def _reads_handed_copy(self, call: cst.Call, position: int) -> bool:
         """Does `call` read its argument at `position` on the host now? Another library's function (as
@@ -234,23 +257,11 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
         found = [s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == parts[-1]]
         return found[0] if len(found) == 1 and not found[0].decorators else None
 
-    def _own_functions(self) -> set[str]:
-        return self._defined()[0]
-
     def _own_names(self) -> set[str]:
-        """The functions and classes this file defines."""
-        return self._defined()[1]
-
-    def _defined(self) -> tuple[set[str], set[str]]:
-        """(the file's function names, its function and class names), from one walk of the module."""
+        """The functions and classes this file defines (one walk of the module)."""
         if self._definitions is None:
-            functions, names = set(), set()
-            for node in nodes(self.ctx.module):
-                if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-                    names.add(node.name.value)
-                    if isinstance(node, cst.FunctionDef):
-                        functions.add(node.name.value)
-            self._definitions = (functions, names)
+            self._definitions = {node.name.value for node in nodes(self.ctx.module)
+                                 if isinstance(node, (cst.FunctionDef, cst.ClassDef))}
         return self._definitions
 
     def _held_from_elsewhere(self, callee: str) -> bool:
