@@ -450,6 +450,21 @@ def test_the_numpy_screen_keeps_the_callers_signs_only_in_preview():
      "        return self.buf.shape\n", True),
     ("import torch\ndef place(batch, device):\n    batch.to(device)\n", True),
     ("import torch\nclass T(torch.Tensor):\n    def place(self, d):\n        self.to(d)\n", True),
+    # a local name the function calls; a loop variable over a module's parameters is reported whatever it is
+    ("import torch\ndef place(cfg, device, x):\n    model = build(cfg)\n    model.to(device)\n    return model(x)\n",
+     False),
+    ("import torch\ndef place(model, device):\n    for p in model.parameters():\n        p.to(device)\n"
+     "        kept = p.state_dict()\n", True),
+    # a `self.<attr>` the class never binds nor uses as a tensor, an attribute of anything else: no evidence
+    ("import torch\nclass Pipe:\n    def place(self, d):\n        self.safety_checker.to(d)\n", False),
+    ("import torch\ndef place(components, d):\n    components.vae.to(d)\n", False),
+    # kept: bound in the class, an attribute that is a tensor wherever it is read, a tensor test around it
+    ("import torch\nclass Cache:\n    def __init__(self):\n        self.buf = torch.zeros(3)\n"
+     "    def place(self, d):\n        self.buf.to(d)\n", True),
+    ("import torch\nclass Cache:\n    buf: torch.Tensor\n    def place(self, d):\n        self.buf.to(d)\n", True),
+    ("import torch\ndef place(layer, d):\n    layer.weight.to(d)\n", True),
+    ("import torch\nclass Pipe:\n    def place(self, d):\n        if torch.is_tensor(self.vae):\n"
+     "            self.vae.to(d)\n    def run(self, x):\n        return self.vae(x)\n", True),
 ])
 def test_the_discarded_move_screen_drops_receivers_the_file_shows_are_modules(source, kept, monkeypatch):
     _assert_screen_keeps("DEV001", source, kept, monkeypatch)
@@ -468,6 +483,23 @@ def test_the_discarded_move_screen_drops_receivers_the_file_shows_are_modules(so
 ])
 def test_the_factory_move_screen_skips_moves_to_a_dtype_only(source, kept, monkeypatch):
     _assert_screen_keeps("DEV002", source, kept, monkeypatch)
+
+
+@pytest.mark.parametrize("source, kept_by", [
+    # host data is DEV011's, an allocation DEV002's; a legacy constructor's arguments decide (both keep it)
+    ("import torch\ndef f(xs, device):\n    return torch.tensor(xs).to(device)\n", ["DEV011"]),
+    ("import torch\ndef f(xs, device):\n    t = torch.as_tensor(xs)\n    t = t.to(device)\n    return t\n", ["DEV011"]),
+    ("import torch\ndef f(n, device):\n    return torch.zeros(n).to(device)\n", ["DEV002"]),
+    ("import torch\ndef f(n, device):\n    t = torch.arange(n)\n    t = t.to(device)\n    return t\n", ["DEV002"]),
+    ("import torch\ndef f(n, device):\n    return torch.LongTensor(n).to(device)\n", ["DEV002", "DEV011"]),
+    ("import torch\ndef f(n, device):\n    return torch.LongTensor([n]).to(device)\n", ["DEV002", "DEV011"]),
+])
+def test_the_factory_move_screens_keep_only_their_own_kind_of_factory(source, kept_by, monkeypatch):
+    rules = prefilter(source, enabled_rules(ALL_PREVIEW, None))
+    assert [entry.rule.code for entry in screen(source, rules, preview=True)
+            if entry.rule.code in ("DEV002", "DEV011")] == kept_by
+    filtered, unfiltered = _both_ways(source, monkeypatch)  # (DEV011 runs in the preview half)
+    assert filtered == unfiltered
 
 
 @pytest.mark.parametrize("source, kept", [

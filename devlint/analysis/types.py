@@ -42,7 +42,9 @@ from devlint.analysis.classes import ClassTable
 from devlint.analysis.names import dotted_name, string_value, target_names
 from devlint.analysis.terminating import terminating
 from devlint.analysis.torch_names import TorchNames
-from devlint.analysis.vocabulary import CONVERSIONS, MODULE_METHODS, TENSOR_METHODS, TENSOR_ONLY_ATTRIBUTES
+from devlint.analysis.vocabulary import (
+    CONVERSIONS, MODULE_METHODS, TENSOR_METHODS, TENSOR_ONLY_ATTRIBUTES, TENSOR_VALUED_ATTRIBUTES,
+)
 from devlint.analysis.walk import children
 
 
@@ -347,7 +349,7 @@ class TypeOracle:
         if isinstance(expr, cst.Attribute):
             if _is_self(expr.value) and cls is not None:
                 return self._self_attr_kind(expr.attr.value, cls)
-            if expr.attr.value in ("data", "grad", "T", "mT", "weight", "bias", "real", "imag"):
+            if expr.attr.value in TENSOR_VALUED_ATTRIBUTES:
                 # `p.data`, `layer.weight`: parameters and their data are tensors
                 return Kind.TENSOR
             return Kind.UNKNOWN

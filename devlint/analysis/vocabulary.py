@@ -145,6 +145,8 @@ TENSOR_METHODS = frozenset({
 })
 # Attributes only tensors have (modules have none of these).
 TENSOR_ONLY_ATTRIBUTES = frozenset({"shape", "ndim", "T", "mT", "grad", "is_cuda", "requires_grad", "grad_fn", "is_leaf"})
+# Attributes that are tensors whatever they are read of: `p.data`, `layer.weight`, `x.T`.
+TENSOR_VALUED_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "weight", "bias", "real", "imag"})
 # Methods and attributes that mark an nn.Module (or a model object with an in-place .to()).
 MODULE_METHODS = frozenset({
     "parameters", "named_parameters", "buffers", "named_buffers", "modules", "named_modules", "children",

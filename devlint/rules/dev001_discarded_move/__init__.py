@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterator, Optional, Union
 
 from devlint.analysis.prefilter import method_call
 from devlint.analysis.screen import SyntaxFacts
-from devlint.analysis.vocabulary import MODULE_METHODS, TENSOR_METHODS, TENSOR_ONLY_ATTRIBUTES
+from devlint.analysis.vocabulary import MODULE_METHODS, TENSOR_METHODS, TENSOR_ONLY_ATTRIBUTES, TENSOR_VALUED_ATTRIBUTES
 from devlint.rules.rule import FixSafety, Rule
 
 MOVES = ("to", "cuda", "cpu", "pin_memory")
@@ -18,10 +18,12 @@ _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 def _screen(facts: SyntaxFacts) -> bool:
     """A move that is a statement of its own (`R.to(...)`) whose receiver may be a tensor; or
     `Parameter(...).to(...)`. The rule reports a receiver only where the type oracle shows a tensor, and
-    module evidence always wins there: so `self` of a class that is no tensor, a parameter of the
-    enclosing function that it calls or uses as a module (`model(x)`, `y = model.parameters()`), and a
-    `self.<attr>` that the class calls or uses so (`self.vae(...)`, `self.vae.config`) are never reported,
-    unless an `isinstance` test in the function may say otherwise."""
+    module evidence always wins there: so `self` of a class that is no tensor, a parameter or local name of
+    the enclosing function that it calls or uses as a module (`model(x)`, `y = model.parameters()`), and a
+    `self.<attr>` that the class calls or uses so (`self.vae(...)`, `self.vae.config`) are never reported;
+    nor are a `self.<attr>` the class neither binds nor uses as a tensor (`self.safety_checker`, registered by
+    a library: no evidence either way), and an attribute of anything else unless tensors are what it names
+    (`p.data`, `layer.weight`): unless an `isinstance` or `is_tensor` test in the function may say otherwise."""
     if facts.parameter_moved:
         return True
     if facts.methods_discarded.isdisjoint(MOVES):
@@ -71,11 +73,15 @@ class _ModuleEvidence:
         if type(receiver) is ast.Name:
             if receiver.id == "self":
                 return cls is not None and not any("Tensor" in ast.unparse(base) for base in cls.bases)
-            parameters = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
-            return receiver.id in parameters and receiver.id in self._once(_names_used_as_modules, function)
-        if (type(receiver) is ast.Attribute and type(receiver.value) is ast.Name  # type: ignore[attr-defined]
-                and receiver.value.id == "self" and cls is not None):  # type: ignore[attr-defined]
-            return receiver.attr in self._once(_attributes_used_as_modules, cls)  # type: ignore[attr-defined]
+            return (receiver.id in self._once(_names_bound, function)
+                    and receiver.id in self._once(_names_used_as_modules, function))
+        if type(receiver) is ast.Attribute:
+            if type(receiver.value) is ast.Name and receiver.value.id == "self":  # type: ignore[attr-defined]
+                if cls is None:
+                    return False
+                return (receiver.attr in self._once(_attributes_used_as_modules, cls)  # type: ignore[attr-defined]
+                        or receiver.attr not in self._once(_attributes_that_may_be_tensors, cls))  # type: ignore
+            return receiver.attr not in TENSOR_VALUED_ATTRIBUTES  # type: ignore[attr-defined]
         return False
 
     def _once(self, question: Callable[[Any], set[str]], node: ast.AST) -> set[str]:
@@ -86,10 +92,41 @@ class _ModuleEvidence:
 
 
 def _tested_with_isinstance(function: ast.AST) -> set[str]:
-    """The text of every value the function tests with `isinstance(value, ...)`."""
+    """The text of every value the function tests with `isinstance(value, ...)` or `is_tensor(value)`."""
     return {ast.unparse(node.args[0]) for node in ast.walk(function)  # type: ignore[attr-defined]
-            if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "isinstance"  # type: ignore
-            and node.args}  # type: ignore[attr-defined]
+            if type(node) is ast.Call and node.args and (  # type: ignore[attr-defined]
+                (type(node.func) is ast.Name and node.func.id in ("isinstance", "is_tensor"))  # type: ignore
+                or (type(node.func) is ast.Attribute and node.func.attr == "is_tensor"))}  # type: ignore
+
+
+def _attributes_that_may_be_tensors(cls: ast.ClassDef) -> set[str]:
+    """A superset of the `<attr>` of `self.<attr>` that the type oracle may find a tensor (its class index): bound
+    in the class (assigned, unpacked into, annotated, registered as a buffer or parameter), or used through a
+    tensor's method or attribute (`self.<attr>.shape`, `self.<attr>.view(...)`)."""
+    found: set[str] = set()
+    for statement in cls.body:
+        if type(statement) is ast.AnnAssign and type(statement.target) is ast.Name:  # type: ignore[attr-defined]
+            found.add(statement.target.id)  # type: ignore[attr-defined]
+        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(statement):
+            kind = type(node)
+            if kind is ast.Attribute and type(node.value) is ast.Name and node.value.id == "self":  # type: ignore
+                if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                    found.add(node.attr)  # type: ignore[attr-defined]  # bound, or unpacked into
+            elif kind is ast.Attribute and node.attr in _TENSOR_EVIDENCE:  # type: ignore[attr-defined]
+                attribute = _self_attribute(node.value)  # type: ignore[attr-defined]
+                if attribute is not None:
+                    found.add(attribute)
+            elif kind is ast.Call and type(node.func) is ast.Attribute and node.func.attr in (  # type: ignore
+                    "register_buffer", "register_parameter") and node.args:  # type: ignore[attr-defined]
+                first = node.args[0]  # type: ignore[attr-defined]
+                if type(first) is ast.Constant and type(first.value) is str:
+                    found.add(first.value)
+    return found
+
+
+_TENSOR_EVIDENCE = TENSOR_METHODS | TENSOR_ONLY_ATTRIBUTES
 
 
 def _own_nodes(function: _Function) -> Iterator[ast.AST]:
@@ -100,6 +137,27 @@ def _own_nodes(function: _Function) -> Iterator[ast.AST]:
         yield node
         stack.extend(child for child in ast.iter_child_nodes(node)
                      if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+
+
+def _names_bound(function: _Function) -> set[str]:
+    """The function's parameters and the names its own statements assign or bind with `with ... as` (a subset of
+    the type oracle's bindings there: where a name is bound, its usages there decide). Not loop variables: the
+    rule reports one of `for p in model.parameters()` whatever else it is used as."""
+    arguments = function.args
+    found = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                             *(a for a in (arguments.vararg, arguments.kwarg) if a))}
+    for node in _own_nodes(function):
+        kind = type(node)
+        targets: list[ast.AST] = []
+        if kind is ast.Assign:
+            targets = node.targets  # type: ignore[attr-defined]
+        elif kind is ast.AnnAssign or kind is ast.AugAssign:
+            targets = [node.target]  # type: ignore[attr-defined]
+        elif kind is ast.With or kind is ast.AsyncWith:
+            targets = [item.optional_vars for item in node.items if item.optional_vars is not None]  # type: ignore
+        for target in targets:
+            found.update(n.id for n in ast.walk(target) if type(n) is ast.Name)  # type: ignore[attr-defined]
+    return found
 
 
 def _bare_callees(nodes: list[ast.AST]) -> set[int]:

@@ -16,20 +16,22 @@ _LEGACY = frozenset(f"torch.{name}" for name in LEGACY_CONSTRUCTORS)
 
 
 def screen_moved_factories(facts: SyntaxFacts, *, data: bool = False) -> bool:
-    """A CPU factory moved in its own chain, or assigned to `x` where some `x = x.to(...)` is
-    (DEV002's screen and DEV011's: they share the premise); or what is computed from a factory of the
-    rule's kind (`data`: DEV011's `torch.tensor(...)`, a legacy constructor) with numbers, then moved."""
+    """A CPU factory of the rule's kind (`data`: DEV011's `torch.tensor(...)`; else DEV002's allocating ones; a
+    legacy constructor for both: its arguments decide) moved in its own chain, or assigned to `x` where some
+    `x = x.to(...)` is (DEV002's screen and DEV011's: they share the premise); or what is computed from such a
+    factory with numbers, then moved."""
     for move in facts.moves:
         if dtype_only(move):
             continue
         receiver = strip_casts_of_ast(move.func.value)  # type: ignore[attr-defined]
-        if _may_be_cpu_tensor(facts, receiver):
+        if _may_be_cpu_tensor(facts, receiver) and _may_be_data(facts, receiver) in (data, None):  # type: ignore
             return True
         # what is computed from a factory with numbers (`torch.exp(c * torch.arange(n)).to(d)`)
         if any(type(node) is ast.Call and _may_be_cpu_tensor(facts, node) and _may_be_data(facts, node) in (data, None)
                for node in _operands(receiver)):
             return True
-    return any(name in facts.moved_in_place and _may_be_cpu_tensor(facts, call) for name, call in facts.assigned_calls)
+    return any(name in facts.moved_in_place and _may_be_cpu_tensor(facts, call) and _may_be_data(facts, call) in (data, None)
+               for name, call in facts.assigned_calls)
 
 
 def screen_moved_host_data(facts: SyntaxFacts) -> bool:
