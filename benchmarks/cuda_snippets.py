@@ -126,6 +126,8 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
         "step(D(3), 0)", "g = lambda t: t * 2",
         note="g, not shown, stands in as doubling; what it returns is written into x, which stays on the device"),
     "meets_what_a_method_returns_of_the_modules_parameters": Recipe("LULinear(3).to(dev).inverse()"),
+    "an_input_made_a_tensor_only_where_it_is_an_array_keeps_the_callers_device": Recipe(
+        "mean_error(D(3, 2), D(3, 2))"),
     "a_class_that_binds_a_parameter_is_a_module_whatever_its_base": Recipe(
         not_run="its base class is another file's (a Module there), which the snippet does not show"),
     # not flagged

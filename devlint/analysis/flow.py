@@ -384,8 +384,12 @@ def tensor_parameters(function: cst.FunctionDef) -> tuple[set[str], set[str]]:
             if "Tensor" in text and not any(f"{word}[" in text for word in _NOT_TENSOR_ANNOTATION):
                 shown.add(name)
     listed: set[str] = set()  # bound to a list or tuple: sequences even where also shown as tensors
+    normalised = _arrays_made_tensors(function, names)
+    shown.update(normalised.values())
     for node in _walk_own(function.body):
         kind = type(node)  # exact types: LibCST's node classes are never subclassed, and isinstance is slow
+        if kind is cst.Call and id(node) in normalised:
+            continue  # `if isinstance(x, np.ndarray): x = torch.from_numpy(x)`: a tensor either way
         if kind is cst.Attribute:
             if type(node.value) is cst.Name and node.value.value in names:
                 attr = node.attr.value
@@ -422,6 +426,31 @@ def tensor_parameters(function: cst.FunctionDef) -> tuple[set[str], set[str]]:
             listed.update(n for t in node.targets for n in _target_names(t.target))
     sequences = (sequences - shown) | listed
     return shown - refused, sequences
+
+
+def _arrays_made_tensors(function: cst.FunctionDef, names: "dict[str, cst.Param]") -> dict[int, str]:
+    """`if isinstance(x, np.ndarray): x = torch.from_numpy(x)` (or `torch.tensor(x)`, `torch.as_tensor(x)`) of a
+    parameter `x`: the function takes an array or a tensor and goes on with a tensor, the caller's own where it
+    was given one. The conversion calls (by id), each with the parameter it converts."""
+    found: dict[int, str] = {}
+    for node in _walk_own(function.body):
+        if type(node) is not cst.If or type(node.test) is not cst.Call:
+            continue
+        test = node.test
+        if dotted_name(test.func) != "isinstance" or len(test.args) != 2 or type(test.args[0].value) is not cst.Name:
+            continue
+        name = test.args[0].value.value
+        if name not in names or "ndarray" not in (dotted_name(test.args[1].value) or ""):
+            continue
+        for statement in node.body.body if isinstance(node.body, cst.IndentedBlock) else ():
+            for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+                value = small.value if type(small) is cst.Assign and len(small.targets) == 1 and type(
+                    small.targets[0].target) is cst.Name and small.targets[0].target.value == name else None
+                if (type(value) is cst.Call and value.args and type(value.args[0].value) is cst.Name
+                        and value.args[0].value.value == name and (dotted_name(value.func) or "").rsplit(".", 1)[-1]
+                        in ("from_numpy", "tensor", "as_tensor")):
+                    found[id(value)] = name
+    return found
 
 
 def tensor_items(function: cst.FunctionDef, tensors: set[str]) -> set[str]:

@@ -813,6 +813,7 @@ class _InputTrace:
         parameters = {a.arg for a in every} - {"self", "cls"}
         # the parameters shown to be tensors: a `Tensor` annotation, or a tensor attribute or method
         self.names = {a.arg for a in every if a.annotation is not None and "Tensor" in ast.unparse(a.annotation)}
+        self.names |= _arrays_made_tensors(function, parameters)
         self.holders: set[str] = set()  # parameters with a tensor inside (`batch["mask"].float()`, `data.x.size()`)
         for node in nodes:
             if type(node) is ast.Attribute and type(node.value) is ast.Name:  # type: ignore[attr-defined]
@@ -913,6 +914,21 @@ def _every_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef, nodes: It
     return every
 
 
+def _arrays_made_tensors(function: ast.FunctionDef | ast.AsyncFunctionDef, parameters: set[str]) -> set[str]:
+    """The parameters `x` of `if isinstance(x, np.ndarray): x = torch.from_numpy(x)` (`tensor`, `as_tensor`):
+    tensors after it, the caller's own where it gave one (a superset of DEV005's flow: analysis/flow.py)."""
+    found: set[str] = set()
+    for node in walk(function):
+        test = node.test if type(node) is ast.If else None  # type: ignore[attr-defined]
+        if not (type(test) is ast.Call and type(test.func) is ast.Name and test.func.id == "isinstance"  # type: ignore
+                and len(test.args) == 2 and type(test.args[0]) is ast.Name):  # type: ignore[union-attr]
+            continue
+        name = test.args[0].id  # type: ignore[union-attr,attr-defined]
+        if name in parameters and "ndarray" in ast.unparse(test.args[1]):  # type: ignore[union-attr]
+            found.add(name)
+    return found
+
+
 def _aliases_of_items(nodes: Iterable[ast.AST], parameters: set[str]) -> dict[str, str]:
     """`ids = batch["ids"]`, `x = data.x`: the name bound to an item of a parameter -> the parameter."""
     found = {}
@@ -957,6 +973,8 @@ def _may_have_inputs(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFu
     for a in every:
         if a.annotation is not None and "Tensor" in ast.unparse(a.annotation):
             return True
+    if _arrays_made_tensors(function, params):
+        return True
     for node in walk(function):
         if type(node) is ast.Attribute and type(node.value) is ast.Name:  # type: ignore[attr-defined]
             if node.value.id in params and node.attr in _TENSOR_EVIDENCE:  # type: ignore[attr-defined]

@@ -387,6 +387,19 @@ FLAGGED = [
                 identity = torch.eye(self.n)
                 return torch.triangular_solve(identity, lower)[0] @ upper
     """, [(14, 20)]),
+    case("an_input_made_a_tensor_only_where_it_is_an_array_keeps_the_callers_device", """
+        import numpy as np
+        import torch
+        def mean_error(predictions, targets):
+            if isinstance(predictions, np.ndarray):
+                predictions = torch.from_numpy(predictions)
+            if isinstance(targets, np.ndarray):
+                targets = torch.from_numpy(targets)
+            total = torch.tensor(0.0)
+            for i in range(len(predictions)):
+                total += torch.abs(predictions[i] - targets[i]).sum()
+            return total / len(predictions)
+    """, [(8, 13)]),
     case("a_class_that_binds_a_parameter_is_a_module_whatever_its_base", """
         import torch
         from flows.base import Transform

@@ -50,7 +50,9 @@ RULE = Rule(
         x.size() == 1:`), classes that build host data for a DataLoader (datasets, collators, feature
         extractors, tokenizers, samplers), the module's own state in `__init__` and the methods it calls
         (`self.reset_parameters()`: the module is still being built, on the CPU), parameters every caller in the file gives a host tensor or that the
-        function itself makes a tensor of (`torch.tensor(xs)`: they are data), and code under
+        function itself makes a tensor of (`torch.tensor(xs)`: they are data; but not one made a tensor only where
+        it is a NumPy array, `if isinstance(x, np.ndarray): x = torch.from_numpy(x)`: a tensor given stays the
+        caller's), and code under
         `with torch.device(...)`, in a file that calls `torch.set_default_device`, or below a project's
         `conftest.py` (or in a project whose module) that sets one at its top level.
     """,
