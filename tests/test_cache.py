@@ -33,6 +33,24 @@ def test_a_warm_run_prints_exactly_what_the_cold_run_printed(tmp_path):
     assert (warm.stdout, warm.stderr, warm.returncode) == (cold.stdout, cold.stderr, cold.returncode)
 
 
+def test_a_cached_result_is_served_from_the_files_bytes_without_decoding_them(tmp_path, monkeypatch):
+    from devlint.sources import document
+
+    path = tmp_path / "train.py"
+    path.write_text(BAD)
+    cache = Cache(str(tmp_path / "cache"))
+    assert _codes(process(str(path), NAMED, Mode(), cache)) == [(2, 9, "DEV004")]
+    monkeypatch.setattr(document, "decode_source", lambda *_: (_ for _ in ()).throw(AssertionError("decoded")))
+    assert _codes(process(str(path), NAMED, Mode(), cache)) == [(2, 9, "DEV004")]
+
+
+def test_a_file_that_cannot_be_decoded_is_an_error_with_the_cache_too(tmp_path):
+    path = tmp_path / "latin.py"
+    path.write_bytes(b"# coding: ascii\nname = '\xe9'\n")
+    outcome = process(str(path), NAMED, Mode(), Cache(str(tmp_path / "cache")))
+    assert outcome.error is not None and "cannot decode" in outcome.error
+
+
 def test_the_cache_directory_ignores_itself_in_git(tmp_path):
     (tmp_path / "train.py").write_text(BAD)
     run_devlint(".", "--isolated", cwd=tmp_path)

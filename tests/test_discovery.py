@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, strategies as st
 
 from conftest import ROOT
 
@@ -196,3 +197,14 @@ def test_verbose_check_run_says_what_it_skipped(project):
     result = devlint(project, "--verbose", ".")
     assert result.returncode == 1
     assert "devlint: skipped build/: excluded by default exclude 'build'" in result.stderr.splitlines()
+
+
+@given(st.lists(st.sampled_from(["a", "b", ".", "..", "", "x.py", ".hidden", "..x", "a."]), min_size=1, max_size=6),
+       st.booleans(), st.booleans(), st.booleans())
+def test_clean_path_writes_every_path_as_purepath_does(parts, absolute, dotted, trailing):
+    from pathlib import PurePath
+
+    from devlint.runner.discovery import clean_path
+
+    path = ("/" if absolute else "") + ("./" if dotted else "") + "/".join(parts) + ("/" if trailing else "")
+    assert clean_path(path) == str(PurePath(path))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from pathlib import PurePath
 from typing import Iterable, Iterator, Optional
 
@@ -70,7 +71,13 @@ class WalkFilter:
 def clean_path(path: str) -> str:
     """`path` as reports write it: `./src/x.py` and `src//x.py` are `src/x.py`. A `..` stays
     (through a symbolic link, `a/../b` need not be `b`)."""
+    if os.sep == "/" and path and _UNCLEAN.search(path) is None:
+        return path  # (what a walk joins is clean already: PurePath would give it back as it is)
     return str(PurePath(path))
+
+
+# What PurePath changes in a POSIX path: doubled slashes, a `.` component, a slash at the end.
+_UNCLEAN = re.compile(r"//|(?:^|/)\.(?:/|$)|/$")
 
 
 class _Walker:

@@ -13,7 +13,7 @@ from devlint.engine.engine import MAX_FIX_PASSES
 from devlint.engine.settings import Settings
 from devlint.runner.cache import Cache
 from devlint.sources import document
-from devlint.sources.files import SourceError, write_source
+from devlint.sources.files import NOTEBOOK_SUFFIX, SourceError, read_bytes, write_source
 
 
 @dataclass
@@ -38,19 +38,9 @@ def process(path: str, settings: Settings, mode: Mode, cache: Optional[Cache] = 
     """Check (or fix) one file. Check results of Python files come from, and go to, `cache` when given."""
     outcome = FileOutcome(path)
     with recording_errors(outcome):
-        file, source = document.read(path)
         if not (mode.fix or mode.diff):
-            use_cache = cache is not None  # notebooks too: their reports hold their cells
-            key = cache.key(path, file.raw, settings, mode.with_edits) if use_cache else ""
-            cached = cache.get(key, path) if use_cache else None
-            if cached is not None:
-                outcome.diagnostics = cached
-                return outcome
-            index_reads: dict[str, object] = {}
-            outcome.diagnostics = document.check(source, settings, with_fixes=mode.with_edits, index_reads=index_reads)
-            if use_cache:
-                cache.put(key, outcome.diagnostics, index_reads)
-            return outcome
+            return _check(path, settings, mode, cache, outcome)
+        file, source = document.read(path)
         fixed = document.fix(source, settings, unsafe=mode.unsafe_fixes)
         result = fixed.result
         outcome.diagnostics = result.remaining
@@ -72,6 +62,31 @@ def process(path: str, settings: Settings, mode: Mode, cache: Optional[Cache] = 
                 except SourceError:
                     outcome.diagnostics = document.check(source, settings)  # nothing was fixed
                     raise
+    return outcome
+
+
+def _check(path: str, settings: Settings, mode: Mode, cache: Optional[Cache], outcome: FileOutcome) -> FileOutcome:
+    if cache is None:
+        _, source = document.read(path)
+        outcome.diagnostics = document.check(source, settings, with_fixes=mode.with_edits)
+        return outcome
+    # A Python file's bytes are its key: it is decoded only where the cache has no answer. (Notebooks are
+    # cached too: their reports hold their cells.)
+    raw = None if path.endswith(NOTEBOOK_SUFFIX) else read_bytes(path)
+    source: Optional[document.Source] = None
+    if raw is None:
+        file, source = document.read(path)
+        raw = file.raw
+    key = cache.key(path, raw, settings, mode.with_edits)
+    cached = cache.get(key, path)
+    if cached is not None:
+        outcome.diagnostics = cached
+        return outcome
+    if source is None:
+        _, source = document.read(path, raw)
+    index_reads: dict[str, object] = {}
+    outcome.diagnostics = document.check(source, settings, with_fixes=mode.with_edits, index_reads=index_reads)
+    cache.put(key, outcome.diagnostics, index_reads)
     return outcome
 
 

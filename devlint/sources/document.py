@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 from devlint.contract.diagnostics import Diagnostic, FixResult
 from devlint.engine.engine import analyze, fix_text
-from devlint.sources.files import NOTEBOOK_SUFFIX, SourceFile, read_source
+from devlint.sources.files import NOTEBOOK_SUFFIX, SourceFile, decode_source, read_source
 from devlint.sources.notebook import (
     Notebook, fix_cells, lint_notebook, notebook_from_cells, parse_notebook, read_notebook, rewrite_cells,
 )
@@ -62,12 +62,13 @@ def from_cells(path: str, cells: Sequence[tuple[int, str]]) -> NotebookSource:
     return NotebookSource(path, notebook_from_cells(path, cells))
 
 
-def read(path: str) -> tuple[SourceFile, Source]:
-    """A file on disk (SourceError when it cannot be read): as read, to write back, and as a source."""
+def read(path: str, raw: Optional[bytes] = None) -> tuple[SourceFile, Source]:
+    """A file on disk (SourceError when it cannot be read): as read, to write back, and as a source.
+    `raw`: the bytes of a Python file, read already (`read_bytes`)."""
     if path.endswith(NOTEBOOK_SUFFIX):
         notebook = read_notebook(path)
         return SourceFile(path, notebook.text, notebook.encoding, notebook.raw), NotebookSource(path, notebook)
-    file = read_source(path)
+    file = read_source(path) if raw is None else decode_source(path, raw)
     return file, PythonSource(path, file.text)
 
 
