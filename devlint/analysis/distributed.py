@@ -11,6 +11,7 @@ that imports one of them is taken as pinned.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import AbstractSet, Callable, Optional, Sequence
 
@@ -18,7 +19,7 @@ import libcst as cst
 
 from devlint.analysis.names import dotted_name, positional, string_value
 from devlint.analysis.torch_names import TorchNames
-from devlint.analysis.walk import children, own_nodes_in_order
+from devlint.analysis.walk import children, nodes, own_nodes_in_order
 
 # Packages whose launch sets the current device before user code runs.
 # Ray gives each worker that asks for a GPU only that GPU (CUDA_VISIBLE_DEVICES): "cuda" is it there.
@@ -27,6 +28,9 @@ DEVICE_SETTING_LAUNCHERS = frozenset({
 })
 # Calls that pin the process's current device (any receiver: `get_accelerator().set_device(i)` too).
 _PINNING_METHODS = frozenset({"set_device", "set_device_index"})
+# Another module's function that sets the process's device up, by its name (`get_device`, `setup_device`).
+_SETS_A_DEVICE_UP = re.compile(r"_?(get|setup|set_up|init|initialize|select|choose)_(local_)?(device|gpu|cuda)",
+                               re.IGNORECASE)
 _LOCAL_RANK = "LOCAL_RANK"
 
 
@@ -59,11 +63,12 @@ class DistributedFile:
 def distributed_file(module: cst.Module, torch: TorchNames) -> DistributedFile:
     """Read the whole module (call after the traversal: `torch` then knows every import)."""
     facts = DistributedFile()
+    helpers = imported_names(module)
     stack: list[cst.CSTNode] = [module]
     while stack:
         node = stack.pop()
         if isinstance(node, cst.Call):
-            _call(node, torch, facts)
+            _call(node, torch, facts, helpers)
         elif isinstance(node, (cst.Import, cst.ImportFrom)):
             if _imports_launcher(node):
                 facts.pins_device = facts.pinned_from_the_start = True
@@ -76,11 +81,11 @@ def distributed_file(module: cst.Module, torch: TorchNames) -> DistributedFile:
     return facts
 
 
-def _call(node: cst.Call, torch: TorchNames, facts: DistributedFile) -> None:
+def _call(node: cst.Call, torch: TorchNames, facts: DistributedFile, helpers: AbstractSet[str]) -> None:
     name = dotted_name(node.func) or ""
     last = name.rsplit(".", 1)[-1]
     full = torch.qualify(node.func) or ""
-    if pins(node, torch):
+    if pins(node, torch, helpers):
         facts.pins_device = True
     if last == "init_process_group" or full.endswith(".init_process_group"):
         facts.starts = True
@@ -93,16 +98,37 @@ def _call(node: cst.Call, torch: TorchNames, facts: DistributedFile) -> None:
         facts.why_started.append(_LOCAL_RANK)
 
 
-def pins(node: cst.Call, torch: TorchNames) -> bool:
+def pins(node: cst.Call, torch: TorchNames, helpers: AbstractSet[str] = frozenset()) -> bool:
     """Does this call pin the process to one GPU? `set_device(...)` (any receiver), `torch.cuda.device(...)`,
-    `init_process_group(..., device_id=...)` (it binds the group, and its rank, to one device)."""
+    `init_process_group(..., device_id=...)` (it binds the group, and its rank, to one device). It may, and is
+    taken to: another module's function that sets a device up by its name (`utils.get_device(...)`,
+    `setup_device(...)`: `helpers`, the names the file imports, other than torch's), which the file cannot
+    show does not call `set_device` (torchtune's `get_device` does)."""
     name = dotted_name(node.func) or ""
     last = name.rsplit(".", 1)[-1]
     full = torch.qualify(node.func) or ""
     if last in _PINNING_METHODS or full in ("torch.cuda.device", "torch.cuda.device_of"):
         return True
+    if not full and name.split(".")[0] in helpers and _SETS_A_DEVICE_UP.fullmatch(last):
+        return True
     return (last == "init_process_group" or full.endswith(".init_process_group")) and any(
         arg.keyword is not None and arg.keyword.value == "device_id" for arg in node.args)
+
+
+def imported_names(module: cst.Module) -> set[str]:
+    """The names the file's imports bind, other than torch's (`utils` of `from torchtune import utils`)."""
+    found: set[str] = set()
+    for node in nodes(module):
+        if isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+            if isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative and (
+                    (dotted_name(node.module) or "").split(".")[0] == "torch"):
+                continue
+            for alias in node.names:
+                bound = alias.asname.name if alias.asname is not None else alias.name
+                root = (dotted_name(bound) or "").split(".")[0]  # type: ignore[arg-type]
+                if root and root != "torch":
+                    found.add(root)
+    return found
 
 
 def _backend(node: cst.Call) -> Optional[str]:
@@ -175,13 +201,14 @@ class BeforePinning:
                 name = statement.name.value
                 self.functions[name] = None if name in self.functions else statement
         self.module = module
+        self.helpers = imported_names(module)
         self.before: set[int] = set()
 
     def read(self) -> "BeforePinning":
         self._statements(self.module.body, [])
         # a function that pins runs its statements before the pin whoever calls it
         for name, function in self.functions.items():
-            if function is not None and any(isinstance(node, cst.Call) and pins(node, self.torch)
+            if function is not None and any(isinstance(node, cst.Call) and pins(node, self.torch, self.helpers)
                                             for node in own_nodes_in_order(function.body)):
                 self._suite(function.body, [name])
         return self
@@ -230,7 +257,7 @@ class BeforePinning:
     def _may_pin(self, root: cst.CSTNode) -> bool:
         """Does `root` hold a pinning call, or a call of one of the file's functions (not followed)?"""
         for node in own_nodes_in_order(root):
-            if isinstance(node, cst.Call) and (pins(node, self.torch) or (
+            if isinstance(node, cst.Call) and (pins(node, self.torch, self.helpers) or (
                     isinstance(node.func, cst.Name) and node.func.value in self.functions)):
                 return True
         return False
@@ -242,7 +269,7 @@ class BeforePinning:
         """A statement or an expression: True when it may pin. Its nodes run before the pin otherwise."""
         found = list(own_nodes_in_order(root))
         for node in found:
-            if isinstance(node, cst.Call) and pins(node, self.torch):
+            if isinstance(node, cst.Call) and pins(node, self.torch, self.helpers):
                 return True
         for node in found:
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in self.functions:

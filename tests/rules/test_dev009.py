@@ -74,6 +74,13 @@ def main():
     batch = torch.ones(2, 2).to("cuda")
 main()
 """, [(6, 13)]),
+    case("a_tensors_get_device_pins_nothing", HEAD + """
+def main(batch):
+    dist.init_process_group("nccl")
+    index = batch.get_device()
+if __name__ == "__main__":
+    main(None)
+""", [(5, 5)]),
     case("barrier_before_set_device_under_nccl", HEAD + """
 def main():
     dist.init_process_group("nccl")
@@ -94,6 +101,15 @@ if __name__ == "__main__":
 ]
 
 CLEAN = [
+    case("a_program_that_sets_its_device_up_through_another_modules_helper", HEAD + """
+from project import utils
+def main(cfg):
+    device = utils.get_device(device=cfg.device)
+    dist.init_process_group(backend="nccl")
+    return torch.zeros(2, device=device)
+if __name__ == "__main__":
+    main(None)
+""", []),
     case("barrier_after_set_device", HEAD + """
 def main():
     dist.init_process_group("nccl")

@@ -67,7 +67,9 @@ RULE = Rule(
         `DistributedDataParallel` alone is not enough: libraries wrap in one module and pin the device in
         another, as timm and Lightning do); it is taken as pinned when it calls any
         `set_device(...)` or `set_device_index(...)`, uses `torch.cuda.device(...)`, passes `device_id=`
-        to `init_process_group`, mentions `CUDA_VISIBLE_DEVICES`, or imports a framework that pins the
+        to `init_process_group`, calls another module's function that sets the device up by its name
+        (`utils.get_device(...)`, `setup_device(...)`: it may call `set_device`, and the file cannot show it does
+        not), mentions `CUDA_VISIBLE_DEVICES`, or imports a framework that pins the
         device when it launches (accelerate, Lightning, ignite, DeepSpeed, ColossalAI), or Ray, which shows
         each GPU worker only its own GPU. The availability
         guard that DEV003 asks for does not help here: `"cuda" if torch.cuda.is_available() else "cpu"`
