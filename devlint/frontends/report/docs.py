@@ -28,7 +28,7 @@ def rule_pages() -> dict[str, str]:
 
 
 def rules_table() -> str:
-    rows = ["| code | name | what | fix | tier | blind, `fresh` + `unseen` + `unseen2` + `unseen3`: reports: true/defensible/false |",
+    rows = ["| code | name | what | fix | tier | blind, `fresh` + `unseen` ... `unseen4`: reports: true/defensible/false |",
             "|---|---|---|---|---|---|"]
     for entry in all_rules():
         rule = entry.rule
