@@ -88,6 +88,93 @@ def test_an_edit_in_one_function_parses_only_that_function_and_reuses_the_others
     assert after.body[3:] == before.body[3:]
 
 
+CLASS = '''import torch
+
+
+class Pipeline:
+    """A class of many methods, as a model file or a pipeline is."""
+
+    scale = 2; shift = 1
+
+    def first(self, x):
+        """Doubles.
+
+Its docstring has a line at column 0."""
+        return x * self.scale
+
+    # a comment at the class body's indent
+    @torch.no_grad()
+    def second(self, x):
+        y = x + 1
+        return y
+        # an indented comment that ends the block
+
+    def third(self, x):
+        return x - self.shift
+'''
+
+
+def _parsed_texts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every text the reparser hands to LibCST from now on."""
+    from devlint.engine import reparse
+
+    texts: list[str] = []
+    real = reparse.parse_module
+    monkeypatch.setattr(reparse, "parse_module", lambda text: texts.append(text) or real(text))
+    return texts
+
+
+def test_an_edit_in_one_method_of_a_class_parses_only_that_method(monkeypatch: pytest.MonkeyPatch) -> None:
+    parser = Reparser()
+    before = parsed_again(parser, CLASS)
+    texts = _parsed_texts(monkeypatch)
+    after = parsed_again(parser, CLASS.replace("        return x * self.scale\n", "        return x * self.scale * 2\n"))
+    assert before is not None and after is not None
+    (text,) = texts  # inside a stand-in class, at the depth the method has in the file
+    assert text.startswith("class _:\n") and "def first" in text and "def second" not in text
+    old_body, new_body = before.body[1].body.body, after.body[1].body.body  # type: ignore[attr-defined]
+    assert [a is b for a, b in zip(old_body, new_body)] == [True, True, False, True, True]
+
+
+@pytest.mark.parametrize("edit", [
+    lambda t: t.replace("        return x * self.scale\n", "        return x * self.scale + 1\n"),
+    lambda t: t.replace("Its docstring", "The docstring"),  # a string's line at column 0
+    lambda t: t.replace("    # a comment at the class body's indent\n", "    # another comment\n"),
+    lambda t: t.replace("        # an indented comment that ends the block\n", ""),
+    lambda t: t.replace("    def third", "    # a new comment\n\n    def third"),
+    lambda t: t.replace("    @torch.no_grad()\n", ""),
+    lambda t: t.replace("        return x - self.shift\n", "        return x - self.shift\n    x = 1\n"),
+    lambda t: t.replace("scale = 2; shift = 1", "scale = 3; shift = 1"),
+    lambda t: t.replace("\n", "\r\n").replace("y = x + 1", "y = x + 2"),
+    lambda t: t.replace("    def second", "  def second"),  # an indent error
+    lambda t: t + "# a comment typed at the end\n",
+    lambda t: t + "\n# two lines\n# at the end",
+    lambda t: t + "    # an indented comment at the end\n",
+], ids=lambda edit: "")
+def test_edits_inside_a_class_and_after_it_give_the_tree_of_the_whole_text(edit: Callable[[str], str]) -> None:
+    parser = Reparser()
+    parsed_again(parser, CLASS)
+    parsed_again(parser, edit(CLASS))
+
+
+@pytest.mark.parametrize("base", ["x = 1", "x = 1\n# a", "x = 1\r\n# a\r\n", "class A:\n    x = 1", "x = 1\n\n\n"])
+@pytest.mark.parametrize("typed", ["\n# typed", "# typed\n", "\n\n# typed\n", "\n    # indented", "\ny = 2"])
+def test_lines_typed_after_the_last_statement_give_the_tree_of_the_whole_text(base: str, typed: str) -> None:
+    parser = Reparser()
+    parsed_again(parser, base)
+    parsed_again(parser, base + typed)
+    parsed_again(parser, base + typed + "\n# and more")
+
+
+def test_a_comment_typed_at_the_end_parses_only_the_lines_after_the_last_statement(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    parser = Reparser()
+    parsed_again(parser, CLASS)
+    texts = _parsed_texts(monkeypatch)
+    parsed_again(parser, CLASS + "# typed\n")
+    assert texts == ["# typed\n"]
+
+
 def test_the_same_text_again_is_the_same_tree() -> None:
     parser = Reparser()
     assert parser.parse(BASE) is parser.parse(BASE)

@@ -17,7 +17,16 @@ region parsed alone gets differently is moved to where a whole-file parse puts i
 lines (the region's header) belong to its first statement, its trailing lines (the region's
 footer) to the module at the end of the file. A module's `default_indent` and `default_newline`
 decide how nodes store their whitespace, so a region whose own would differ from the file's is
-not spliced. Anything unusual (a region that does not parse, a region without statements, a
+not spliced.
+
+Two edits are cut finer. One inside the body of a top-level class, between two of its statements
+whose gaps hold only empty lines and comments at the body's indent, parses only the statements it
+touched: their lines (the gap before them included) below a stand-in `class _:` line, so that LibCST
+reads them at the depth they have in the file (their strings, indents and comment lines exactly as
+written; before, an edit in a one-class model file re-parsed the whole class). One after the last
+statement only (a comment typed at the end) parses those lines alone: they are the module's footer.
+
+Anything unusual (a region that does not parse, a region without statements, a
 text that `ast` cannot read, old Mac newlines) falls back to parsing the whole text: the result
 is then exactly `cst.parse_module(text)`, errors included. `tests/test_reparse.py` compares the
 two on edits of the fixtures and of generated programs.
@@ -47,6 +56,7 @@ class _Parsed:
     lines: list[str]
     module: cst.Module
     chunks: list[Chunk]  # cover every line of the text, in order
+    tree: ast.Module  # the text's `ast`: where the statements inside a class are
 
 
 class Reparser:
@@ -63,39 +73,37 @@ class Reparser:
             return last.module
         self._last = None
         lines = text.split("\n")
-        chunks = _chunks(text, lines, tree)
-        module = _splice(last, lines, chunks) if last is not None and chunks is not None else None
+        tree = _tree(text) if tree is None else tree
+        chunks = _chunks(text, lines, tree) if tree is not None else None
+        module = None
+        if last is not None and chunks is not None:
+            module = (_splice_footer(last, lines, tree) or _splice_in_class(last, lines, chunks, tree)  # type: ignore
+                      or _splice(last, lines, chunks))
         if module is None:
             module = parse_module(text)  # raises as LibCST does: the caller reports it
         else:
             self.spliced += 1
         # The chunks are trusted only when they count the module's statements exactly.
         if chunks is not None and sum(count for _, _, count in chunks) == len(module.body):
-            self._last = _Parsed(text, lines, module, chunks)
+            self._last = _Parsed(text, lines, module, chunks, tree)  # type: ignore[arg-type]
         return module
 
 
-def _chunks(text: str, lines: Sequence[str], tree: Optional[ast.Module]) -> Optional[list[Chunk]]:
-    """The text's chunks; None when `ast` cannot read it, or where lines are not what `ast` counts
-    or LibCST keeps something of its own that a chunk would cut (a byte-order mark, a form feed)."""
+def _tree(text: str) -> Optional[ast.Module]:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
+        return None
+
+
+def _chunks(text: str, lines: Sequence[str], tree: ast.Module) -> Optional[list[Chunk]]:
+    """The text's chunks; None where lines are not what `ast` counts or LibCST keeps something of its
+    own that a chunk would cut (a byte-order mark, a form feed)."""
     if text.startswith("\ufeff") or "\f" in text or text.count("\r") != text.count("\r\n"):
         return None  # (a lone "\r" ends a line for `ast` and LibCST, not for our split)
-    if tree is None:
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
-            return None
-    units: list[list[int]] = []  # [first line, last line, statements]: LibCST's top-level statements
-    for statement in tree.body:
-        decorators = getattr(statement, "decorator_list", None) or []
-        first = min([statement.lineno, *(decorator.lineno for decorator in decorators)])
-        if decorators and not lines[first - 1].lstrip().startswith("@"):
-            return None  # `@` and its expression on different lines (a backslash): not worth it
-        last = statement.end_lineno or statement.lineno
-        if units and first <= units[-1][1]:  # `a = 1; b = 2`: one statement for LibCST
-            units[-1][1] = max(units[-1][1], last)
-        else:
-            units.append([first, last, 1])
+    units = _units(tree.body, lines)
+    if units is None:
+        return None
     chunks: list[Chunk] = []
     for index, (first, last, count) in enumerate(units):
         if chunks and _clean_gap(lines, units[index - 1][1], first):
@@ -110,6 +118,149 @@ def _chunks(text: str, lines: Sequence[str], tree: Optional[ast.Module]) -> Opti
     start, _, count = chunks[-1]
     chunks[-1] = (start, len(lines), count)  # and its footer with the last
     return chunks
+
+
+def _units(statements: Sequence[ast.stmt], lines: Sequence[str]) -> Optional[list[list[int]]]:
+    """[first line, last line, statements] of each of LibCST's statements among `statements` (decorators
+    included; `a = 1; b = 2` on one line is one); None where a decorator's `@` is not on its first line."""
+    units: list[list[int]] = []
+    for statement in statements:
+        decorators = getattr(statement, "decorator_list", None) or []
+        first = min([statement.lineno, *(decorator.lineno for decorator in decorators)])
+        if decorators and not lines[first - 1].lstrip().startswith("@"):
+            return None  # `@` and its expression on different lines (a backslash): not worth it
+        last = statement.end_lineno or statement.lineno
+        if units and first <= units[-1][1]:  # `a = 1; b = 2`: one statement for LibCST
+            units[-1][1] = max(units[-1][1], last)
+        else:
+            units.append([first, last, 1])
+    return units
+
+
+def _splice_in_class(last: _Parsed, lines: list[str], chunks: list[Chunk], tree: ast.Module) -> Optional[cst.Module]:
+    """An edit inside the body of one top-level class, between two of its statements' boundaries: only the
+    statements it touched are parsed, inside a stand-in `class _:` written at column 0, so that they are
+    read at the depth and with the indents they have in the file (strings and comments as they are), and
+    they replace the old ones in the old class; None where any of that does not hold (the caller then
+    splices whole top-level statements)."""
+    old_lines = last.lines
+    prefix, suffix = common_ends(old_lines, lines)
+    suffix = min(suffix, min(len(old_lines), len(lines)) - prefix)
+    changed_first, changed_last = prefix + 1, len(old_lines) - suffix
+    delta = len(lines) - len(old_lines)
+    found = _class_around(last.tree, changed_first, changed_last)
+    if found is None or len(last.chunks) != len(chunks):
+        return None
+    index, old_class = found
+    new_class = tree.body[index] if index < len(tree.body) else None
+    if not isinstance(new_class, ast.ClassDef) or new_class.lineno != old_class.lineno:
+        return None
+    old_units, new_units = _units(old_class.body, old_lines), _units(new_class.body, lines)
+    if old_units is None or new_units is None or len(old_units) < 3:
+        return None
+    # the touched statements, never the first (the header's gap) nor the last (the class's footer)
+    touched = [i for i, (first, end, _) in enumerate(old_units)
+               if first <= max(changed_last, changed_first) and end >= changed_first - 1]
+    if not touched or touched[0] == 0 or touched[-1] >= len(old_units) - 1:
+        return None
+    a, b = touched[0], touched[-1]
+    region_first = old_units[a - 1][1] + 1  # the gap before the first touched statement belongs to it
+    region_last = old_units[b][1] + delta
+    if changed_first < region_first or changed_last > old_units[b][1]:
+        return None
+    after = old_units[b + 1][0] + delta  # the next statement, moved by the edit
+    new_starts = {unit[0]: i for i, unit in enumerate(new_units)}
+    new_ends = {unit[1]: i for i, unit in enumerate(new_units)}
+    if region_last not in new_ends or after not in new_starts or new_ends[region_last] + 1 != new_starts[after]:
+        return None
+    if old_units[a - 1][1] not in new_ends:
+        return None
+    first_new, last_new = new_ends[old_units[a - 1][1]] + 1, new_ends[region_last]
+    indent = _body_indent(lines, new_units)
+    if indent is None or not (_class_gap(lines, old_units[a - 1][1], new_units[first_new][0], indent)
+                              and _class_gap(lines, region_last, after, indent)):
+        return None
+    newline = last.module.default_newline
+    text = newline.join(["class _:", *(line.rstrip("\r") for line in lines[region_first - 1:region_last])]) + newline
+    try:
+        stand_in = parse_module(text)
+    except Exception:  # noqa: BLE001 - whatever the failure, the whole text decides
+        return None
+    body = stand_in.body[0].body if stand_in.body and isinstance(stand_in.body[0], cst.ClassDef) else None
+    statements = sum(unit[2] for unit in new_units[first_new:last_new + 1])
+    if (not isinstance(body, cst.IndentedBlock) or len(body.body) != statements or body.footer
+            or stand_in.default_newline != newline or stand_in.default_indent != last.module.default_indent
+            or body.indent is not None or stand_in.footer or stand_in.header):
+        return None
+    top = _units(last.tree.body, old_lines)
+    if top is None or len(top) != len(last.module.body):
+        return None
+    position = next(i for i, (first, end, _) in enumerate(top) if first <= old_class.lineno <= end)
+    old_node = last.module.body[position]
+    if not isinstance(old_node, cst.ClassDef) or not isinstance(old_node.body, cst.IndentedBlock):
+        return None
+    old_body = old_node.body
+    if old_body.indent is not None or len(old_body.body) != sum(unit[2] for unit in old_units):
+        return None
+    before = sum(unit[2] for unit in old_units[:a])
+    replaced = sum(unit[2] for unit in old_units[a:b + 1])
+    new_body = (*old_body.body[:before], *body.body, *old_body.body[before + replaced:])
+    new_node = old_node.with_changes(body=old_body.with_changes(body=new_body))
+    return last.module.with_changes(body=(*last.module.body[:position], new_node, *last.module.body[position + 1:]))
+
+
+def _splice_footer(last: _Parsed, lines: list[str], tree: ast.Module) -> Optional[cst.Module]:
+    """An edit after the last statement only (a comment typed at the end of the file): the lines there are
+    the module's footer, parsed on their own; None where the edit reaches a statement, or a line there is
+    not empty nor a comment at column 0 (an indented comment belongs to the block above)."""
+    old = last.module
+    if not (last.tree.body and tree.body):
+        return None
+    end = last.tree.body[-1].end_lineno or 0
+    prefix, _ = common_ends(last.lines, lines)
+    if prefix < end or len(tree.body) != len(last.tree.body) or (tree.body[-1].end_lineno or 0) != end:
+        return None
+    if not _clean_gap(lines, end, len(lines) + 1) or not any(line.startswith("#") for line in lines[end:]):
+        return None  # (without a comment there, only the last line's newline changed: the whole text decides)
+    if not old.has_trailing_newline and ("\r\n" if lines[end - 1].endswith("\r") else "\n") != old.default_newline:
+        return None  # the last line had no newline: LibCST gave it the default one, which the edit's must be
+    tail_text = "\n".join(lines[end:])
+    try:
+        tail = parse_module(tail_text)
+    except Exception:  # noqa: BLE001 - whatever the failure, the whole text decides
+        return None
+    if tail.body or tail.footer or ("\n" in tail_text and tail.default_newline != old.default_newline):
+        return None
+    return old.with_changes(footer=tail.header, has_trailing_newline=tail.has_trailing_newline)
+
+
+def _class_around(tree: ast.Module, first: int, last: int) -> Optional[tuple[int, ast.ClassDef]]:
+    """The top-level class (by its index in the module) whose lines hold lines `first`..`last`."""
+    for index, statement in enumerate(tree.body):
+        if isinstance(statement, ast.ClassDef) and statement.lineno < first and last <= (statement.end_lineno or 0):
+            return index, statement
+    return None
+
+
+def _body_indent(lines: Sequence[str], units: list[list[int]]) -> Optional[str]:
+    """The indent every statement of a class body starts its first line with."""
+    first = lines[units[0][0] - 1]
+    indent = first[:len(first) - len(first.lstrip(" \t"))]
+    if not indent or any(not lines[unit[0] - 1].startswith(indent) or lines[unit[0] - 1][len(indent)] in " \t"
+                         for unit in units):
+        return None
+    return indent
+
+
+def _class_gap(lines: Sequence[str], after: int, before: int, indent: str) -> bool:
+    """Whether the lines between `after` and `before` (1-based) are all empty or comments written at the
+    class body's indent: LibCST gives such lines to the next statement (a comment indented further may
+    belong to the block above)."""
+    for number in range(after + 1, before):
+        line = lines[number - 1].rstrip("\r")
+        if line and not (line.startswith(indent) and line[len(indent):].startswith("#")):
+            return False
+    return True
 
 
 def _clean_gap(lines: Sequence[str], after: int, before: int) -> bool:
