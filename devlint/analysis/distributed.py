@@ -48,6 +48,7 @@ class DistributedFile:
     why_started: list[str] = field(default_factory=list)
     backends: list[Optional[str]] = field(default_factory=list)  # each init_process_group's, None: not a literal
     nccl_starts: list[cst.Call] = field(default_factory=list)  # the `init_process_group("nccl")` calls
+    helpers: set[str] = field(default_factory=set)  # the names the file imports, other than torch's (`pins`)
 
     @property
     def every_rank_on_default_gpu(self) -> bool:
@@ -62,13 +63,12 @@ class DistributedFile:
 
 def distributed_file(module: cst.Module, torch: TorchNames) -> DistributedFile:
     """Read the whole module (call after the traversal: `torch` then knows every import)."""
-    facts = DistributedFile()
-    helpers = imported_names(module)
+    facts = DistributedFile(helpers=_imported_names(module))
     stack: list[cst.CSTNode] = [module]
     while stack:
         node = stack.pop()
         if isinstance(node, cst.Call):
-            _call(node, torch, facts, helpers)
+            _call(node, torch, facts)
         elif isinstance(node, (cst.Import, cst.ImportFrom)):
             if _imports_launcher(node):
                 facts.pins_device = facts.pinned_from_the_start = True
@@ -81,11 +81,11 @@ def distributed_file(module: cst.Module, torch: TorchNames) -> DistributedFile:
     return facts
 
 
-def _call(node: cst.Call, torch: TorchNames, facts: DistributedFile, helpers: AbstractSet[str]) -> None:
+def _call(node: cst.Call, torch: TorchNames, facts: DistributedFile) -> None:
     name = dotted_name(node.func) or ""
     last = name.rsplit(".", 1)[-1]
     full = torch.qualify(node.func) or ""
-    if pins(node, torch, helpers):
+    if pins(node, torch, facts.helpers):
         facts.pins_device = True
     if last == "init_process_group" or full.endswith(".init_process_group"):
         facts.starts = True
@@ -115,7 +115,7 @@ def pins(node: cst.Call, torch: TorchNames, helpers: AbstractSet[str] = frozense
         arg.keyword is not None and arg.keyword.value == "device_id" for arg in node.args)
 
 
-def imported_names(module: cst.Module) -> set[str]:
+def _imported_names(module: cst.Module) -> set[str]:
     """The names the file's imports bind, other than torch's (`utils` of `from torchtune import utils`)."""
     found: set[str] = set()
     for node in nodes(module):
@@ -190,9 +190,11 @@ class BeforePinning:
     of the file's own functions where a statement calls one, up to the first statement that may pin;
     and in each of the file's functions that pins, its statements before that. A call of one of the
     file's functions is followed `_CALL_DEPTH` deep, never into a function already being read (a
-    cycle), and what is not followed is taken to pin. `ran_before(node)` after `read()`."""
+    cycle), and what is not followed is taken to pin. `ran_before(node)` after `read()`. `helpers`: the names
+    the file imports, other than torch's (`DistributedFile.helpers`)."""
 
-    def __init__(self, module: cst.Module, torch: TorchNames, rank_dependent: Callable[[cst.BaseExpression], bool]):
+    def __init__(self, module: cst.Module, torch: TorchNames, rank_dependent: Callable[[cst.BaseExpression], bool],
+                 helpers: AbstractSet[str]):
         self.torch = torch
         self.rank_dependent = rank_dependent
         self.functions: dict[str, Optional[cst.FunctionDef]] = {}  # module-level defs (None: bound twice)
@@ -201,7 +203,7 @@ class BeforePinning:
                 name = statement.name.value
                 self.functions[name] = None if name in self.functions else statement
         self.module = module
-        self.helpers = imported_names(module)
+        self.helpers = helpers
         self.before: set[int] = set()
 
     def read(self) -> "BeforePinning":

@@ -46,6 +46,9 @@ from devlint.engine.parsing import parse_module
 
 # One chunk: (first line, last line), 1-based and inclusive, and its number of top-level statements.
 Chunk = tuple[int, int, int]
+# What an edit changed: the first and last old lines (1-based; last < first where lines only came in after
+# line first - 1), and how many lines the new text has more than the old one.
+Change = tuple[int, int, int]
 # How far a region grows, a chunk at a time, to end on boundaries the new text keeps.
 MAX_GROWTH = 4
 
@@ -77,8 +80,10 @@ class Reparser:
         chunks = _chunks(text, lines, tree) if tree is not None else None
         module = None
         if last is not None and chunks is not None:
-            module = (_splice_footer(last, lines, tree) or _splice_in_class(last, lines, chunks, tree)  # type: ignore
-                      or _splice(last, lines, chunks))
+            change = _change(last.lines, lines)
+            module = (_splice_footer(last, lines, tree, change)  # type: ignore[arg-type]
+                      or _splice_in_class(last, lines, chunks, tree, change)  # type: ignore[arg-type]
+                      or _splice(last, lines, chunks, change))
         if module is None:
             module = parse_module(text)  # raises as LibCST does: the caller reports it
         else:
@@ -87,6 +92,19 @@ class Reparser:
         if chunks is not None and sum(count for _, _, count in chunks) == len(module.body):
             self._last = _Parsed(text, lines, module, chunks, tree)  # type: ignore[arg-type]
         return module
+
+
+def _change(old_lines: Sequence[str], lines: Sequence[str]) -> Change:
+    prefix, suffix = common_ends(old_lines, lines)
+    suffix = min(suffix, min(len(old_lines), len(lines)) - prefix)
+    return prefix + 1, len(old_lines) - suffix, len(lines) - len(old_lines)
+
+
+def _touched(spans: Sequence[Sequence[int]], change: Change) -> list[int]:
+    """The indexes of the spans (first line, last line, ...) the change touched: changed lines in them, or
+    lines come in right after one (they may belong to it)."""
+    first, last, _ = change
+    return [i for i, (start, end, *_) in enumerate(spans) if start <= max(last, first) and end >= first - 1]
 
 
 def _tree(text: str) -> Optional[ast.Module]:
@@ -137,17 +155,15 @@ def _units(statements: Sequence[ast.stmt], lines: Sequence[str]) -> Optional[lis
     return units
 
 
-def _splice_in_class(last: _Parsed, lines: list[str], chunks: list[Chunk], tree: ast.Module) -> Optional[cst.Module]:
+def _splice_in_class(last: _Parsed, lines: list[str], chunks: list[Chunk], tree: ast.Module,
+                     change: Change) -> Optional[cst.Module]:
     """An edit inside the body of one top-level class, between two of its statements' boundaries: only the
     statements it touched are parsed, inside a stand-in `class _:` written at column 0, so that they are
     read at the depth and with the indents they have in the file (strings and comments as they are), and
     they replace the old ones in the old class; None where any of that does not hold (the caller then
     splices whole top-level statements)."""
     old_lines = last.lines
-    prefix, suffix = common_ends(old_lines, lines)
-    suffix = min(suffix, min(len(old_lines), len(lines)) - prefix)
-    changed_first, changed_last = prefix + 1, len(old_lines) - suffix
-    delta = len(lines) - len(old_lines)
+    changed_first, changed_last, delta = change
     found = _class_around(last.tree, changed_first, changed_last)
     if found is None or len(last.chunks) != len(chunks):
         return None
@@ -159,8 +175,7 @@ def _splice_in_class(last: _Parsed, lines: list[str], chunks: list[Chunk], tree:
     if old_units is None or new_units is None or len(old_units) < 3:
         return None
     # the touched statements, never the first (the header's gap) nor the last (the class's footer)
-    touched = [i for i, (first, end, _) in enumerate(old_units)
-               if first <= max(changed_last, changed_first) and end >= changed_first - 1]
+    touched = _touched(old_units, change)
     if not touched or touched[0] == 0 or touched[-1] >= len(old_units) - 1:
         return None
     a, b = touched[0], touched[-1]
@@ -177,8 +192,8 @@ def _splice_in_class(last: _Parsed, lines: list[str], chunks: list[Chunk], tree:
         return None
     first_new, last_new = new_ends[old_units[a - 1][1]] + 1, new_ends[region_last]
     indent = _body_indent(lines, new_units)
-    if indent is None or not (_class_gap(lines, old_units[a - 1][1], new_units[first_new][0], indent)
-                              and _class_gap(lines, region_last, after, indent)):
+    if indent is None or not (_clean_gap(lines, old_units[a - 1][1], new_units[first_new][0], indent)
+                              and _clean_gap(lines, region_last, after, indent)):
         return None
     newline = last.module.default_newline
     text = newline.join(["class _:", *(line.rstrip("\r") for line in lines[region_first - 1:region_last])]) + newline
@@ -209,7 +224,7 @@ def _splice_in_class(last: _Parsed, lines: list[str], chunks: list[Chunk], tree:
     return last.module.with_changes(body=(*last.module.body[:position], new_node, *last.module.body[position + 1:]))
 
 
-def _splice_footer(last: _Parsed, lines: list[str], tree: ast.Module) -> Optional[cst.Module]:
+def _splice_footer(last: _Parsed, lines: list[str], tree: ast.Module, change: Change) -> Optional[cst.Module]:
     """An edit after the last statement only (a comment typed at the end of the file): the lines there are
     the module's footer, parsed on their own; None where the edit reaches a statement, or a line there is
     not empty nor a comment at column 0 (an indented comment belongs to the block above)."""
@@ -217,8 +232,7 @@ def _splice_footer(last: _Parsed, lines: list[str], tree: ast.Module) -> Optiona
     if not (last.tree.body and tree.body):
         return None
     end = last.tree.body[-1].end_lineno or 0
-    prefix, _ = common_ends(last.lines, lines)
-    if prefix < end or len(tree.body) != len(last.tree.body) or (tree.body[-1].end_lineno or 0) != end:
+    if change[0] <= end or len(tree.body) != len(last.tree.body) or (tree.body[-1].end_lineno or 0) != end:
         return None
     if not _clean_gap(lines, end, len(lines) + 1) or not any(line.startswith("#") for line in lines[end:]):
         return None  # (without a comment there, only the last line's newline changed: the whole text decides)
@@ -252,10 +266,10 @@ def _body_indent(lines: Sequence[str], units: list[list[int]]) -> Optional[str]:
     return indent
 
 
-def _class_gap(lines: Sequence[str], after: int, before: int, indent: str) -> bool:
-    """Whether the lines between `after` and `before` (1-based) are all empty or comments written at the
-    class body's indent: LibCST gives such lines to the next statement (a comment indented further may
-    belong to the block above)."""
+def _clean_gap(lines: Sequence[str], after: int, before: int, indent: str = "") -> bool:
+    """Whether the lines between `after` and `before` (1-based) are all empty or comments written at `indent`
+    (column 0 at the top level, a class body's indent in it): LibCST gives such lines to the next statement (a
+    comment indented further may belong to the block above)."""
     for number in range(after + 1, before):
         line = lines[number - 1].rstrip("\r")
         if line and not (line.startswith(indent) and line[len(indent):].startswith("#")):
@@ -263,28 +277,14 @@ def _class_gap(lines: Sequence[str], after: int, before: int, indent: str) -> bo
     return True
 
 
-def _clean_gap(lines: Sequence[str], after: int, before: int) -> bool:
-    """Whether the lines between `after` and `before` (1-based) are all empty or comments at column 0."""
-    for number in range(after + 1, before):
-        line = lines[number - 1].rstrip("\r")
-        if line and not line.startswith("#"):
-            return False
-    return True
-
-
-def _splice(last: _Parsed, lines: list[str], chunks: list[Chunk]) -> Optional[cst.Module]:
+def _splice(last: _Parsed, lines: list[str], chunks: list[Chunk], change: Change) -> Optional[cst.Module]:
     """The module of the text of `lines` (cut into `chunks`) from `last`'s, parsing only the
     chunks the edit touched; None to parse the whole text."""
-    old_lines, old_chunks = last.lines, last.chunks
-    prefix, suffix = common_ends(old_lines, lines)
-    suffix = min(suffix, min(len(old_lines), len(lines)) - prefix)
-    # Old lines prefix+1 .. len(old)-suffix changed; with none, lines came in after line `prefix`.
-    changed_first, changed_last = prefix + 1, len(old_lines) - suffix
-    touched = [i for i, (start, end, _) in enumerate(old_chunks)
-               if start <= max(changed_last, changed_first) and end >= changed_first - 1]
+    old_chunks = last.chunks
+    delta = change[2]
+    touched = _touched(old_chunks, change)
     if not touched:
         return None
-    delta = len(lines) - len(old_lines)
     new_starts = {start: i for i, (start, _, _) in enumerate(chunks)}
     new_ends = {end: i for i, (_, end, _) in enumerate(chunks)}
     first, final = touched[0], touched[-1]

@@ -24,6 +24,7 @@ class HostTensorMeetsInput(RuleVisitor):
         super().__init__(ctx)
         self.functions: dict[cst.FunctionDef, Optional[cst.ClassDef]] = {}  # with a candidate, and their class
         self.placed: set[cst.Call] = set()  # factories under `with torch.device(...)`
+        self._building: dict[cst.ClassDef, set[str]] = {}  # the methods each class's `__init__` calls
 
     def visit_Call(self, node: cst.Call) -> None:
         if cpu_factory_name(node, self.torch) is None and legacy_constructor_name(node, self.torch) is None:
@@ -52,7 +53,7 @@ class HostTensorMeetsInput(RuleVisitor):
                 continue  # the screen saw no factory there that can meet an input
             if cls is not None and makes_host_data(cls):
                 continue  # its tensors are the host data a DataLoader hands over: on the CPU by construction
-            if cls is not None and (function.name.value == "__init__" or function.name.value in methods_init_calls(cls)):
+            if cls is not None and (function.name.value == "__init__" or function.name.value in self._builds(cls)):
                 cls = None  # the module is being built: its parameters are still on the CPU
             if cls not in facts:
                 facts[cls] = ModuleFacts(cls, classes, self.torch)  # type: ignore[arg-type]
@@ -86,13 +87,19 @@ class HostTensorMeetsInput(RuleVisitor):
             attributes = set(facts[cls].host_attributes)
             if not attributes:
                 continue
-            building = methods_init_calls(cls)
+            building = self._builds(cls)
             for method in cls.body.body:
                 if isinstance(method, cst.FunctionDef) and method.name.value not in ("__init__", *building) \
                         and method not in self.functions \
                         and any(isinstance(node, cst.Attribute) and node.attr.value in attributes
                                 and isinstance(node.value, cst.Name) and node.value.value == "self" for node in nodes(method)):
                     self.functions[method] = cls
+
+    def _builds(self, cls: cst.ClassDef) -> set[str]:
+        """The methods the class's `__init__` calls (read once per class, however many of its functions ask)."""
+        if cls not in self._building:
+            self._building[cls] = methods_init_calls(cls)
+        return self._building[cls]
 
     def _screened_functions(self) -> Optional[list[bool]]:
         """The screen's answer for each function, in the order of the source (devlint/analysis/screen.py); None

@@ -202,7 +202,7 @@ class UnindexedCudaUnderDdp(RuleVisitor):
         if not (placing or barriers) or not facts.starts or facts.gloo_only or facts.pinned_from_the_start:
             return
         # pinned by a `set_device` call: what every rank places on the GPU before that call runs is on GPU 0
-        order = BeforePinning(self.ctx.module, self.torch, _depends_on_rank).read()
+        order = BeforePinning(self.ctx.module, self.torch, _depends_on_rank, facts.helpers).read()
         for node, what, fix, _places in placing:
             if order.ran_before(node):
                 self.report(node, _before_pinning_message(what), fix)
