@@ -130,6 +130,15 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
         "mean_error(D(3, 2), D(3, 2))"),
     "a_class_that_binds_a_parameter_is_a_module_whatever_its_base": Recipe(
         not_run="its base class is another file's (a Module there), which the snippet does not show"),
+    "host_state_made_by_a_method_and_met_by_its_caller": Recipe("Cell(3, 4).to(dev)(D(2, 3))"),
+    "hidden_state_pair_returned_by_a_method_and_given_to_a_layer": Recipe("Tagger(3, 4).to(dev)(D(5, 2, 3))"),
+    "optimizer_state_made_on_the_host_and_updated_from_the_gradient": Recipe(
+        "opt.step()", "w = nn.Parameter(D(2, 3))\nw.grad = D(2, 3)\nopt = Factored([w], {})",
+        note="one parameter of a model on the device, with its gradient"),
+    "a_gradient_is_where_its_tensor_is": Recipe("clip(w, 0.5)", "w = nn.Parameter(D(3))\nw.grad = D(3)"),
+    "host_tensor_kept_in_a_dict_by_key_and_read_back": Recipe("pos_embed(D(2, 5), 5)"),
+    "graph_convolution_layer_called_on_a_host_state": Recipe(
+        not_run="GCNConv is torch_geometric's, which the snippet imports and does not show"),
     # not flagged
     "a_method_returns_what_its_caller_gave_it_or_a_host_tensor": Recipe(
         "(Layer(3).to(dev).first(), Layer(3).to(dev).second())",
@@ -211,6 +220,13 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "collators_make_host_data": Recipe(
         "DataCollatorForMasking().mask(H(2, 4, dtype=torch.long))",
         note="a collator gets host tensors: it runs where the DataLoader batches, before the move"),
+    "host_state_a_method_returns_is_moved_by_its_caller": Recipe("Cell(3, 4).to(dev)(D(2, 3))"),
+    "host_indices_returned_beside_the_inputs_tensor": Recipe("Masker(4).to(dev)(D(2, 5, 4))"),
+    "optimizer_state_made_beside_its_parameter": Recipe(
+        "opt.step()", "w = nn.Parameter(D(2, 3))\nw.grad = D(2, 3)\nopt = Factored([w], {})"),
+    "a_params_key_outside_an_optimizer_is_not_a_parameter": Recipe(
+        "total({'params': [1.0, 2.0]})", note="a configuration's numbers: no optimizer steps them"),
+    "a_dict_bound_again_forgets_its_keys": Recipe("pos_embed(D(2, 5), 5, {'pos': D(5)})"),
     "callers_pass_host_tensors_and_numbers": Recipe(
         "Rope(8).to(dev).freqs", note="the only caller is __init__, with a host tensor and a number"),
 }, "DEV006": {

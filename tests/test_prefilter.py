@@ -346,6 +346,14 @@ def test_the_host_tensor_screen_drops_tensors_that_meet_no_input(body):
     "class V(nn.Module):\n    def forward(self, x: Tensor):\n        return torch.stack([x.sum(), torch.tensor(0.5)])\n",
     "class Y(nn.Module):\n    def forward(self, x: Tensor):\n        return x + torch.FloatTensor([])\n",
     "class X(nn.Linear):\n    def forward(self, x):\n        h = torch.ones(3).float()\n        return self.weight @ h\n",
+    # a method's host tensor met by the method that calls it
+    "class Z(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.proj = nn.Linear(3, 3)\n"
+    "    def start(self, n):\n        return torch.zeros(n, 3)\n"
+    "    def forward(self, x):\n        return self.proj(x) + self.start(x.size(0))\n",
+    # an optimizer's state, kept by key and updated from a parameter's gradient
+    "class O(torch.optim.Optimizer):\n    def step(self):\n        for group in self.param_groups:\n"
+    "            for p in group['params']:\n                state = self.state[p]\n"
+    "                state['m'] = torch.zeros(p.grad.shape)\n                state['m'].add_(p.grad)\n",
 ])
 def test_the_host_tensor_screen_keeps_each_kind_of_input(body):
     source = _MODULE + body

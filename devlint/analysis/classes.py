@@ -32,7 +32,7 @@ _KNOWN_MODULE_BASES = {
 # Names of bases that, by the conventions of PyTorch code, are modules.
 _MODULE_SUFFIX = re.compile(
     r"(Module|Model|Layer|Block|Net|Network|Encoder|Decoder|Head|Backbone|Embedding|Embeddings|Attention|MLP"
-    r"|Classifier)$"
+    r"|Classifier|Conv|Conv[123][dD])$"
 )
 
 

@@ -32,7 +32,7 @@ from devlint.analysis.torch_operations import (
 )
 from devlint.analysis.vocabulary import (
     CAST_METHODS, ELEMENTWISE, HOST_VALUE_METHODS, JOINING, LOOP_WRAPPERS, NO_SCALARS, NON_TENSOR_METHODS, NUMBER_CALLS,
-    RESHAPING_METHODS, TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, TENSOR_VIEWS, TO_HOST_METHODS, UNARY_ELEMENTWISE,
+    PLACED_ATTRIBUTES, RESHAPING_METHODS, TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, TO_HOST_METHODS, UNARY_ELEMENTWISE,
 )
 from devlint.analysis.walk import children, nodes
 
@@ -143,6 +143,8 @@ class FunctionFlow:
     tensor_params: set[str] = field(default_factory=set)  # parameters shown to be tensors (fix sources)
     # factories of another method (`__init__`) read here through the plain attribute that holds them
     attributes: dict[cst.Call, str] = field(default_factory=dict)
+    # factories of another method of the class that it returns to this one (`h = self.init_hidden(n)`): the method
+    returned_by: dict[cst.Call, str] = field(default_factory=dict)
 
     def reportable(self) -> list[tuple[cst.Call, str, Meeting]]:
         """(factory, name, its first meeting), in the order of the source."""
@@ -174,6 +176,10 @@ class ModuleFacts:
         # module's own tensors once read (`returned_by`)
         self.methods: dict[str, cst.FunctionDef] = {}
         self.returned: dict[str, Value] = {}
+        # the host factories those methods return, each with its name and the method that makes it
+        self.returned_factories: dict[cst.Call, tuple[str, str]] = {}
+        # what each position of a method's returned tuple holds of those (`return h, c`), by method
+        self.returned_elements: dict[str, list[Value]] = {}
         self.reading = 0  # how many of those are being read, one inside another (at most _METHOD_DEPTH)
         self.is_module = cls is not None and classes.node_is_module_class(cls)
         if cls is not None and not self.is_module:
@@ -526,12 +532,16 @@ class FlowReader:
         self.outer = outer or {}
         self.flow = FunctionFlow()
         self.returns: list[Value] = []
+        # beside each of `returns`, the values of its elements where it is a tuple written out (`return h, c`)
+        self.returned_tuples: list[Optional[list[Value]]] = []
         self.params, self.sequences = tensor_parameters(function)
         self.parameters = set(named_parameters(function)) - {"self", "cls"}
         self.items = tensor_items(function, self.params)
         self.flow.tensor_params = self.params
         self.filled: dict[cst.Call, str] = {}  # host buffers written from an input's tensor: the input
         self.filled_lists: set[cst.Call] = set()  # host tensors of a list given an input's tensors too
+        self.steps_parameters: Optional[bool] = None  # reads `self.param_groups` (an optimizer's step); once asked
+        self.keyed: set[str] = set()  # names of dicts with a value kept by key in `env` (`state["row"]`)
 
     def read(self) -> FunctionFlow:
         env: dict[str, Value] = dict(self.outer)
@@ -544,12 +554,45 @@ class FlowReader:
 
     def _returned_by(self, method: str) -> Value:
         """`self.factors()` of a method of the class whose every return is made of the module's own tensors
-        (`self.lower.new_zeros(...)`, `self.weight.t()`): those tensors, on the module's device. NOTHING for
-        anything else: a return made of the method's own inputs (the caller's arguments), of a host
-        factory, or not read (a cycle of methods reads NOTHING for the call being read)."""
+        (`self.lower.new_zeros(...)`, `self.weight.t()`): those tensors, on the module's device. The host
+        tensors of the factories it makes and returns as they are (`return torch.zeros(n, self.hidden)`, in
+        one branch or all): those, made on the CPU for this caller. NOTHING for anything else: a return made
+        of the method's own inputs (the caller's arguments), or not read (a cycle of methods reads NOTHING
+        for the call being read)."""
         function = self.module.methods.get(method)
         if function is None or function is self.function:
             return NOTHING
+        return self._handed_over(self._read_returns(method, function))
+
+    def _returned_elements(self, expr: cst.BaseExpression, count: int) -> Optional[list[Value]]:
+        """`h, c = self.init_state(n)` of a method whose every return is a tuple of `count` written out: what
+        each position may hold of the host factories it makes (`_made_and_returned`); else None."""
+        if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
+                and isinstance(expr.func.value, cst.Name) and expr.func.value.value == "self"):
+            return None
+        method = expr.func.attr.value
+        function = self.module.methods.get(method)
+        if function is None or function is self.function:
+            return None
+        self._read_returns(method, function)
+        elements = self.module.returned_elements.get(method)
+        if elements is None or len(elements) != count:
+            return None
+        return [self._handed_over(element) for element in elements]
+
+    def _handed_over(self, value: Value) -> Value:
+        """What a method returns, as this function gets it: its host factories are reported here if they meet."""
+        if not value.host:
+            return value
+        if self.placed:
+            return replace(value, host=frozenset(), wide=frozenset())  # made where no device is in use
+        for call in value.host:
+            name, maker = self.module.returned_factories[call]
+            self.flow.factories.setdefault(call, name)
+            self.flow.returned_by.setdefault(call, maker)
+        return value
+
+    def _read_returns(self, method: str, function: cst.FunctionDef) -> Value:
         if method not in self.module.returned:
             if self.module.reading >= _METHOD_DEPTH:
                 return NOTHING  # (not kept: read from a shallower call, it may say more)
@@ -560,8 +603,40 @@ class FlowReader:
                 reader.read()
             finally:
                 self.module.reading -= 1
-            self.module.returned[method] = _of_the_module(reader.returns)
+            self.module.returned[method] = _of_the_module(reader.returns) | self._made_and_returned(method, reader)
         return self.module.returned[method]
+
+    def _made_and_returned(self, method: str, reader: "FlowReader") -> Value:
+        """The host factories `method` (read by `reader`) makes, or gets from another method, and returns
+        unmoved and unmixed (`if h is None: h = torch.zeros(...)`, `return h`): what the caller is handed.
+        A tuple written out (`return x, idx, mask`) hands over nothing as a whole; where every return is one
+        of the same length, what each position holds is kept for a caller that unpacks it
+        (`ModuleFacts.returned_elements`)."""
+        flow = reader.flow
+
+        def made(values: list[Value]) -> Value:
+            host: set[cst.Call] = set()
+            wide: set[cst.Call] = set()
+            is_list = False
+            for value in values:
+                mine = {call for call in value.host if call in flow.factories and call not in flow.moved
+                        and call not in flow.meets_cpu and call not in flow.attributes and call not in flow.meetings}
+                host |= mine
+                wide |= mine & value.wide
+                is_list = is_list or (value.is_list and bool(mine))
+            for call in host:
+                maker = flow.returned_by.get(call, method)
+                self.module.returned_factories.setdefault(call, (flow.factories[call], maker))
+            return Value(host=frozenset(host), wide=frozenset(wide), is_list=is_list) if host else NOTHING
+
+        tuples = reader.returned_tuples
+        lengths = {len(elements) for elements in tuples if elements is not None}
+        if tuples and all(elements is not None for elements in tuples) and len(lengths) == 1:
+            positions = [made([elements[i] for elements in tuples if elements is not None])  # type: ignore[index]
+                         for i in range(lengths.pop())]
+            if any(position.host for position in positions):
+                self.module.returned_elements[method] = positions
+        return made([value for value, elements in zip(reader.returns, tuples) if elements is None])
 
     def _host_attribute(self, attribute: str, call: cst.Call) -> Value:
         """`self.pe` of a module whose `__init__` bound it to `torch.zeros(...)`: that factory's host tensor,
@@ -604,7 +679,7 @@ class FlowReader:
                     self.flow.host_used |= set(source.host)  # a tensor iterated on the host
                 for name in _target_names(node.target):
                     env[name] = element
-                for name in self._tensor_elements(node):
+                for name in self._tensor_elements(node) | self._optimised_parameters(node):
                     env[name] = Value(inputs=frozenset({name}))
             else:
                 self._expr(node.test, env)
@@ -690,6 +765,17 @@ class FlowReader:
                     shown.add(node.func.value.value)
         return shown
 
+    def _optimised_parameters(self, loop: cst.For) -> set[str]:
+        """`for p in group["params"]` in a function that reads `self.param_groups`: the parameters an
+        optimizer steps, on the model's device (their gradients and state go with them)."""
+        if not (isinstance(loop.target, cst.Name) and _constant_key(loop.iter) == "params"):
+            return set()
+        if self.steps_parameters is None:
+            self.steps_parameters = any(
+                isinstance(node, cst.Attribute) and node.attr.value == "param_groups" and isinstance(
+                    node.value, cst.Name) and node.value.value == "self" for node in _walk_own(self.function.body))
+        return {loop.target.value} if self.steps_parameters else set()
+
     def _small(self, node: cst.BaseSmallStatement, env: dict[str, Value]) -> None:
         if isinstance(node, cst.Assign):
             value = self._expr(node.value, env)
@@ -711,17 +797,34 @@ class FlowReader:
             self._expr(node.value, env)
         elif isinstance(node, cst.Return) and node.value is not None:
             for path in _paths(node.value):
-                self.returns.append(self._expr(path, env))
+                if isinstance(path, cst.Tuple) and len(path.elements) > 1 and not any(
+                        isinstance(element, cst.StarredElement) for element in path.elements):
+                    elements = [self._expr(element.value, env) for element in path.elements]
+                    self.returns.append(_combine_listed(elements))
+                    self.returned_tuples.append(elements)
+                else:
+                    self.returns.append(self._expr(path, env))
+                    self.returned_tuples.append(None)
 
     def _bind(self, target: cst.BaseExpression, expr: cst.BaseExpression, value: Value,
               env: dict[str, Value]) -> None:
         if isinstance(target, cst.Name):
             env[target.value] = value
+            if target.value in self.keyed:  # another dict: its keys are not the old one's
+                self.keyed.discard(target.value)
+                for key in [key for key in env if key.startswith(f"{target.value}[")]:
+                    del env[key]
         elif isinstance(target, (cst.Tuple, cst.List)):
             if isinstance(expr, (cst.Tuple, cst.List)) and len(expr.elements) == len(target.elements):
                 for element, part in zip(target.elements, expr.elements):
                     self._bind(element.value, part.value, self._expr(part.value, env), env)
                 return
+            if not any(isinstance(element, cst.StarredElement) for element in target.elements):
+                elements = self._returned_elements(expr, len(target.elements))
+                if elements is not None:  # `x, idx, mask = self.split(x)`: each name what its position holds
+                    for element, part in zip(target.elements, elements):
+                        self._bind(element.value, element.value, part | _other_than_host(value), env)
+                    return
             element = replace(value, is_list=False)
             for name in _target_names(target):
                 env[name] = element
@@ -734,6 +837,12 @@ class FlowReader:
         host buffer written from an input's tensor is remembered: if it leaves the function as it is,
         the caller gets a CPU tensor (`_meet_returns`)."""
         into = self._expr(target.value, env)
+        key = _constant_key(target)
+        if key is not None and isinstance(target.value, cst.Name) and not (into.host or into.inputs or into.is_list):
+            # `state["row"] = torch.zeros(n)` into a dict: kept by its key, read back as it was stored
+            env[f"{target.value.value}[{key!r}]"] = value
+            self.keyed.add(target.value.value)
+            return
         advanced = any(index is not None and (index.host or index.inputs or index.on_cpu)
                        for index in self._indexes(target, env))
         if into.is_list:
@@ -763,7 +872,7 @@ class FlowReader:
                     return self._host_attribute(node.attr.value, call)
                 return NOTHING
             inner = self._expr(node.value, env)
-            return inner if node.attr.value in TENSOR_VIEWS else NOTHING
+            return inner if node.attr.value in PLACED_ATTRIBUTES else NOTHING
         if isinstance(node, cst.Subscript):
             return self._subscript(node, env)
         if isinstance(node, cst.BinaryOperation):
@@ -792,10 +901,7 @@ class FlowReader:
             return (self._read_placed(body_on_host, lambda: self._expr(node.body, env))
                     | self._read_placed(else_on_host, lambda: self._expr(node.orelse, env)))
         if isinstance(node, (cst.List, cst.Tuple)):
-            result = Value(is_list=True)
-            for element in node.elements:
-                result = result | self._expr(element.value, env)
-            return result
+            return _combine_listed([self._expr(element.value, env) for element in node.elements])
         if isinstance(node, cst.StarredElement):
             return self._expr(node.value, env)
         if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
@@ -836,6 +942,10 @@ class FlowReader:
     def _subscript(self, node: cst.Subscript, env: dict[str, Value]) -> Value:
         if self.items and self._item(node) is not None:
             return Value(inputs=frozenset({self._item(node)}))
+        if self.keyed and isinstance(node.value, cst.Name) and node.value.value in self.keyed:
+            key = _constant_key(node)
+            if key is not None and f"{node.value.value}[{key!r}]" in env:
+                return env[f"{node.value.value}[{key!r}]"]
         value = self._expr(node.value, env)
         scalar_index = True
         for element, index in zip(node.slice, self._indexes(node, env)):
@@ -1082,6 +1192,19 @@ def _of_the_module(returns: list[Value]) -> Value:
     return Value(inputs=roots, is_list=any(value.is_list for value in returns))
 
 
+def _other_than_host(value: Value) -> Value:
+    """`value` without host factories: what a call gives beside them (the module's tensors, say)."""
+    return replace(value, host=frozenset(), wide=frozenset(), is_list=False) if value.host or value.is_list else value
+
+
+def _combine_listed(elements: list[Value]) -> Value:
+    """The value of a list or tuple literal of `elements`."""
+    result = Value(is_list=True)
+    for element in elements:
+        result = result | element
+    return result
+
+
 def _element(source: Value) -> Value:
     """What a loop over `source` binds: an element of a list of tensors is one of them (sizes kept); a
     row of a tensor, or of what is not shown to be a list, is taken as 0-dim (a number, often)."""
@@ -1185,6 +1308,14 @@ def _paths(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
     if isinstance(expr, cst.IfExp):
         return [*_paths(expr.body), *_paths(expr.orelse)]
     return [expr]
+
+
+def _constant_key(expr: cst.BaseExpression) -> Optional[str]:
+    """`"row"` of `state["row"]`: a subscript by one plain string; else None."""
+    if not (isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)):
+        return None
+    key = expr.slice[0].slice.value
+    return key.raw_value if isinstance(key, cst.SimpleString) and key.prefix in ("", "u") else None
 
 
 def _target_names(target: cst.BaseExpression) -> list[str]:

@@ -43,7 +43,7 @@ from devlint.analysis.factories import (
 )
 from devlint.analysis.names import dotted_name, keyword, string_value
 from devlint.analysis.types import TENSOR_METHODS, Kind
-from devlint.analysis.vocabulary import TENSOR_VIEWS
+from devlint.analysis.vocabulary import PLACED_ATTRIBUTES
 from devlint.analysis.walk import children, own_nodes, own_nodes_in_order
 
 Scope = Union[cst.FunctionDef, cst.Module]
@@ -66,7 +66,6 @@ _PLACED_METHODS = (TENSOR_METHODS - _NOT_PLACED_RESULTS) | frozenset({
     "contiguous", "float", "half", "view", "reshape", "permute", "transpose", "sigmoid", "softmax",
 })
 # Tensor attributes that are tensors on the same device; the other tensor attributes are not tensors.
-_PLACED_ATTRIBUTES = TENSOR_VIEWS | {"grad"}
 _NOT_TENSOR_ATTRIBUTES = frozenset({
     "shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "layout", "is_leaf", "grad_fn", "names",
     "is_sparse", "is_quantized", "is_meta", "itemsize", "nbytes",
@@ -433,7 +432,7 @@ class Placement:
                 attr = expr.attr.value
                 if base is None or attr in _NOT_TENSOR_ATTRIBUTES:
                     return None
-                if attr in _PLACED_ATTRIBUTES:  # (`.data` is detached)
+                if attr in PLACED_ATTRIBUTES:  # (`.data` is detached)
                     return replace(base, is_tensor=True, may_require_grad=base.may_require_grad and attr != "data")
                 if not base.known and not base.holder:
                     return None  # `x.meta` of an input of unknown kind: an object's attribute may be anything

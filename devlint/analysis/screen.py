@@ -34,7 +34,7 @@ from devlint.analysis.torch_operations import (
 from devlint.analysis.vocabulary import (
     ACCELERATOR_TYPES, CAST_METHODS, DTYPE_NAMES, ELEMENTWISE, FACTORIES, HOST_VALUE_METHODS, JOINING,
     LEGACY_CONSTRUCTORS, LIKE_FACTORIES, LOOP_WRAPPERS, NO_SCALARS, NON_TENSOR_METHODS, NUMBER_CALLS, SPARSE_FACTORIES,
-    TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, TENSOR_VIEWS, TO_HOST_METHODS, device_backend, is_cuda_runtime_value,
+    PLACED_ATTRIBUTES, TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, TO_HOST_METHODS, device_backend, is_cuda_runtime_value,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -480,6 +480,7 @@ def host_meetings_possible(facts: SyntaxFacts) -> bool:
     by_extent = sorted(((extent(f), f) for f in functions), key=lambda pair: pair[0])
     verdicts: dict[int, bool] = {}
     screens: dict[int, Optional[_FunctionScreen]] = {}
+    making: set[int] = set()  # the functions that hold a factory that may make a host tensor
     for call in facts.calls:
         if id(call) in facts.spent or not _may_make_host_tensor(facts, call):
             continue
@@ -487,6 +488,8 @@ def host_meetings_possible(facts: SyntaxFacts) -> bool:
         for (first, last), function in by_extent:
             if first <= call.lineno and (call.end_lineno or call.lineno) <= last:
                 inner = function  # sorted by first line: the last one holding it is the innermost
+        if inner is not None:
+            making.add(id(inner))
         if inner is None or verdicts.get(id(inner)):
             continue
         if id(inner) not in screens:
@@ -496,6 +499,8 @@ def host_meetings_possible(facts: SyntaxFacts) -> bool:
         if function_screen is not None and function_screen.may_meet(call):
             verdicts[id(inner)] = True
     for method in _host_attribute_readers(facts):
+        verdicts[id(method)] = True
+    for method in _callers_of_makers(facts, making):
         verdicts[id(method)] = True
     facts.host_meeting_functions = [verdicts.get(id(f), False) for f in functions]
     return bool(verdicts)
@@ -537,6 +542,28 @@ def _host_attribute_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.As
                     and node.value.id == "self" for node in walk(method)):  # type: ignore[attr-defined]
                 readers.append(method)
     return readers
+
+
+def _callers_of_makers(facts: SyntaxFacts, making: set[int]) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The methods of a class that call `self.m(...)`, where `m` is a method of it that holds a factory
+    (`making`: ids) or calls such a method, and returns something: what `m` returns may be that factory's host
+    tensor (a superset of what `flow.FlowReader._returned_by` follows: in a module, which a class without a
+    base is too where it binds an `nn.Parameter`)."""
+    callers = []
+    for cls in facts.classes:
+        methods = [s for s in cls.body if type(s) in (ast.FunctionDef, ast.AsyncFunctionDef)]
+        called = {id(m): {n.func.attr for n in walk(m) if _is_self_call(n)} for m in methods}  # type: ignore
+        returning = {id(m) for m in methods if any(type(n) is ast.Return and n.value is not None for n in walk(m))}
+        makers = {m.name for m in methods if id(m) in making and id(m) in returning}
+        changed = bool(makers)
+        while changed:  # a method that returns what a maker returns is one too
+            changed = False
+            for m in methods:
+                if m.name not in makers and id(m) in returning and not called[id(m)].isdisjoint(makers):
+                    makers.add(m.name)
+                    changed = True
+        callers.extend(m for m in methods if not called[id(m)].isdisjoint(makers))
+    return callers
 
 
 class _Span:
@@ -824,8 +851,10 @@ class _InputTrace:
                 if holder is not None:
                     self.holders.add(holder)
             elif type(node) is ast.For or type(node) is ast.AsyncFor:
-                if any(type(n) is ast.Name and n.id in parameters for n in walk(node.iter)):  # type: ignore
-                    # the elements of the caller's sequences: tensors where the loop uses them so
+                if any(type(n) is ast.Name and n.id in parameters for n in walk(node.iter)) or (  # type: ignore
+                        _steps_parameters(node, nodes)):  # type: ignore[arg-type]
+                    # the elements of the caller's sequences: tensors where the loop uses them so; and the
+                    # parameters an optimizer steps
                     self.names.update(n.id for n in walk(node.target) if type(n) is ast.Name)  # type: ignore
         aliases = _aliases_of_items(nodes, parameters)
         if aliases:
@@ -858,7 +887,7 @@ class _InputTrace:
                 return expr.attr in self.module_attributes  # type: ignore[union-attr]
             if type(value) is ast.Name and value.id in self.holders:  # type: ignore[attr-defined]
                 return True
-            return expr.attr in TENSOR_VIEWS and self.carries(value)  # type: ignore[union-attr]
+            return expr.attr in PLACED_ATTRIBUTES and self.carries(value)  # type: ignore[union-attr]
         if kind is ast.Subscript or kind is ast.Starred:
             return self.carries(expr.value)  # type: ignore[union-attr]
         if kind is ast.BinOp:
@@ -987,6 +1016,8 @@ def _may_have_inputs(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFu
             used_as_tensors.add(node.value.id)  # type: ignore[attr-defined]
         elif type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "super":  # type: ignore
             return True  # `super().forward(x)`: the output of the module's own layer
+        elif type(node) is ast.For and _steps_parameters(node, walk(function)):  # type: ignore[arg-type]
+            return True  # `for p in group["params"]`: an optimizer's parameters
         elif type(node) is ast.For and _iterates_parameters(node.iter, params):  # type: ignore[attr-defined]
             targets = {n.id for n in walk(node.target) if type(n) is ast.Name}  # type: ignore[attr-defined]
             for inner in walk(node):
@@ -1032,6 +1063,16 @@ def _layers_called(cls: ast.ClassDef) -> set[str]:
         return set()
     return {node.func.attr for node in walk(cls) if _is_self_call(node)  # type: ignore[attr-defined]
             and node.func.attr not in methods}  # type: ignore[attr-defined]
+
+
+def _steps_parameters(loop: ast.For, nodes: Iterable[ast.AST]) -> bool:
+    """`for p in group["params"]` in a function (`nodes`) that reads `self.param_groups` (a superset of
+    `flow.FlowReader._optimised_parameters`)."""
+    iterated = loop.iter
+    if not (type(iterated) is ast.Subscript and type(iterated.slice) is ast.Constant  # type: ignore[attr-defined]
+            and iterated.slice.value == "params"):  # type: ignore[attr-defined]
+        return False
+    return any(type(n) is ast.Attribute and n.attr == "param_groups" for n in nodes)  # type: ignore[attr-defined]
 
 
 def _iterates_parameters(iterated: ast.expr, params: set[str]) -> bool:

@@ -93,6 +93,8 @@ TENSOR_ATTRIBUTES = frozenset({
 })
 # Attributes that are the same tensor seen another way: wherever the tensor is, they are.
 TENSOR_VIEWS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag"})
+# Attributes on the same device as their tensor: its views, and its gradient (PyTorch refuses a `.grad` elsewhere).
+PLACED_ATTRIBUTES = TENSOR_VIEWS | {"grad"}
 # Calls whose result is a Python number (`torch.tensor(x.size(0))` is 0-dim).
 NUMBER_CALLS = frozenset({"size", "dim", "numel", "item", "len", "int", "float", "round", "abs", "min", "max", "sum"})
 # Builtins a loop wraps the caller's sequences in (`for p, t in zip(preds, targets)`).

@@ -20,6 +20,24 @@ def reports(code: str, snippet: str, path: str = "example.py") -> list[tuple[int
     """(line, col, code) of rule `code`'s reports on the snippet, with the rule named."""
     return [r for r in lint(snippet, path, extend_select=(code,)) if r[2] == code]
 
+# An optimizer's step whose factored state is made on the host (flagged), and beside its parameter (not).
+_FACTORED_STEP = """
+        import torch
+        class Factored(torch.optim.Optimizer):
+            @torch.no_grad()
+            def step(self, closure=None):
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        state = self.state[p]
+                        if len(state) == 0:
+                            state["step"] = torch.tensor(0.0)
+                            state["row"] = torch.zeros(p.grad.shape[:-1])
+                        state["step"] += 1
+                        row = state["row"]
+                        row.mul_(0.9).add_(p.grad.square().mean(dim=-1))
+                        p.add_(p.grad / row.unsqueeze(-1).sqrt())
+"""
+
 FLAGGED = [
     case("host_tensor_kept_in_a_plain_attribute_of_a_module", """
         import math
@@ -410,6 +428,65 @@ FLAGGED = [
             def forward(self, x):
                 return x * self.log_scale.exp() + torch.ones(x.size(-1)) * self.log_scale
     """, [(8, 43)]),
+    case("host_state_made_by_a_method_and_met_by_its_caller", """
+        import torch
+        class Cell(torch.nn.Module):
+            def __init__(self, n, hidden):
+                super().__init__()
+                self.hidden = hidden
+                self.gate = torch.nn.Linear(n, hidden)
+            def init_state(self, x, h):
+                if h is None:
+                    h = torch.zeros(x.shape[0], self.hidden)
+                return h
+            def begin(self, x):
+                return self.init_state(x, None)
+            def forward(self, x, h=None):
+                h = self.init_state(x, h)
+                return torch.sigmoid(self.gate(x)) * h
+            def again(self, x):
+                return self.gate(x) + self.begin(x)
+    """, [(9, 17)]),
+    case("hidden_state_pair_returned_by_a_method_and_given_to_a_layer", """
+        import torch
+        class Tagger(torch.nn.Module):
+            def __init__(self, n, hidden):
+                super().__init__()
+                self.hidden = hidden
+                self.rnn = torch.nn.LSTM(n, hidden)
+            def init_hidden(self, batch):
+                return torch.zeros(1, batch, self.hidden), torch.zeros(1, batch, self.hidden)
+            def forward(self, x):
+                h, c = self.init_hidden(x.shape[1])
+                out, _ = self.rnn(x, (h, c))
+                return out
+    """, [(8, 16), (8, 52)]),
+    case("optimizer_state_made_on_the_host_and_updated_from_the_gradient", _FACTORED_STEP, [(10, 36)]),
+    case("a_gradient_is_where_its_tensor_is", """
+        import torch
+        def clip(w: torch.Tensor, limit: float):
+            bound = torch.full(w.shape, limit)
+            return torch.minimum(w.grad, bound)
+    """, [(3, 13)]),
+    case("host_tensor_kept_in_a_dict_by_key_and_read_back", """
+        import torch
+        def pos_embed(x: torch.Tensor, n: int):
+            cache = {}
+            cache["pos"] = torch.arange(n).float()
+            return x + cache["pos"]
+    """, [(4, 20)]),
+    case("graph_convolution_layer_called_on_a_host_state", """
+        import torch
+        from torch_geometric.nn import GCNConv
+        class Recurrent(torch.nn.Module):
+            def __init__(self, n, hidden):
+                super().__init__()
+                self.conv = GCNConv(hidden, hidden)
+                self.hidden = hidden
+            def forward(self, x, edge_index):
+                h = torch.zeros(x.shape[0], self.hidden)
+                return self.conv(h, edge_index)
+    """, [(9, 13)]),
 ]
 
 NOT_FLAGGED = [
@@ -899,6 +976,52 @@ NOT_FLAGGED = [
             def mask(self, inputs: torch.Tensor):
                 probability = torch.full(inputs.shape, 0.15)
                 return inputs.masked_fill(probability > 0.5, 0)
+    """, []),
+    case("host_state_a_method_returns_is_moved_by_its_caller", """
+        import torch
+        class Cell(torch.nn.Module):
+            def __init__(self, n, hidden):
+                super().__init__()
+                self.hidden = hidden
+                self.gate = torch.nn.Linear(n, hidden)
+            def init_state(self, batch):
+                return torch.zeros(batch, self.hidden)
+            def forward(self, x):
+                h = self.init_state(x.shape[0]).to(x.device)
+                return torch.sigmoid(self.gate(x)) * h
+            def sizes(self, x):
+                return self.init_state(x.shape[0]).shape
+    """, []),
+    case("host_indices_returned_beside_the_inputs_tensor", """
+        import torch
+        class Masker(torch.nn.Module):
+            def __init__(self, d):
+                super().__init__()
+                self.cls_token = torch.nn.Parameter(torch.zeros(1, 1, d))
+            def _masking(self, x):
+                keep = torch.multinomial(torch.ones(x.shape[0], x.shape[1]), 2)
+                return x[torch.arange(x.shape[0]).unsqueeze(1), keep], keep
+            def forward(self, x):
+                x, keep = self._masking(x)
+                return torch.cat((self.cls_token.expand(x.shape[0], -1, -1), x), dim=1), keep
+    """, []),
+    case("optimizer_state_made_beside_its_parameter",
+         _FACTORED_STEP.replace("p.grad.shape[:-1])", "p.grad.shape[:-1], device=p.device)"), []),
+    case("a_params_key_outside_an_optimizer_is_not_a_parameter", """
+        import torch
+        def total(config):
+            out = torch.zeros(3)
+            for p in config["params"]:
+                out = out + p
+            return out
+    """, []),
+    case("a_dict_bound_again_forgets_its_keys", """
+        import torch
+        def pos_embed(x: torch.Tensor, n: int, table):
+            cache = {}
+            cache["pos"] = torch.arange(n).float()
+            cache = table
+            return x + cache["pos"]
     """, []),
     case("callers_pass_host_tensors_and_numbers", """
         import torch

@@ -37,8 +37,15 @@ RULE = Rule(
         (not `register_buffer`, not `nn.Parameter`) stays on the CPU through `model.to(device)`, and is
         reported at that factory where a method meets it with an input (`x + self.pe[:, :x.size(1)]`), with
         `register_buffer(..., persistent=False)` as the advice (no fix); not in a method `__init__` calls, nor
-        in a class that moves things itself (`_apply`, `to`) or rebinds the attribute. The rule reports
-        only such a meeting in the same function, and names the operation where it happens.
+        in a class that moves things itself (`_apply`, `to`) or rebinds the attribute. A method of a module
+        that makes a host tensor and returns it (`def init_hidden(self, n): return torch.zeros(1, n,
+        self.hidden)`, in one branch or all, or in one position of a tuple written out that the caller
+        unpacks: `h, c = self.init_hidden(n)`) hands it to its caller: reported at that factory where the
+        caller meets it with an input (no fix: the method has no input to take a device from). An
+        optimizer's parameters (`for p in group["params"]` in a function that reads `self.param_groups`)
+        are inputs, on the model's device, and so is a tensor's `.grad` where the tensor is; a value kept in
+        a dict by a plain key (`state["row"] = torch.zeros(n)`) is read back as it was stored. The rule
+        reports only such a meeting in the same function, and names the operation where it happens.
         Not reported: 0-dim tensors in element-wise arithmetic and comparisons (`torch.tensor(0.5)`),
         truth tests and host values (`if torch.rand(1) < p:`, `.item()`, `int()`, sizes, slice bounds), a
         Python subscript with a CPU index (`x[idx]`, `x[idx] = v`: PyTorch accepts CPU indices there),

@@ -48,6 +48,8 @@ class HostTensorMeetsInput(RuleVisitor):
         facts: dict[Optional[cst.ClassDef], ModuleFacts] = {}
         may_meet = self._screened_functions()
         self._add_host_attribute_readers(classes, facts)
+        self._add_callers_of_makers()
+        reported: set[cst.Call] = set()
         for function, cls in self.functions.items():
             if may_meet is not None and not may_meet[self.ctx.function_order[function]]:
                 continue  # the screen saw no factory there that can meet an input
@@ -61,8 +63,13 @@ class HostTensorMeetsInput(RuleVisitor):
                               preview=self.preview).read()
             found = []
             for call, name, meeting in flow.reportable():
+                if call in reported:
+                    continue  # made in a method that several others call: reported where it first meets
                 if call in flow.attributes:  # made in `__init__`, met here: no input there to take a device from
                     found.append((call, _attribute_message(name, flow.attributes[call], meeting, function), None))
+                    continue
+                if call in flow.returned_by:  # made in another method and returned here: no input there
+                    found.append((call, _returned_message(name, flow.returned_by[call], meeting, function), None))
                     continue
                 if call in self.placed or self._callers_keep_it_on_the_host(function, meeting, flow):
                     continue
@@ -73,6 +80,7 @@ class HostTensorMeetsInput(RuleVisitor):
                 found.append((call, _message(name, meeting.roots[chosen], meeting.where, sources[chosen]), fix))
             _drop_fixes_that_split_host_tensors(found, flow)
             for call, message, fix in found:
+                reported.add(call)
                 self.report(call, message, fix)
 
     def _add_host_attribute_readers(self, classes: ClassTable,
@@ -93,6 +101,23 @@ class HostTensorMeetsInput(RuleVisitor):
                         and method not in self.functions \
                         and any(isinstance(node, cst.Attribute) and node.attr.value in attributes
                                 and isinstance(node.value, cst.Name) and node.value.value == "self" for node in nodes(method)):
+                    self.functions[method] = cls
+
+    def _add_callers_of_makers(self) -> None:
+        """The methods that call `self.<m>(...)`, `m` a method with a factory of a class: what `m` returns may be
+        that factory's host tensor (`h = self.init_hidden(n)`), met in the caller though it makes no tensor."""
+        makers: dict[cst.ClassDef, set[str]] = {}
+        for function, cls in self.functions.items():
+            if cls is not None:
+                makers.setdefault(cls, set()).add(function.name.value)
+        for cls, names in makers.items():
+            building = self._builds(cls)
+            for method in cls.body.body:
+                if isinstance(method, cst.FunctionDef) and method not in self.functions \
+                        and method.name.value not in ("__init__", *building) and any(
+                            isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                            and node.func.attr.value in names and isinstance(node.func.value, cst.Name)
+                            and node.func.value.value == "self" for node in nodes(method)):
                     self.functions[method] = cls
 
     def _builds(self, cls: cst.ClassDef) -> set[str]:
@@ -148,6 +173,12 @@ def _attribute_message(name: str, attribute: str, meeting: Meeting, function: cs
     return (f"`torch.{name}(...)` is kept in `self.{attribute}`, a plain attribute that `Module.to()` does not move"
             f" (only parameters and buffers move): it stays on the CPU and meets {what} in {meeting.where} in"
             f" `{function.name.value}`; register it: `self.register_buffer(\"{attribute}\", ..., persistent=False)`")
+
+
+def _returned_message(name: str, maker: str, meeting: Meeting, function: cst.FunctionDef) -> str:
+    what = meeting.root if " " in meeting.root else f"`{meeting.root}`"
+    return (f"`torch.{name}(...)` is created on the CPU in `{maker}`, which returns it to `{function.name.value}`,"
+            f" where it meets {what} in {meeting.where}; pass `device=` (the input's device) where it is made")
 
 
 def _device_source(root: str, module: ModuleFacts) -> Optional[str]:

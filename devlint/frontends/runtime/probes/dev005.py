@@ -14,6 +14,7 @@ MISMATCH = (
     r"Expected all tensors to be on the same device", r"is not on the expected device",
     r"must be on the same device", r"found at least two devices", r"not at the same device",
     r"Placeholder storage has not been allocated on MPS device",
+    r"indices should be either on cpu or on the same device",  # a host tensor indexed by a device's index
 )
 
 
