@@ -480,7 +480,8 @@ def host_meetings_possible(facts: SyntaxFacts) -> bool:
     by_extent = sorted(((extent(f), f) for f in functions), key=lambda pair: pair[0])
     verdicts: dict[int, bool] = {}
     screens: dict[int, Optional[_FunctionScreen]] = {}
-    making: set[int] = set()  # the functions that hold a factory that may make a host tensor
+    returning: set[int] = set()  # the functions whose factory (one that may make a host tensor) may be returned
+    readers: dict[int, _FunctionScreen] = {}  # (each function read once for that)
     for call in facts.calls:
         if id(call) in facts.spent or not _may_make_host_tensor(facts, call):
             continue
@@ -488,19 +489,24 @@ def host_meetings_possible(facts: SyntaxFacts) -> bool:
         for (first, last), function in by_extent:
             if first <= call.lineno and (call.end_lineno or call.lineno) <= last:
                 inner = function  # sorted by first line: the last one holding it is the innermost
-        if inner is not None:
-            making.add(id(inner))
-        if inner is None or verdicts.get(id(inner)):
+        if inner is None:
+            continue
+        if id(inner) not in returning:
+            if id(inner) not in readers:
+                readers[id(inner)] = screens.get(id(inner)) or _FunctionScreen(facts, inner)
+            if readers[id(inner)].may_return(call):
+                returning.add(id(inner))
+        if verdicts.get(id(inner)):
             continue
         if id(inner) not in screens:
-            screens[id(inner)] = (_FunctionScreen(facts, inner)
+            screens[id(inner)] = (readers[id(inner)]
                                   if _has_meeting(inner) and _may_have_inputs(facts, inner) else None)
         function_screen = screens[id(inner)]
         if function_screen is not None and function_screen.may_meet(call):
             verdicts[id(inner)] = True
     for method in _host_attribute_readers(facts):
         verdicts[id(method)] = True
-    for method in _callers_of_makers(facts, making):
+    for method in _callers_of_makers(facts, returning):
         verdicts[id(method)] = True
     facts.host_meeting_functions = [verdicts.get(id(f), False) for f in functions]
     return bool(verdicts)
@@ -544,22 +550,24 @@ def _host_attribute_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.As
     return readers
 
 
-def _callers_of_makers(facts: SyntaxFacts, making: set[int]) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    """The methods of a class that call `self.m(...)`, where `m` is a method of it that holds a factory
-    (`making`: ids) or calls such a method, and returns something: what `m` returns may be that factory's host
-    tensor (a superset of what `flow.FlowReader._returned_by` follows: in a module, which a class without a
-    base is too where it binds an `nn.Parameter`)."""
+def _callers_of_makers(facts: SyntaxFacts, returning: set[int]) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The methods of a class that call `self.m(...)`, where `m` is an undecorated method of it that may return
+    a factory's host tensor (`returning`: ids) or returns something and calls such a method: what `m` returns
+    may be that factory's tensor (a superset of what `flow.FlowReader._returned_by` follows: in a module, a
+    class with a base, or without one where it binds an `nn.Parameter` or registers a buffer)."""
     callers = []
     for cls in facts.classes:
+        if not cls.bases and not any(type(n) is ast.Call and _call_name(n) in _MODULE_STATE for n in walk(cls)):  # type: ignore
+            continue  # not a module: neither a base nor a parameter or buffer of its own
         methods = [s for s in cls.body if type(s) in (ast.FunctionDef, ast.AsyncFunctionDef)]
         called = {id(m): {n.func.attr for n in walk(m) if _is_self_call(n)} for m in methods}  # type: ignore
-        returning = {id(m) for m in methods if any(type(n) is ast.Return and n.value is not None for n in walk(m))}
-        makers = {m.name for m in methods if id(m) in making and id(m) in returning}
+        returns = {id(m) for m in methods if any(type(n) is ast.Return and n.value is not None for n in walk(m))}
+        makers = {m.name for m in methods if id(m) in returning and not m.decorator_list}  # (as the flow's)
         changed = bool(makers)
         while changed:  # a method that returns what a maker returns is one too
             changed = False
             for m in methods:
-                if m.name not in makers and id(m) in returning and not called[id(m)].isdisjoint(makers):
+                if m.name not in makers and id(m) in returns and not m.decorator_list and not called[id(m)].isdisjoint(makers):
                     makers.add(m.name)
                     changed = True
         callers.extend(m for m in methods if not called[id(m)].isdisjoint(makers))
@@ -640,10 +648,9 @@ class _FunctionScreen:
             self._inputs = _InputTrace(self.facts, self.function, self.nodes, self.bindings)
         return self._inputs
 
-    def may_meet(self, call: ast.Call) -> bool:
-        """Does the factory's value, or a name bound (transitively) to an expression that mentions it,
-        sit inside a construct where devices meet, beside a value that may come from the inputs? (A
-        superset of what DEV005's flow follows: a meeting needs both.)"""
+    def _mentions(self, call: ast.Call) -> Callable[[ast.AST], bool]:
+        """Does an expression mention the factory's value: hold the call, or a name bound (transitively) to an
+        expression that mentions it?"""
         names: set[str] = set()
 
         def mentions(node: ast.AST) -> bool:
@@ -657,6 +664,18 @@ class _FunctionScreen:
                 if not bound <= names and any(mentions(expr) for expr in read):
                     names |= bound
                     changed = True
+        return mentions
+
+    def may_return(self, call: ast.Call) -> bool:
+        """May the factory's value leave the function through a `return`?"""
+        mentions = self._mentions(call)
+        return any(mentions(node.value) for node in self.returns)  # type: ignore[attr-defined]
+
+    def may_meet(self, call: ast.Call) -> bool:
+        """Does the factory's value, or a name bound (transitively) to an expression that mentions it,
+        sit inside a construct where devices meet, beside a value that may come from the inputs? (A
+        superset of what DEV005's flow follows: a meeting needs both.)"""
+        mentions = self._mentions(call)
         inputs = self.inputs
         scalar = _surely_scalar(self.facts, call)  # a 0-dim tensor mixes with any device in arithmetic
         for node in self.constructs:
