@@ -1,6 +1,6 @@
 """Crash hunt: devlint over real files and over mutated copies that define values by themselves.
 
-    python benchmarks/crash_hunt.py ROOT [ROOT ...] [--jobs N] [--limit FILES] [--show N]
+    python benchmarks/crash_hunt.py ROOT [ROOT ...] [--jobs N] [--limit FILES] [--show N] [--preview]
 
 For each `.py` file under the roots (`~/.cache/devlint-dev-corpus/src` and `.../wide`), devlint checks
 the file as it is and a few mutated copies of it. A mutation takes an assignment `a = f(...)` in a
@@ -138,11 +138,14 @@ def _parses(text: str) -> bool:
     return True
 
 
-def hunt(job: tuple[str, int]) -> tuple[str, int, int, list[tuple[str, str]]]:
-    """(path, mutated copies checked, copies Python rejected, [(which, what went wrong)])."""
+def hunt(job: tuple[str, int, bool]) -> tuple[str, int, int, list[tuple[str, str]]]:
+    """(path, mutated copies checked, copies Python rejected, [(which, what went wrong)]); the job is
+    (path, copies, preview: the preview rules and shapes too)."""
     from devlint.engine.engine import analyze
+    from devlint.engine.settings import Settings
 
-    path, copies = job
+    path, copies, preview = job
+    settings = Settings(preview=preview)
     try:
         with open(path, encoding="utf-8") as handle:
             original = handle.read()
@@ -160,7 +163,7 @@ def hunt(job: tuple[str, int]) -> tuple[str, int, int, list[tuple[str, str]]]:
         checked += copy >= 0
         which = "original" if copy < 0 else f"copy {copy}"
         try:
-            diagnostics = analyze(text, path).diagnostics
+            diagnostics = analyze(text, path, settings).diagnostics
         except Exception as error:  # the engine must never raise
             problems.append((which, f"exception {type(error).__name__}: {error}"))
             continue
@@ -178,6 +181,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--limit", type=int, default=0, help="only the first N files")
     parser.add_argument("--show", type=int, default=20, help="problems to print")
+    parser.add_argument("--preview", action="store_true", help="run the preview rules and shapes too")
     args = parser.parse_args(argv)
     files = list(python_files(args.roots))
     if args.limit:
@@ -185,7 +189,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     totals: Counter = Counter()
     shown = 0
     with multiprocessing.Pool(args.jobs) as pool:
-        for path, checked, rejected, problems in pool.imap_unordered(hunt, [(f, args.copies) for f in files], 8):
+        for path, checked, rejected, problems in pool.imap_unordered(hunt, [(f, args.copies, args.preview) for f in files], 8):
             totals["files"] += 1
             totals["copies Python rejected"] += rejected
             totals["mutated copies"] += checked

@@ -132,6 +132,7 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
         not_run="its base class is another file's (a Module there), which the snippet does not show"),
     "host_state_made_by_a_method_and_met_by_its_caller": Recipe("Cell(3, 4).to(dev)(D(2, 3))"),
     "hidden_state_pair_returned_by_a_method_and_given_to_a_layer": Recipe("Tagger(3, 4).to(dev)(D(5, 2, 3))"),
+    "empty_start_value_concatenated_with_the_inputs": Recipe("collect(D(3, 2), 3)"),
     "optimizer_state_made_on_the_host_and_updated_from_the_gradient": Recipe(
         "opt.step()", "w = nn.Parameter(D(2, 3))\nw.grad = D(2, 3)\nopt = Factored([w], {})",
         note="one parameter of a model on the device, with its gradient"),
@@ -222,6 +223,8 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
         note="a collator gets host tensors: it runs where the DataLoader batches, before the move"),
     "host_state_a_method_returns_is_moved_by_its_caller": Recipe("Cell(3, 4).to(dev)(D(2, 3))"),
     "host_indices_returned_beside_the_inputs_tensor": Recipe("Masker(4).to(dev)(D(2, 5, 4))"),
+    "empty_start_value_concatenated_with_host_copies_or_replaced_first": Recipe(
+        "(collect(D(3, 2), 3), chain(D(4), [nn.Identity(), nn.Identity()]))"),
     "optimizer_state_made_beside_its_parameter": Recipe(
         "opt.step()", "w = nn.Parameter(D(2, 3))\nw.grad = D(2, 3)\nopt = Factored([w], {})"),
     "a_params_key_outside_an_optimizer_is_not_a_parameter": Recipe(

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The whole GPU check in one run: `devlint confirm --device cuda` over every rule's fixtures, and the
-# DEV005/DEV006 test snippets run for real, writing docs/confirm-cuda.md, docs/confirm-cuda.json and
-# docs/cuda-snippets.json from what ran. Run from a checkout on a machine with CUDA and torch:
+# DEV005/DEV006 test snippets run for real, writing docs/confirm-cuda.md, docs/confirm-cuda.json,
+# docs/cuda-snippets.json and docs/cuda-semantics.txt (benchmarks/cuda_semantics.py) from what ran. Run
+# from a checkout on a machine with CUDA and torch:
 #
 #     benchmarks/gpu_report.sh [OUT] [WHEELS]
 #
-# OUT: a folder the three files (and the log, nvidia-smi's output) are also copied to. WHEELS: a folder
+# OUT: a folder the four files (and the log, nvidia-smi's output) are also copied to. WHEELS: a folder
 # of wheels to install first into /tmp/site (libcst, pathspec: what devlint needs beside torch, where
 # pip cannot reach an index). DEVICE=cpu runs the same steps without a GPU (confirm on the CPU, the
 # snippets on `meta`) to try the script; DOCS=DIR writes the pages to DIR instead of docs/.
@@ -50,6 +51,11 @@ timeout 150 python3 benchmarks/cuda_snippets.py --device "$snippets_device" --js
     --markdown "$fragment" >>"$log" 2>&1
 snippets_rc=$?
 snippets_s=$(seconds "$t0")
+
+if [ "$device" = cuda ]; then  # the device semantics DEV005 relies on, asked of the GPU itself
+    timeout 60 python3 benchmarks/cuda_semantics.py >"$docs/cuda-semantics.txt" 2>>"$log"
+    [ -n "$out" ] && cp "$docs/cuda-semantics.txt" "$out/"
+fi
 
 page="$docs/confirm-$device.md"
 [ -f "$page" ] || echo "# devlint confirm did not write its page (exit status $confirm_rc): see the log" >"$page"

@@ -42,6 +42,10 @@ PREVIEW_SHAPES = (
     "a host buffer written from an input's tensor (`buf[a:b] = x`) and returned as it is",
     "a list of host tensors given an input's tensor (`outs[0] = x`) and returned",
 )
+# Where an empty start value meets the tensors it is joined with: PyTorch's concatenations check every
+# tensor's device, empty ones too (measured on CUDA: `torch.cat([torch.empty(0), x])` raises).
+_CONCATENATED = frozenset(f"torch.{name}" for name in (
+    "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack"))
 # How deep `self.m()` is followed into the class's methods to learn what each returns.
 _METHOD_DEPTH = 4
 # Methods after which a value is placed: on a device, or (`cpu`, `numpy`) on the host on purpose.
@@ -145,12 +149,16 @@ class FunctionFlow:
     attributes: dict[cst.Call, str] = field(default_factory=dict)
     # factories of another method of the class that it returns to this one (`h = self.init_hidden(n)`): the method
     returned_by: dict[cst.Call, str] = field(default_factory=dict)
+    # empty start values (`torch.empty(0)`, `torch.tensor([])`): they meet only where they are concatenated
+    placeholders: set[cst.Call] = field(default_factory=set)
 
     def reportable(self) -> list[tuple[cst.Call, str, Meeting]]:
         """(factory, name, its first meeting), in the order of the source."""
         found = []
         for call, name in self.factories.items():
             meetings = self.meetings.get(call)
+            if meetings and call in self.placeholders:
+                meetings = [meeting for meeting in meetings if meeting.where in _CONCATENATED]
             if not meetings or call in self.moved:
                 continue
             if name in RANDOM_FACTORIES and call in self.host_used:
@@ -1143,7 +1151,11 @@ class FlowReader:
             if name in ("tensor", "as_tensor") and data and _may_hold_a_tensor(data[0].value, env):
                 return NOTHING  # `torch.as_tensor(self.m(x))`: perhaps a tensor already, wherever it is
             if _is_placeholder(name, data):
-                return NOTHING  # `torch.empty(0)`: an empty start value, replaced or joined with nothing
+                # `torch.empty(0)`: an empty start value, replaced before any other use; but `torch.cat` checks the
+                # device of every tensor it is given, empty ones too (`acc = torch.cat([acc, x])` raises on a GPU)
+                self.flow.factories.setdefault(node, name)
+                self.flow.placeholders.add(node)
+                return Value(host=frozenset({node}), wide=frozenset({node}))
             for value in args[1:] if name in ("tensor", "as_tensor") else args:
                 self.flow.host_used |= set(value.host)  # sizes
             self.flow.factories.setdefault(node, name)

@@ -461,6 +461,14 @@ FLAGGED = [
                 out, _ = self.rnn(x, (h, c))
                 return out
     """, [(8, 16), (8, 52)]),
+    case("empty_start_value_concatenated_with_the_inputs", """
+        import torch
+        def collect(x: torch.Tensor, n: int):
+            acc = torch.tensor([])
+            for i in range(n):
+                acc = torch.cat([acc, x[i] * 2])
+            return acc
+    """, [(3, 11)]),
     case("optimizer_state_made_on_the_host_and_updated_from_the_gradient", _FACTORED_STEP, [(10, 36)]),
     case("a_gradient_is_where_its_tensor_is", """
         import torch
@@ -1004,6 +1012,19 @@ NOT_FLAGGED = [
             def forward(self, x):
                 x, keep = self._masking(x)
                 return torch.cat((self.cls_token.expand(x.shape[0], -1, -1), x), dim=1), keep
+    """, []),
+    case("empty_start_value_concatenated_with_host_copies_or_replaced_first", """
+        import torch
+        def collect(x: torch.Tensor, n: int):
+            acc = torch.empty(0)
+            for i in range(n):
+                acc = torch.cat([acc, x[i].cpu()])
+            return acc
+        def chain(x: torch.Tensor, blocks):
+            out = torch.zeros(0)
+            for i, block in enumerate(blocks):
+                out = block(x + out) if i else block(x)
+            return out
     """, []),
     case("optimizer_state_made_beside_its_parameter",
          _FACTORED_STEP.replace("p.grad.shape[:-1])", "p.grad.shape[:-1], device=p.device)"), []),

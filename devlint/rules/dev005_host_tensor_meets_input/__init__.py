@@ -44,7 +44,10 @@ RULE = Rule(
         caller meets it with an input (no fix: the method has no input to take a device from). An
         optimizer's parameters (`for p in group["params"]` in a function that reads `self.param_groups`)
         are inputs, on the model's device, and so is a tensor's `.grad` where the tensor is; a value kept in
-        a dict by a plain key (`state["row"] = torch.zeros(n)`) is read back as it was stored. The rule
+        a dict by a plain key (`state["row"] = torch.zeros(n)`) is read back as it was stored. An empty start
+        value (`acc = torch.tensor([])`, `torch.empty(0)`) meets the inputs only where it is concatenated with
+        them (`acc = torch.cat([acc, x[i]])`): `cat` and `stack` check the device of every tensor they are given,
+        empty ones too; anywhere else it must have been replaced first. The rule
         reports only such a meeting in the same function, and names the operation where it happens.
         Not reported: 0-dim tensors in element-wise arithmetic and comparisons (`torch.tensor(0.5)`),
         truth tests and host values (`if torch.rand(1) < p:`, `.item()`, `int()`, sizes, slice bounds), a
