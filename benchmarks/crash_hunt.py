@@ -197,7 +197,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                 totals["texts with a problem"] += len({which for which, _ in problems})
             for which, what in problems:
                 if shown < args.show:
-                    print(f"{path} [{which}]: {what}")
+                    print(f"{path} [{which}]: {what}", flush=True)  # (seen even if the hunt is cut off)
                     shown += 1
     for key in ("files", "mutated copies", "copies Python rejected", "texts with a problem"):
         print(f"{key}: {totals[key]}")
