@@ -567,10 +567,13 @@ class FlowReader:
         one branch or all): those, made on the CPU for this caller. NOTHING for anything else: a return made
         of the method's own inputs (the caller's arguments), or not read (a cycle of methods reads NOTHING
         for the call being read)."""
+        function = self._other_method(method)
+        return NOTHING if function is None else self._handed_over(self._read_returns(method, function))
+
+    def _other_method(self, method: str) -> Optional[cst.FunctionDef]:
+        """The class's plain method of that name, when it is not the function being read."""
         function = self.module.methods.get(method)
-        if function is None or function is self.function:
-            return NOTHING
-        return self._handed_over(self._read_returns(method, function))
+        return None if function is self.function else function
 
     def _returned_elements(self, expr: cst.BaseExpression, count: int) -> Optional[list[Value]]:
         """`h, c = self.init_state(n)` of a method whose every return is a tuple of `count` written out: what
@@ -579,8 +582,8 @@ class FlowReader:
                 and isinstance(expr.func.value, cst.Name) and expr.func.value.value == "self"):
             return None
         method = expr.func.attr.value
-        function = self.module.methods.get(method)
-        if function is None or function is self.function:
+        function = self._other_method(method)
+        if function is None:
             return None
         self._read_returns(method, function)
         elements = self.module.returned_elements.get(method)
@@ -820,7 +823,7 @@ class FlowReader:
             env[target.value] = value
             if target.value in self.keyed:  # another dict: its keys are not the old one's
                 self.keyed.discard(target.value)
-                for key in [key for key in env if key.startswith(f"{target.value}[")]:
+                for key in [key for key in env if key.startswith(f"{target.value}[")]:  # (every `_keyed` of it)
                     del env[key]
         elif isinstance(target, (cst.Tuple, cst.List)):
             if isinstance(expr, (cst.Tuple, cst.List)) and len(expr.elements) == len(target.elements):
@@ -848,7 +851,7 @@ class FlowReader:
         key = _constant_key(target)
         if key is not None and isinstance(target.value, cst.Name) and not (into.host or into.inputs or into.is_list):
             # `state["row"] = torch.zeros(n)` into a dict: kept by its key, read back as it was stored
-            env[f"{target.value.value}[{key!r}]"] = value
+            env[_keyed(target.value.value, key)] = value
             self.keyed.add(target.value.value)
             return
         advanced = any(index is not None and (index.host or index.inputs or index.on_cpu)
@@ -952,8 +955,8 @@ class FlowReader:
             return Value(inputs=frozenset({self._item(node)}))
         if self.keyed and isinstance(node.value, cst.Name) and node.value.value in self.keyed:
             key = _constant_key(node)
-            if key is not None and f"{node.value.value}[{key!r}]" in env:
-                return env[f"{node.value.value}[{key!r}]"]
+            if key is not None and _keyed(node.value.value, key) in env:
+                return env[_keyed(node.value.value, key)]
         value = self._expr(node.value, env)
         scalar_index = True
         for element, index in zip(node.slice, self._indexes(node, env)):
@@ -1328,6 +1331,11 @@ def _constant_key(expr: cst.BaseExpression) -> Optional[str]:
         return None
     key = expr.slice[0].slice.value
     return key.raw_value if isinstance(key, cst.SimpleString) and key.prefix in ("", "u") else None
+
+
+def _keyed(name: str, key: str) -> str:
+    """The name in `env` of what dict `name` holds under `key` (`state['row']`)."""
+    return f"{name}[{key!r}]"
 
 
 def _target_names(target: cst.BaseExpression) -> list[str]:
