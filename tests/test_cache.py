@@ -174,3 +174,40 @@ def test_a_notebook_is_served_from_the_cache_with_its_cells(tmp_path, monkeypatc
 
     monkeypatch.setattr(document, "check", checked_again)
     assert process(str(path), Settings(), Mode(), cache).diagnostics == cold
+
+
+def _sources(folder, count, text=BAD):
+    paths = []
+    for i in range(count):
+        path = folder / f"m{i:02}.py"
+        path.write_text(text)
+        paths.append(str(path))
+    return paths
+
+
+def test_a_run_whose_files_are_all_cached_starts_no_worker(tmp_path, monkeypatch):
+    from devlint.runner import parallel, runner
+
+    paths = _sources(tmp_path, 20)
+    cache = Cache(str(tmp_path / "cache"))
+    cold = [_codes(outcome) for outcome in runner.run(paths, NAMED, Mode(), jobs=1, cache=cache)]
+
+    def no_workers(*_args, **_kwargs):
+        raise AssertionError("a worker was started")
+
+    monkeypatch.setattr(parallel, "run_parallel", no_workers)
+    assert [_codes(outcome) for outcome in runner.run(paths, NAMED, Mode(), jobs=2, cache=cache)] == cold
+
+
+def test_cached_and_checked_outcomes_come_in_the_order_of_the_files(tmp_path):
+    from devlint.runner import runner
+
+    paths = _sources(tmp_path, 40)
+    cache = Cache(str(tmp_path / "cache"))
+    list(runner.run(paths[::2], NAMED, Mode(), jobs=1, cache=cache))  # every other file cached
+    for path in paths[1::4]:
+        with open(path, "w") as handle:
+            handle.write(GOOD)  # and some of the others with nothing to report
+    serial = [(o.path, _codes(o)) for o in runner.run(paths, NAMED, Mode(), jobs=1)]
+    assert [(o.path, _codes(o)) for o in runner.run(paths, NAMED, Mode(), jobs=2, cache=cache)] == serial
+    assert [path for path, _ in serial] == paths and serial[1][1] == [] and serial[2][1] == [(2, 9, "DEV004")]

@@ -12,9 +12,13 @@ import sys
 import pytest
 import yaml
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
 from conftest import ROOT
 from devlint import DOCS_URL, PROJECT_URL
-from devlint.runner.config import tomllib
 from devlint.frontends.report.docs import readme_with_table, rule_pages, rules_table, table_row
 from devlint.rules import all_rules
 

@@ -3,7 +3,9 @@ file's reports only while the facts they were decided with still hold."""
 
 from __future__ import annotations
 
+import os
 import textwrap
+import time
 
 from conftest import run_devlint
 from devlint.analysis.project_index import IndexReads, ProjectIndex, answer, path_keys_of_code
@@ -101,3 +103,68 @@ def test_a_cached_result_is_not_used_once_another_file_changes_what_the_index_sa
     writer.write_text("import torch\n\ndef prepare(model):\n    torch.save(model.state_dict(), 'vocab.pt')\n")
     warm = run_devlint("train.py", "--output-format", "concise", cwd=tmp_path)
     assert "train.py:4:12: DEV004" in warm.stdout
+
+
+HOST_WRITER = "import torch\n\ndef prepare(tokens):\n    torch.save(tuple(tokens), 'vocab.pt')\n"
+DEVICE_WRITER = "import torch\n\ndef prepare(tokens):\n    torch.save(tokens.cuda(), 'vocab.pt')\n"
+
+
+def _project(folder, writer: str, age: float = 60.0):
+    """A project whose train.py loads what prepare.py saves, its files last changed `age` seconds ago."""
+    (folder / "pyproject.toml").write_text("")
+    (folder / "train.py").write_text(LOADER)
+    (folder / "prepare.py").write_text(writer)
+    _date(folder / "train.py", age)
+    _date(folder / "prepare.py", age)
+
+
+def _date(path, age: float):
+    then = time.time() - age
+    os.utime(path, (then, then))
+
+
+def _check_train(folder, monkeypatch=None):
+    """Check train.py as a new run would (its own cache object, no index kept from another run)."""
+    from devlint.engine import project
+    from devlint.engine.settings import Settings
+    from devlint.runner.cache import Cache
+    from devlint.runner.runner import Mode, process
+
+    project.forget_project_indexes()
+    outcome = process(str(folder / "train.py"), Settings(extend_select=("DEV004",)), Mode(),
+                      Cache(str(folder / "cache")))
+    return [d.code for d in outcome.diagnostics]
+
+
+def _no_reading(monkeypatch):
+    from devlint.engine import project
+
+    def refuse(root, word):
+        raise AssertionError(f"the project was read for {word!r}")
+        yield
+
+    monkeypatch.setattr(project, "_files_holding", refuse)
+
+
+def test_the_index_answers_are_kept_between_runs_while_the_project_files_are_unchanged(tmp_path, monkeypatch):
+    _project(tmp_path, HOST_WRITER)
+    assert _check_train(tmp_path) == []
+    assert len(os.listdir(tmp_path / "cache" / "projects")) == 1
+    _no_reading(monkeypatch)
+    assert _check_train(tmp_path) == []  # served: the index's answer was kept with the files' fingerprint
+
+
+def test_a_kept_answer_is_asked_again_once_a_project_file_changes(tmp_path, monkeypatch):
+    _project(tmp_path, HOST_WRITER)
+    assert _check_train(tmp_path) == []
+    assert len(DEVICE_WRITER) == len(HOST_WRITER)  # the same size: only its date tells
+    (tmp_path / "prepare.py").write_text(DEVICE_WRITER)
+    _date(tmp_path / "prepare.py", 30)  # older than the cache's entries, but another date
+    assert _check_train(tmp_path) == ["DEV004"]
+
+
+def test_no_answer_is_kept_for_files_changed_in_the_last_seconds(tmp_path, monkeypatch):
+    # A file changed just now may change again within one tick of a coarse clock without its date moving.
+    _project(tmp_path, HOST_WRITER, age=0.0)
+    assert _check_train(tmp_path) == []
+    assert not (tmp_path / "cache" / "projects").exists()

@@ -75,6 +75,17 @@ def test_checking_a_file_without_torch_imports_nothing_heavy(tmp_path):
     assert heavy(modules) == []
 
 
+def test_a_run_on_a_named_file_imports_no_parser_its_folders_do_not_need(tmp_path):
+    # No configuration file, no walk, no cache, no fix: the exclude patterns (pathspec), TOML and INI
+    # parsers, git (subprocess), the cache's hashes and the fix writer's temporary files are not needed.
+    path = tmp_path / "add.py"
+    path.write_text(NO_TORCH)
+    modules = check(path)
+    assert "devlint.engine.engine" in modules
+    unneeded = {"pathspec", "tomllib", "configparser", "subprocess", "hashlib", "tempfile", "devlint.runner.cache"}
+    assert sorted(unneeded & modules) == []
+
+
 def test_checking_torch_code_that_the_screen_drops_imports_nothing_heavy(tmp_path):
     rules = list(all_rules())
     assert prefilter(SCREENED_OUT, rules), "the prefilter must let the file through to the screen"

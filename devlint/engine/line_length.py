@@ -10,16 +10,11 @@ up from the file's directory. In one directory ruff's files come first (`.ruff.t
 
 from __future__ import annotations
 
-import configparser
 import functools
 import os
-import sys
 from typing import Any, Optional
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from devlint.engine.config_files import load_ini, load_toml
 
 DEFAULT_LINE_LENGTH = 88  # black's and ruff's
 MAX_LINE_LENGTH = 320  # ruff's upper bound
@@ -67,13 +62,12 @@ def _own_line_length(directory: str) -> Optional[int]:
         candidate = os.path.join(directory, name)
         if not os.path.isfile(candidate):
             continue
-        parser = configparser.ConfigParser(interpolation=None)
         try:
-            parser.read(candidate, encoding="utf-8")
-            value = parser.get("flake8", "max-line-length", fallback=None) or parser.get(
-                "flake8", "max_line_length", fallback=None)
-        except (configparser.Error, UnicodeDecodeError, OSError):
+            parser = load_ini(candidate)
+        except ValueError:
             continue
+        value = parser.get("flake8", "max-line-length", fallback=None) or parser.get(
+            "flake8", "max_line_length", fallback=None)
         if value is not None and value.strip().isdigit() and is_line_length(int(value.strip())):
             return int(value.strip())
     return None
@@ -83,9 +77,8 @@ def _toml(path: str) -> Optional[dict[str, Any]]:
     if not os.path.isfile(path):
         return None
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError):
+        return load_toml(path)
+    except (ValueError, OSError):
         return None
 
 

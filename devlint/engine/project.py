@@ -5,13 +5,18 @@ The project's root is the nearest folder above the file that holds a project mar
 first folder up without an `__init__.py`). Its files are every `*.py` below the root but those in
 the default excludes, hidden folders and virtual environments. One index per root is kept for the
 process; its files are read only when a rule asks a question whose word their text holds.
+
+The result cache keeps the index's answers between runs (devlint/runner/cache.py) under the files'
+fingerprint: their paths, sizes and modification times, taken before the index reads any of them.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import functools
+import hashlib
 import os
+import time
 from typing import Iterator, Optional
 
 from devlint.analysis.project_index import ProjectIndex
@@ -21,6 +26,9 @@ PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 # A project bigger than this is read no further: the facts of the files read so far stand, and
 # every fact says "not known" rather than costing a minute per question.
 MAX_FILES = 20_000
+# A file changed this recently may change again within the same tick of a coarse file-system clock without
+# its modification time moving: a fingerprint that sees one is not taken (git's "racily clean" files).
+RACY_SECONDS = 2.0
 
 
 def project_root(path: str) -> Optional[str]:
@@ -65,6 +73,34 @@ def forget_project_indexes() -> None:
     """Drop every kept index and file list (an editor's files changed): the next question reads again."""
     _index.cache_clear()
     _python_files.cache_clear()
+    _read_under.clear()
+
+
+def files_fingerprint(root: str) -> Optional[str]:
+    """The state of the project's files as their metadata shows it: each one's path, size, modification time and
+    inode. None where that cannot vouch for their text: a file changed in the last `RACY_SECONDS` (or dated in
+    the future), or one that cannot be looked at."""
+    digest = hashlib.sha256(root.encode())
+    now = time.time()
+    for path in _python_files(root):
+        try:
+            status = os.stat(path)
+        except OSError:
+            return None
+        if now - status.st_mtime <= RACY_SECONDS:  # (a date in the future too)
+            return None
+        digest.update(f"\0{path}\0{status.st_size}\0{status.st_mtime_ns}\0{status.st_ino}".encode())
+    return digest.hexdigest()
+
+
+def index_fingerprint(root: str) -> Optional[str]:
+    """The fingerprint of the project's files taken before this process's index first read one of them (what its
+    answers were read from); None before it read any, or where no fingerprint could be taken."""
+    return _read_under.get(root)
+
+
+# root -> the files' fingerprint when the index of that root first read them
+_read_under: dict[str, Optional[str]] = {}
 
 
 @functools.lru_cache(maxsize=16)
@@ -87,6 +123,8 @@ def _skipped(directory: str, name: str) -> bool:
 
 def _files_holding(root: str, word: str) -> Iterator[tuple[str, str]]:
     """(path, text) of the project's files whose text holds `word`."""
+    if root not in _read_under:
+        _read_under[root] = files_fingerprint(root)
     needle = word.encode()
     for path in _python_files(root):
         try:

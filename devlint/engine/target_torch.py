@@ -17,17 +17,12 @@ Each directory is read once per process.
 from __future__ import annotations
 
 import ast
-import configparser
 import functools
 import os
 import re
-import sys
 from typing import Any, Optional
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from devlint.engine.config_files import load_ini, load_toml
 
 TorchVersion = tuple[int, int]  # (major, minor)
 
@@ -151,10 +146,9 @@ def _setup_py_requirements(text: str) -> list[str]:
 
 
 def _setup_cfg_requirements(text: str) -> list[str]:
-    parser = configparser.ConfigParser(interpolation=None)
     try:
-        parser.read_string(text)
-    except configparser.Error:
+        parser = load_ini(text=text)
+    except ValueError:
         return []
     return _requirement_lines(parser.get("options", "install_requires", fallback=""))
 
@@ -191,9 +185,8 @@ def _project_table(path: str) -> Optional[dict[str, Any]]:
     if not os.path.isfile(path):
         return None
     try:
-        with open(path, "rb") as handle:
-            project = tomllib.load(handle).get("project")
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError):
+        project = load_toml(path).get("project")
+    except (ValueError, OSError):
         return None
     return project if isinstance(project, dict) else None
 

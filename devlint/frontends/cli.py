@@ -11,7 +11,6 @@ import argparse
 import os
 import sys
 from collections import Counter
-import traceback
 from dataclasses import replace
 from typing import Optional, Sequence
 
@@ -185,6 +184,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_ERROR
     except Exception:  # an internal error: say so, with enough to report it
         print("devlint: internal error; please report it with the following details:", file=sys.stderr)
+        import traceback
+
         traceback.print_exc(limit=-3, file=sys.stderr)
         return EXIT_ERROR
 

@@ -12,7 +12,12 @@ One small JSON file per result, named by its key, under `.devlint_cache/` at the
 
 A file's reports may also depend on other files of the project, through the project index
 (devlint/analysis/project_index.py): an entry keeps the questions the rules asked it and the
-answers, and is used only while the index gives the same answers.
+answers, and is used only while the index gives the same answers. The index's answers are kept
+too, one small file per project under `projects/`, with the fingerprint of the project's files they
+were read from (their paths, sizes, modification times: devlint/engine/project.py); while the files
+show that fingerprint, a run asks the kept answers instead of reading the project again. A
+fingerprint is never taken over a file changed in the last two seconds (its time could stay the same
+through another change), so a kept answer is never one of a text that has changed since.
 
 So the cache never has to be invalidated: stale entries are never looked up again
 (`devlint clean` removes them). Writes go to a temporary file renamed into place, so
@@ -77,6 +82,10 @@ class Cache:
 
     def __init__(self, directory: str) -> None:
         self.directory = directory
+        # project root -> the index's answers that hold for its files as they are (read once per process)
+        self._answers: dict[str, dict[str, object]] = {}
+        # project root -> (fingerprint, answers) as this process last found or wrote its file
+        self._kept: dict[str, tuple[str, dict[str, object]]] = {}
 
     def key(self, path: str, raw: bytes, settings: Settings, with_edits: bool) -> str:
         from devlint.engine.line_length import line_limit
@@ -107,30 +116,92 @@ class Cache:
             if data.get("key") != key:
                 return None
             reads = data.get("index", {})
-            if reads and not _index_agrees(path, reads):
+            if reads and not self._index_agrees(path, reads):
                 return None
             return [_diagnostic(item) for item in data["diagnostics"]]
         except Exception:  # missing, truncated, corrupt or from another layout: a miss
             return None
 
-    def put(self, key: str, diagnostics: list[Diagnostic], index_reads: Optional[dict[str, object]] = None) -> None:
-        """Store the reports (and what the rules read from the project index for them); any failure
-        (read-only disk, full disk) only skips the cache."""
+    def put(self, key: str, diagnostics: list[Diagnostic], index_reads: Optional[dict[str, object]] = None,
+            path: str = "") -> None:
+        """Store the reports (and what the rules read from the project index of `path` for them, which is
+        kept for the project too); any failure (read-only disk, full disk) only skips the cache."""
         entry = self._entry(key)
         try:
             self._prepare(os.path.dirname(entry))
-            text = json.dumps({"key": key, "diagnostics": [asdict(d) for d in diagnostics],
-                               "index": index_reads or {}})
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(entry))
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(text)
-                os.replace(tmp, entry)
-            except BaseException:
-                _unlink(tmp)
-                raise
+            _write(entry, json.dumps({"key": key, "diagnostics": [asdict(d) for d in diagnostics],
+                                      "index": index_reads or {}}))
         except (OSError, TypeError, ValueError):
-            pass
+            return
+        if index_reads and path:
+            self._keep_answers(path, index_reads)
+
+    def _index_agrees(self, path: str, reads: dict[str, object]) -> bool:
+        """Does the project index of `path` still give every recorded answer?"""
+        from devlint.analysis.project_index import answer
+        from devlint.engine.project import index_for, project_root
+
+        root = project_root(path)
+        if root is None:
+            return False
+        known = self._known_answers(root)
+        for read, value in reads.items():
+            if read not in known:
+                index = index_for(path)
+                if index is None:
+                    return False
+                known[read] = json.loads(json.dumps(answer(index, read)))
+                self._keep_answers(path, {read: known[read]})
+            if known[read] != value:
+                return False
+        return True
+
+    def _known_answers(self, root: str) -> dict[str, object]:
+        """The index's answers kept for `root` that hold for its files as they are now (asked once per process)."""
+        if root not in self._answers:
+            from devlint.engine.project import files_fingerprint
+
+            now = files_fingerprint(root)
+            kept = self._read_answers(root)
+            self._answers[root] = dict(kept[1]) if now is not None and kept is not None and kept[0] == now else {}
+        return self._answers[root]
+
+    def _keep_answers(self, path: str, answers: dict[str, object]) -> None:
+        """Keep `answers`, given by this process's index of `path`'s project, under the fingerprint of the files
+        that index read (nothing where it has none); the answers already kept under it stay."""
+        from devlint.engine.project import index_fingerprint, project_root
+
+        root = project_root(path)
+        fingerprint = index_fingerprint(root) if root is not None else None
+        if root is None or fingerprint is None:
+            return
+        kept = self._kept.get(root) or self._read_answers(root)
+        merged = dict(kept[1]) if kept is not None and kept[0] == fingerprint else {}
+        if kept is not None and kept[0] == fingerprint and all(merged.get(r) == a for r, a in answers.items()):
+            return
+        merged.update(answers)
+        try:
+            self._prepare(os.path.join(self.directory, "projects"))
+            _write(self._project_entry(root), json.dumps({"root": root, "fingerprint": fingerprint, "answers": merged}))
+        except (OSError, TypeError, ValueError):
+            return
+        self._kept[root] = (fingerprint, merged)
+
+    def _read_answers(self, root: str) -> Optional[tuple[str, dict[str, object]]]:
+        try:
+            with open(self._project_entry(root), encoding="utf-8") as handle:
+                data = json.load(handle)
+            if data["root"] != root or not isinstance(data["answers"], dict):
+                return None
+            kept = (str(data["fingerprint"]), data["answers"])
+        except Exception:  # missing, truncated, corrupt: nothing kept
+            return None
+        self._kept[root] = kept
+        return kept
+
+    def _project_entry(self, root: str) -> str:
+        name = hashlib.sha256(f"{code_fingerprint()}\0{root}".encode()).hexdigest()
+        return os.path.join(self.directory, "projects", name + ".json")
 
     def _prepare(self, subdirectory: str) -> None:
         if os.path.isdir(subdirectory):
@@ -153,15 +224,16 @@ def clean(directory: str) -> bool:
     return True
 
 
-def _index_agrees(path: str, reads: dict[str, object]) -> bool:
-    """Does the project index of `path` still give every recorded answer?"""
-    from devlint.analysis.project_index import answer
-    from devlint.engine.project import index_for
-
-    index = index_for(path)
-    if index is None:
-        return False
-    return all(json.loads(json.dumps(answer(index, read))) == value for read, value in reads.items())
+def _write(path: str, text: str) -> None:
+    """Write `path` through a temporary file renamed into place: a concurrent reader sees all of it or none."""
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink(tmp)
+        raise
 
 
 def _diagnostic(item: dict) -> Diagnostic:

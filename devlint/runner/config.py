@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import configparser
 import difflib
 import os
-import sys
 from typing import Any, Optional
 
 from devlint.engine.line_length import MAX_LINE_LENGTH, is_line_length
 from devlint.engine.settings import ENGINE_CODES, Settings
 from devlint.engine.target_torch import TorchVersion, parse_target_torch
+from devlint.engine.config_files import load_ini, load_toml
 from devlint.runner.errors import UsageError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude", "unsafe-fixes",
         "line-length", "respect-gitignore", "force-exclude", "target-torch", "preview", "max-file-size")
@@ -34,9 +28,8 @@ def find_config(start: str) -> Optional[tuple[str, dict[str, Any]]]:
         pyproject = os.path.join(directory, "pyproject.toml")
         if os.path.isfile(pyproject):
             try:
-                with open(pyproject, "rb") as handle:
-                    data = tomllib.load(handle)
-            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+                data = load_toml(pyproject)
+            except ValueError as error:
                 raise ConfigError(f"{pyproject}: not valid TOML: {error}") from None
             except OSError as error:
                 raise ConfigError(f"{pyproject}: cannot read: {error.strerror}") from None
@@ -47,10 +40,9 @@ def find_config(start: str) -> Optional[tuple[str, dict[str, Any]]]:
                 return pyproject, section
         setup_cfg = os.path.join(directory, "setup.cfg")
         if os.path.isfile(setup_cfg):
-            parser = configparser.ConfigParser(interpolation=None)
             try:
-                parser.read(setup_cfg, encoding="utf-8")
-            except (configparser.Error, UnicodeDecodeError) as error:
+                parser = load_ini(setup_cfg)
+            except ValueError as error:
                 raise ConfigError(f"{setup_cfg}: cannot parse: {error}") from None
             if parser.has_section("devlint"):
                 return setup_cfg, _from_ini(dict(parser.items("devlint")))

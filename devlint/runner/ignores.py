@@ -11,7 +11,6 @@ ruff); what is below it is judged by the patterns.
 from __future__ import annotations
 
 import os
-import subprocess
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional, Sequence
 
@@ -98,13 +97,17 @@ class Excludes:
     """`exclude` (or the defaults) and `extend-exclude`, relative to the configuration's folder."""
 
     def __init__(self, settings: Settings) -> None:
-        exclude = settings.exclude if settings.exclude else DEFAULT_EXCLUDES
-        origin = "exclude" if settings.exclude else "default exclude"
-        lines = [(_compatible(p), f"{origin} '{p}'") for p in exclude]
-        lines += [(_compatible(p), f"extend-exclude '{p}'") for p in settings.extend_exclude]
-        self._patterns = _Patterns(os.path.abspath(settings.root), lines)
+        self._settings = settings
+        self._patterns: Optional[_Patterns] = None  # compiled when first asked: a run of named files never is
 
     def reason(self, path: str, is_dir: bool, floor: Optional[str] = None) -> Optional[str]:
+        if self._patterns is None:
+            settings = self._settings
+            exclude = settings.exclude if settings.exclude else DEFAULT_EXCLUDES
+            origin = "exclude" if settings.exclude else "default exclude"
+            lines = [(_compatible(p), f"{origin} '{p}'") for p in exclude]
+            lines += [(_compatible(p), f"extend-exclude '{p}'") for p in settings.extend_exclude]
+            self._patterns = _Patterns(os.path.abspath(settings.root), lines)
         verdict = self._patterns.verdict(os.path.abspath(path), is_dir, floor)
         return verdict[1] if verdict is not None and verdict[0] else None
 
@@ -198,6 +201,8 @@ def _repository_excludes(top: str) -> list[str]:
 
 def _global_excludes_file(top: str) -> str:
     """`core.excludesFile` as git resolves it, else git's default `$XDG_CONFIG_HOME/git/ignore`."""
+    import subprocess  # (only where a walk meets a repository)
+
     try:
         result = subprocess.run(["git", "config", "--path", "--get", "core.excludesFile"], cwd=top,
                                 capture_output=True, text=True, timeout=10)

@@ -6,14 +6,16 @@ import contextlib
 import difflib
 import os
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, Iterable, Iterator, Optional
 
 from devlint.contract.diagnostics import Diagnostic
 from devlint.engine.engine import MAX_FIX_PASSES
 from devlint.engine.settings import Settings
-from devlint.runner.cache import Cache
 from devlint.sources import document
 from devlint.sources.files import NOTEBOOK_SUFFIX, SourceError, read_bytes, write_source
+
+if TYPE_CHECKING:  # pragma: no cover
+    from devlint.runner.cache import Cache  # (imported by the CLI only where the cache is used)
 
 
 @dataclass
@@ -65,6 +67,19 @@ def process(path: str, settings: Settings, mode: Mode, cache: Optional[Cache] = 
     return outcome
 
 
+def _cached(path: str, settings: Settings, mode: Mode, cache: Cache) -> Optional[FileOutcome]:
+    """The stored outcome of checking a Python file, or None (not stored, not readable, a notebook, a fix run):
+    the file is then checked as usual, and its error, if any, reported there."""
+    if mode.fix or mode.diff or path.endswith(NOTEBOOK_SUFFIX):
+        return None
+    try:
+        raw = read_bytes(path)
+    except SourceError:
+        return None
+    cached = cache.get(cache.key(path, raw, settings, mode.with_edits), path)
+    return None if cached is None else FileOutcome(path, cached)
+
+
 def _check(path: str, settings: Settings, mode: Mode, cache: Optional[Cache], outcome: FileOutcome) -> FileOutcome:
     if cache is None:
         _, source = document.read(path)
@@ -86,7 +101,7 @@ def _check(path: str, settings: Settings, mode: Mode, cache: Optional[Cache], ou
         _, source = document.read(path, raw)
     index_reads: dict[str, object] = {}
     outcome.diagnostics = document.check(source, settings, with_fixes=mode.with_edits, index_reads=index_reads)
-    cache.put(key, outcome.diagnostics, index_reads)
+    cache.put(key, outcome.diagnostics, index_reads, path)
     return outcome
 
 
@@ -140,13 +155,24 @@ def diff_path(path: str) -> str:
 
 def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int = 1,
         cache: Optional[Cache] = None) -> Iterator[FileOutcome]:
-    """Outcomes in the order of `paths`; with `jobs` > 1 computed in worker processes."""
+    """Outcomes in the order of `paths`; with `jobs` > 1 those the cache does not hold are computed in worker
+    processes. The cache is read here first: a lookup (read, hash, one small JSON file) costs less than handing
+    the file to a worker, so a run whose files are all cached starts no worker at all."""
     paths = list(paths)
     if jobs > 1 and len(paths) > 1:
         from devlint.runner.parallel import run_parallel, workers_pay
 
-        if workers_pay(len(paths), jobs):
-            yield from run_parallel(process, paths, settings, mode, jobs, cache)
-            return
+        stored: dict[int, FileOutcome] = {}
+        if cache is not None:
+            stored = {i: found for i, path in enumerate(paths)
+                      if (found := _cached(path, settings, mode, cache)) is not None}
+        missing = [path for i, path in enumerate(paths) if i not in stored]
+        if workers_pay(len(missing), jobs):
+            computed = run_parallel(process, missing, settings, mode, jobs, cache)
+        else:
+            computed = (process(path, settings, mode, cache) for path in missing)
+        for i in range(len(paths)):
+            yield stored[i] if i in stored else next(computed)
+        return
     for path in paths:
         yield process(path, settings, mode, cache)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import os
 import stat
-import tempfile
 import tokenize
 from dataclasses import dataclass
 
@@ -80,6 +79,8 @@ def write_source(source: SourceFile, new_text: str) -> None:
         mode = stat.S_IMODE(os.stat(path).st_mode)
         real = os.path.realpath(path)  # write through a symlink to its target
         directory = os.path.dirname(real) or "."
+        import tempfile  # (only where a fix is written)
+
         fd, tmp = tempfile.mkstemp(prefix=".devlint-", suffix=".tmp", dir=directory)
         try:
             with os.fdopen(fd, "wb") as handle:
