@@ -3,8 +3,8 @@ must fail there, every snippet they leave alone must work.
 
     python benchmarks/cuda_snippets.py [--device cuda] [--json PATH] [--markdown PATH]
 
-The snippets are read from tests/rules/test_dev005.py and test_dev006.py (their FLAGGED and
-NOT_FLAGGED lists), so this always runs what the tests hold. Each snippet is executed in a fresh
+The snippets are read from tests/rules/test_dev005.py and test_dev006.py (their FLAGGED, NOT_FLAGGED and
+PREVIEW_NOT_FLAGGED lists), so this always runs what the tests hold. Each snippet is executed in a fresh
 namespace, then called as its recipe below says: with the tensors its caller would hand it on the
 device (DEV005: the caller's tensors are on the device; DEV006: the code itself moves them). What
 happens decides, nothing else:
@@ -76,6 +76,13 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
         note="empty inputs take the path that returns torch.tensor(0.0)"),
     "zero_dim_tensor_stacked_with_the_inputs_losses": Recipe("total(D(2, 3), D(2, 3), [None, 0])"),
     "submodule_called_on_a_host_state": Recipe("Encoder().to(dev)(D(2, 5, 8))"),
+    "output_of_a_function_given_a_forward_argument_used_as_a_torch_tensor": Recipe(
+        not_run="to_dense_adj is torch_geometric's, which the snippet imports and does not show"),
+    "output_of_a_callable_given_an_input_tensor_detached": Recipe(
+        "losses(lambda out, y: (out - y) ** 2, D(3), D(3))", note="the loss function keeps its inputs' device"),
+    "output_of_a_function_of_the_file_is_not_taken_on_trust": Recipe("paste_all(D(2, 3, 4))"),
+    "output_of_a_callable_the_object_holds_given_an_input_tensor": Recipe(
+        "Scorer(lambda out, y: (out - y) ** 2).score(D(3), D(3))", note="the loss function keeps its inputs' device"),
     "submodule_of_the_file_called_on_positions": Recipe("Encoder().to(dev)(D(2, 5, 4))"),
     "comparison_with_an_input_tensor": Recipe("masked_mean(D(2, 5, 3), D(2, dtype=torch.long))"),
     "matmul_with_an_input": Recipe("rotate(D(4, 2), 0.5)"),
@@ -227,6 +234,14 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
         "(collect(D(3, 2), 3), chain(D(4), [nn.Identity(), nn.Identity()]))"),
     "optimizer_state_made_beside_its_parameter": Recipe(
         "opt.step()", "w = nn.Parameter(D(2, 3))\nw.grad = D(2, 3)\nopt = Factored([w], {})"),
+    "output_of_a_function_not_used_as_a_torch_tensor": Recipe(
+        "Degree()(D(4), D(2, 5))", setup="count_nodes = lambda e: 4; to_numpy_adj = lambda e: np.ones(16)",
+        note="a count and a NumPy array: the host factory meets host values"),
+    "output_of_a_function_given_a_plain_functions_unshown_parameter": Recipe(
+        not_run="nothing shows edge_index to be a tensor, nor where to_dense_adj (not shown) puts its result"),
+    "output_of_a_function_given_only_host_values": Recipe(
+        "Grid()(D(1))", setup="make_grid = lambda h, w: torch.zeros(h, w)",
+        note="a grid made from numbers alone, on the host like the factory it meets"),
     "a_params_key_outside_an_optimizer_is_not_a_parameter": Recipe(
         "total({'params': [1.0, 2.0]})", note="a configuration's numbers: no optimizer steps them"),
     "a_dict_bound_again_forgets_its_keys": Recipe("pos_embed(D(2, 5), 5, {'pos': D(5)})"),
@@ -281,6 +296,12 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "value_of_a_batch_dict_in_a_step_of_a_module": Recipe(
         "Classifier().to(dev).validation_step({'labels': D(3)}, 0)",
         note=PREVIEW + "Lightning hands a step its batch on the module's device (needs lightning)"),
+    "attribute_of_an_input_used_as_a_tensor": Recipe(
+        "ClassifierHead().process_output(SimpleNamespace(probs=D(2, 3), logits=D(2, 3)))",
+        note=PREVIEW + "a model's output object, its tensors on the device"),
+    "attribute_of_an_input_not_used_as_a_tensor": Recipe(
+        "Spacing()(SimpleNamespace(meta={'pixdim': H(3)}, affine=H(4, 4)))",
+        note="metadata an image carries, kept on the host"),
     "parameter_of_a_submodule": Recipe(
         "Tagger(3).to(dev).transitions()",
         "class CRF(nn.Module):\n"
@@ -389,7 +410,7 @@ def test_cases(rule: str) -> list[tuple[str, str, bool]]:
         sys.path.insert(0, tests)
     module = importlib.import_module(f"rules.test_{rule.lower()}")
     return [(param.id, textwrap.dedent(param.values[0]), bool(param.values[1]))
-            for param in module.FLAGGED + module.NOT_FLAGGED]
+            for param in module.FLAGGED + module.NOT_FLAGGED + getattr(module, "PREVIEW_NOT_FLAGGED", [])]
 
 
 def device_error(message: str, rule: str, device: str) -> bool:

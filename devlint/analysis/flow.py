@@ -20,6 +20,7 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from devlint.analysis.classes import ClassTable
+from devlint.analysis.edits import short
 from devlint.analysis.factories import (
     LEGACY_CONSTRUCTORS, LIKE_FACTORIES, RANDOM_FACTORIES, cpu_factory_name, factory_name, is_dtype_only_move,
     is_host, legacy_constructor_name,
@@ -32,7 +33,8 @@ from devlint.analysis.torch_operations import (
 )
 from devlint.analysis.vocabulary import (
     CAST_METHODS, ELEMENTWISE, HOST_VALUE_METHODS, JOINING, LOOP_WRAPPERS, NO_SCALARS, NON_TENSOR_METHODS, NUMBER_CALLS,
-    PLACED_ATTRIBUTES, RESHAPING_METHODS, TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, TO_HOST_METHODS, UNARY_ELEMENTWISE,
+    PLACED_ATTRIBUTES, RESHAPING_METHODS, TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, TO_HOST_METHODS, TORCH_ONLY_METHODS,
+    UNARY_ELEMENTWISE,
 )
 from devlint.analysis.walk import children, nodes
 
@@ -508,6 +510,27 @@ def tensor_items(function: cst.FunctionDef, tensors: set[str]) -> set[str]:
     return {item for item in found if item.split("[")[0].split(".")[0] not in rebound}
 
 
+def tensor_results(function: cst.FunctionDef) -> set[cst.Call]:
+    """The calls in `function` whose result it uses as a torch tensor: with a method only a torch tensor has, on
+    the call itself (`f(x).detach()`) or on the one name it is bound to (`adj = f(x)`, then `adj.size(1)`)."""
+    bound: dict[str, list[cst.Call]] = {}
+    shown: set[str] = set()
+    found: set[cst.Call] = set()
+    for node in _walk_own(function.body):
+        kind = type(node)
+        if kind is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Name and (
+                type(node.value) is cst.Call):
+            bound.setdefault(node.targets[0].target.value, []).append(node.value)
+        elif kind is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in TORCH_ONLY_METHODS:
+            receiver = node.func.value
+            if type(receiver) is cst.Name:
+                shown.add(receiver.value)
+            elif type(receiver) is cst.Call:
+                found.add(receiver)
+    found.update(call for name in shown for call in bound.get(name, ()))
+    return found
+
+
 def _item_name(expr: cst.BaseExpression, params: set[str]) -> Optional[str]:
     """`batch["mask"]` / `data.x` of a parameter of `params`, as written; else None."""
     if type(expr) is cst.Subscript and type(expr.value) is cst.Name and expr.value.value in params:
@@ -527,10 +550,11 @@ class FlowReader:
 
     def __init__(self, function: cst.FunctionDef, torch: TorchNames, module: ModuleFacts, *,
                  placed: bool = False, flags: "frozenset[str] | set[str]" = frozenset(), preview: bool = False,
-                 outer: Optional[dict[str, Value]] = None) -> None:
+                 outer: Optional[dict[str, Value]] = None, defined: "frozenset[str] | set[str]" = frozenset()) -> None:
         """`flags`: names the file binds to a CUDA availability check; `preview`: read the shapes that are
         not yet precise enough to report by default too (`PREVIEW_SHAPES`); `outer`: the host tensors of
-        the enclosing function, by name, when `function` is a closure read as part of it."""
+        the enclosing function, by name, when `function` is a closure read as part of it; `defined`: the names
+        of the functions and methods the file defines (what one returns is not taken on trust: `_output_of`)."""
         self.function = function
         self.torch = torch
         self.module = module
@@ -538,6 +562,7 @@ class FlowReader:
         self.flags = flags
         self.preview = preview
         self.outer = outer or {}
+        self.defined = defined
         self.flow = FunctionFlow()
         self.returns: list[Value] = []
         # beside each of `returns`, the values of its elements where it is a tuple written out (`return h, c`)
@@ -550,6 +575,7 @@ class FlowReader:
         self.filled_lists: set[cst.Call] = set()  # host tensors of a list given an input's tensors too
         self.steps_parameters: Optional[bool] = None  # reads `self.param_groups` (an optimizer's step); once asked
         self.keyed: set[str] = set()  # names of dicts with a value kept by key in `env` (`state["row"]`)
+        self.tensor_results = tensor_results(function)
 
     def read(self) -> FunctionFlow:
         env: dict[str, Value] = dict(self.outer)
@@ -610,7 +636,8 @@ class FlowReader:
             self.module.returned[method] = NOTHING  # (while it is read: a cycle back here reads NOTHING)
             self.module.reading += 1
             try:
-                reader = FlowReader(function, self.torch, self.module, flags=self.flags, preview=self.preview)
+                reader = FlowReader(function, self.torch, self.module, flags=self.flags, preview=self.preview,
+                                    defined=self.defined)
                 reader.read()
             finally:
                 self.module.reading -= 1
@@ -738,7 +765,7 @@ class FlowReader:
         if not hosts:
             return
         inner = FlowReader(nested, self.torch, self.module, placed=self.placed, flags=self.flags,
-                           preview=self.preview, outer=hosts)
+                           preview=self.preview, outer=hosts, defined=self.defined)
         inner.flow.factories = dict(self.flow.factories)  # its own are read on their own
         flow = inner.read()
         mine = set().union(*(value.host for value in hosts.values()))
@@ -1082,11 +1109,15 @@ class FlowReader:
                     return Value(inputs=frozenset({f"the output of `self.{method}`"}))
                 if method in self.module.called_layers:
                     return Value(inputs=frozenset({f"the output of `self.{method}`"}))
-                return self._returned_by(method)
+                # `self.loss_fn(out, y).detach()`: a callable the object holds
+                return self._output_of(node, tensors) or self._returned_by(method)
             if (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name)
                     and receiver.func.value == "super" and method == "forward" and self.module.is_module):
                 return Value(inputs=frozenset({"the output of `super().forward`"}))
             value = self._expr(receiver, env)
+            output = None if value.host or value.inputs else self._output_of(node, tensors)
+            if output is not None:
+                return output  # `utils.to_dense_adj(edge_index)`: a function of another module
             if method == "append" and isinstance(receiver, cst.Name) and args:
                 env[receiver.value] = env.get(receiver.value, Value(is_list=True)) | replace(args[0], is_list=True)
                 return NOTHING
@@ -1117,7 +1148,21 @@ class FlowReader:
         if isinstance(func, cst.Name) and func.value in _HOST_BUILTINS:
             for value in args:
                 self.flow.host_used |= set(value.host)
-        return NOTHING  # a plain function: it may place what it is given
+        return self._output_of(node, tensors) or NOTHING  # a plain function: it may place what it is given
+
+    def _output_of(self, node: cst.Call, tensors: list[Value]) -> Optional[Value]:
+        """The result of a function the file does not define, given the caller's tensors (an input's tensor, or, in a
+        module's method, one of the method's own parameters as it is: `to_dense_adj(edge_index)` in `forward`), where
+        this function uses it as a torch tensor (`tensor_results`): computed from them, on their device. None
+        otherwise; a function of the file is there to be read, and may build its result on the host."""
+        name = node.func.value if isinstance(node.func, cst.Name) else node.func.attr.value if isinstance(
+            node.func, cst.Attribute) else None
+        if name is None or name in self.defined or node not in self.tensor_results:
+            return None
+        if any(value.inputs and not value.host for value in tensors) or self.module.is_module and any(
+                type(arg.value) is cst.Name and arg.value.value in self.parameters for arg in node.args):
+            return Value(inputs=frozenset({f"the output of `{short(_code(node.func), 40)}`"}))
+        return None
 
     def _torch_call(self, node: cst.Call, name: str, env: dict[str, Value]) -> Value:
         args, tensors = self._arguments(node, env, name)

@@ -102,6 +102,9 @@ class Placed:
     holder: bool = False
     # a tuple of tensors (`x.max(1)`, `torch.sort(x)`): an element taken by a number or unpacking is one tensor
     of_tensors: bool = False
+    # an attribute of a sign whose kind is not known (`output.probs` of an input): it may be anything until the
+    # code uses it as a tensor (`.detach()`, `.data`); its `.numpy()` alone shows nothing
+    unshown: bool = False
 
 
 # What a name holds at a point: placed, or bound to something else (`OTHER`); absent: never bound here.
@@ -433,9 +436,12 @@ class Placement:
                 if base is None or attr in _NOT_TENSOR_ATTRIBUTES:
                     return None
                 if attr in PLACED_ATTRIBUTES:  # (`.data` is detached)
-                    return replace(base, is_tensor=True, may_require_grad=base.may_require_grad and attr != "data")
+                    return replace(base, is_tensor=True, may_require_grad=base.may_require_grad and attr != "data",
+                                   unshown=False)
                 if not base.known and not base.holder:
-                    return None  # `x.meta` of an input of unknown kind: an object's attribute may be anything
+                    # `x.meta` of an input of unknown kind: an object's attribute may be anything, until used as a
+                    # tensor (`output.probs.detach()`, as `output["probs"].detach()` is)
+                    return replace(base, is_tensor=False, unshown=True)
                 return None if base.is_tensor else replace(base, is_tensor=False)  # `outputs.logits`
             return None
         if isinstance(expr, cst.Call):

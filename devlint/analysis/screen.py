@@ -34,7 +34,8 @@ from devlint.analysis.torch_operations import (
 from devlint.analysis.vocabulary import (
     ACCELERATOR_TYPES, CAST_METHODS, DTYPE_NAMES, ELEMENTWISE, FACTORIES, HOST_VALUE_METHODS, JOINING,
     LEGACY_CONSTRUCTORS, LIKE_FACTORIES, LOOP_WRAPPERS, NO_SCALARS, NON_TENSOR_METHODS, NUMBER_CALLS, SPARSE_FACTORIES,
-    PLACED_ATTRIBUTES, TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, TO_HOST_METHODS, device_backend, is_cuda_runtime_value,
+    PLACED_ATTRIBUTES, TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, TO_HOST_METHODS, TORCH_ONLY_METHODS,
+    device_backend, is_cuda_runtime_value,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -888,6 +889,9 @@ class _InputTrace:
         # the class's plain methods: what one returns may be the module's tensors (`lower = self.factors()`)
         self.methods = {s.name for s in owner.body if type(s) is ast.FunctionDef and not s.decorator_list} if (
             owner is not None) else set()
+        # calls whose result the function uses as a torch tensor, and the parameters a method may hand one
+        self.tensor_results = _tensor_results(nodes)
+        self.method_parameters = parameters if owner is not None else set()
         changed = True
         while changed:  # the names bound to what may carry an input's tensor, until nothing changes
             changed = False
@@ -933,6 +937,9 @@ class _InputTrace:
         if names and any(name not in _SIZED_FACTORIES for name in names) and any(
                 self.carries(a) for a in _arguments(call)):
             return True  # a torch function given an input's tensor (`torch.cat`, `torch.tensor(x)`, ...)
+        if call in self.tensor_results and any(
+                self.carries(a) or (type(a) is ast.Name and a.id in self.method_parameters) for a in _arguments(call)):
+            return True  # used as a torch tensor, computed from the inputs (`adj = to_dense_adj(edge_index)`)
         func = call.func
         if type(func) is ast.Name and func.id in LOOP_WRAPPERS:  # type: ignore[attr-defined]
             return any(self.carries(a) for a in call.args)  # a loop over the caller's sequences
@@ -950,6 +957,29 @@ class _InputTrace:
         if method in _MEETING_CALLS and any(self.carries(a) for a in _arguments(call)):
             return True
         return self.carries(receiver)
+
+
+def _tensor_results(nodes: Iterable[ast.AST]) -> set[ast.Call]:
+    """The calls whose result the function uses as a torch tensor: with a method only a torch tensor has, on the
+    call itself or on a name it is bound to (a superset of DEV005's flow: analysis/flow.py, `tensor_results`)."""
+    bound: dict[str, list[ast.Call]] = {}
+    shown: set[str] = set()
+    found: set[ast.Call] = set()
+    for node in nodes:
+        kind = type(node)
+        if kind is ast.Assign and type(node.value) is ast.Call:  # type: ignore[attr-defined]
+            for target in node.targets:  # type: ignore[attr-defined]
+                if type(target) is ast.Name:
+                    bound.setdefault(target.id, []).append(node.value)  # type: ignore[attr-defined]
+        elif kind is ast.Call and type(node.func) is ast.Attribute and (  # type: ignore[attr-defined]
+                node.func.attr in TORCH_ONLY_METHODS):  # type: ignore[attr-defined]
+            receiver = node.func.value  # type: ignore[attr-defined]
+            if type(receiver) is ast.Name:
+                shown.add(receiver.id)
+            elif type(receiver) is ast.Call:
+                found.add(receiver)
+    found.update(call for name in shown for call in bound.get(name, ()))
+    return found
 
 
 def _every_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef, nodes: Iterable[ast.AST]) -> list[ast.arg]:

@@ -88,6 +88,13 @@ TENSOR_ONLY_METHODS = frozenset({
     "lt", "gt", "le", "ge", "logical_not", "mul", "add", "sub", "div", "square", "rsqrt", "relu", "tanh",
     "element_size", "data_ptr", "numpy", "item", "chunk", "transpose", "t", "reshape", "squeeze", "flatten",
 })
+# Methods a torch tensor has and a NumPy array, a list or a number has not (`reshape`, `transpose`, `sum`, `view`,
+# `size` as an attribute are NumPy's too): a value used with one is a torch tensor.
+TORCH_ONLY_METHODS = frozenset({
+    "size", "dim", "unsqueeze", "permute", "contiguous", "detach", "expand", "expand_as", "masked_fill",
+    "masked_fill_", "masked_select", "index_select", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor",
+    "type_as", "view_as", "numel", "narrow", "softmax", "log_softmax",
+})
 TENSOR_ATTRIBUTES = frozenset({
     "shape", "device", "dtype", "is_cuda", "ndim", "T", "mT", "grad", "requires_grad", "data",
 })

@@ -137,6 +137,49 @@ FLAGGED = [
                     losses.append((pred[k] - target[k]).abs().mean())
             return torch.stack(losses)
     """, [(6, 27)]),
+    case("output_of_a_function_given_a_forward_argument_used_as_a_torch_tensor", """
+        import torch
+        from torch_geometric.utils import to_dense_adj
+        class DConv(torch.nn.Module):
+            def __init__(self, k):
+                super().__init__()
+                self.weight = torch.nn.Parameter(torch.empty(k, k))
+            def forward(self, x, edge_index):
+                adj = to_dense_adj(edge_index)
+                adj = adj.reshape(adj.size(1), adj.size(2))
+                deg = torch.matmul(adj, torch.ones(size=(adj.size(0), 1)))
+                return deg * (x @ self.weight)
+    """, [(10, 33)]),
+    case("output_of_a_callable_the_object_holds_given_an_input_tensor", """
+        import torch
+        class Scorer:
+            def __init__(self, loss_fn):
+                self.loss_fn = loss_fn
+            def score(self, output: torch.Tensor, target):
+                loss = self.loss_fn(output, target).detach()
+                return torch.cat([torch.zeros(1), loss])
+    """, [(7, 27)]),
+    # A function of the file is there to be read: what it returns is not taken to be on its inputs' device
+    # (`paste` builds its result on the host). Reported where its own factory meets its input, not in the caller.
+    case("output_of_a_function_of_the_file_is_not_taken_on_trust", """
+        import torch
+        def paste(mask):
+            pad = torch.zeros(1, mask.size(1))
+            return torch.cat((pad, mask))
+        def paste_all(masks):
+            out = torch.zeros(0, 4, 4)
+            for i in range(masks.size(0)):
+                res = paste(masks[i])
+                res = res.unsqueeze(0)
+                out = torch.cat((out, res))
+            return out
+    """, [(3, 11)]),
+    case("output_of_a_callable_given_an_input_tensor_detached", """
+        import torch
+        def losses(loss_fn, output: torch.Tensor, target):
+            loss = loss_fn(output, target).detach()
+            return torch.cat([torch.zeros(1), loss])
+    """, [(4, 23)]),
     case("submodule_called_on_a_host_state", """
         import torch
         from torch import nn
@@ -498,6 +541,32 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    # The output of a function given the caller's tensors, but not shown to be a torch tensor (a count, a
+    # NumPy array, a list: a host factory mixes with any of them), or given no input at all.
+    case("output_of_a_function_not_used_as_a_torch_tensor", """
+        import torch
+        class Degree(torch.nn.Module):
+            def forward(self, x, edge_index):
+                n = count_nodes(edge_index)
+                adj = to_numpy_adj(edge_index)
+                adj = adj.reshape(n, n)
+                degree = torch.ones(n) * n + torch.from_numpy(adj.sum(0))
+                return x * degree.to(x.device)
+    """, []),
+    case("output_of_a_function_given_a_plain_functions_unshown_parameter", """
+        import torch
+        def degree(edge_index):
+            adj = to_dense_adj(edge_index)
+            return torch.matmul(adj, torch.ones(adj.size(0), 1))
+    """, []),
+    case("output_of_a_function_given_only_host_values", """
+        import torch
+        class Grid(torch.nn.Module):
+            def forward(self, x):
+                grid = make_grid(8, 8)
+                grid = grid.unsqueeze(0)
+                return grid + torch.zeros(1, 8, 8)
+    """, []),
     case("a_method_returns_what_its_caller_gave_it_or_a_host_tensor", """
         import torch
         import torch.nn as nn

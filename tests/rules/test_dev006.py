@@ -221,6 +221,16 @@ FLAGGED = [
                 labels = batch["labels"].numpy()
                 return labels
     """, [(5, 18)]),
+    case("attribute_of_an_input_used_as_a_tensor", """
+        import numpy
+        import torch
+        class ClassifierHead(torch.nn.Module):
+            def process_output(self, output):
+                probs = output.probs
+                if not isinstance(probs, numpy.ndarray):
+                    probs = probs.data.numpy()
+                return output.logits.detach().numpy(), probs
+    """, [(7, 21), (8, 16)]),
     case("parameter_of_a_submodule", """
         import torch
         from torch import nn
@@ -589,13 +599,31 @@ NOT_FLAGGED = [
 PREVIEW = {"moved_to_a_device_the_caller_chooses", "input_of_a_function_that_asks_where_its_inputs_are",
            "value_of_a_batch_dict_in_a_step_of_a_module", "parameter_of_a_submodule", "buffer_of_the_module_itself",
            "accumulated_state_of_a_metric", "output_of_a_model_handed_in", "output_of_a_layer_the_module_holds",
-           "output_of_a_submodule"}
+           "output_of_a_submodule", "attribute_of_an_input_used_as_a_tensor"}
 
 
 @pytest.mark.parametrize("code, expected", [c for c in FLAGGED if c.id in PREVIEW])
 def test_dev006_signs_from_the_caller_need_preview(code: str, expected: list[tuple[int, int, str]]) -> None:
     assert [r for r in lint(code, preview=True) if r[2] == "DEV006"] == expected
     assert reports("DEV006", code) == []
+
+
+# With preview on too: an attribute of an input that nothing uses as a tensor may be any object (an array, a
+# list, a dict of metadata): its `.numpy()` is not reported.
+PREVIEW_NOT_FLAGGED = [
+    case("attribute_of_an_input_not_used_as_a_tensor", """
+        import torch
+        class Spacing(torch.nn.Module):
+            def forward(self, x):
+                spacing = x.meta["pixdim"].numpy()
+                return x.affine.numpy(), spacing
+    """, []),
+]
+
+
+@pytest.mark.parametrize("code, expected", PREVIEW_NOT_FLAGGED)
+def test_dev006_preview_leaves_alone(code: str, expected: list[tuple[int, int, str]]) -> None:
+    assert [r for r in lint(code, preview=True) if r[2] == "DEV006"] == expected
 
 
 @pytest.mark.parametrize("code, expected", [c for c in FLAGGED if c.id not in PREVIEW] + NOT_FLAGGED)

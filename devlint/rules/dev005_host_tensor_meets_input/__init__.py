@@ -20,7 +20,10 @@ RULE = Rule(
         tensors, a closure's tensor parameters, or a module's parameters, buffers and layers' outputs read
         through `self`, and what a method of the class returns made only of those (`lower, upper =
         self._factors()`), a module known by its base, by its `forward` calling `self.<layer>(...)`, or by
-        binding `self.<attr> = nn.Parameter(...)` or registering a buffer), the first
+        binding `self.<attr> = nn.Parameter(...)` or registering a buffer; and what another function returns
+        when it is given those, or a module's method gives it its own arguments, and this function then uses
+        the result as only a torch tensor can be used (`adj = to_dense_adj(edge_index)` in `forward`, then
+        `adj.size(0)`; `loss_fn(out, y).detach()`): computed from the caller's tensors, on their device), the first
         operation that mixes that CPU tensor with an input's tensor fails on a GPU with "Expected all tensors to
         be on the same device": arithmetic and matmul, `cat`, `stack`, a list later joined with the input's
         tensors, a `return` whose other paths return the input's tensors, a call of a submodule, and every

@@ -50,6 +50,7 @@ class HostTensorMeetsInput(RuleVisitor):
         self._add_host_attribute_readers(classes, facts)
         self._add_callers_of_makers()
         reported: set[cst.Call] = set()
+        defined = {f.name.value for f in self.ctx.function_order}  # every function and method of the file
         for function, cls in self.functions.items():
             if may_meet is not None and not may_meet[self.ctx.function_order[function]]:
                 continue  # the screen saw no factory there that can meet an input
@@ -60,7 +61,7 @@ class HostTensorMeetsInput(RuleVisitor):
             if cls not in facts:
                 facts[cls] = ModuleFacts(cls, classes, self.torch)  # type: ignore[arg-type]
             flow = FlowReader(function, self.torch, facts[cls], flags=self.ctx.availability_flags,
-                              preview=self.preview).read()
+                              preview=self.preview, defined=defined).read()
             found = []
             for call, name, meeting in flow.reportable():
                 if call in reported:

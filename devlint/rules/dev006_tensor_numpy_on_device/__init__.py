@@ -219,7 +219,8 @@ RULE = Rule(
     preview_shapes="""
         tensors that come from the caller with a sign of a device: an input of a function that asks where
         its inputs are (`x.device`) and moves none of them itself; an input of a public method of an
-        nn.Module class (`forward`, `training_step(self, batch, ...)`: `batch["labels"]`), or what the
+        nn.Module class (`forward`, `training_step(self, batch, ...)`: `batch["labels"]`; an attribute of one
+        where the code uses it as a tensor, `output.probs.detach()`, `output.probs.data`), or what the
         module holds outside its `__init__` (a parameter or buffer, `self.crf.transitions`, a metric's
         accumulated state `self.preds`); the output of a module handed in or held (`model(x)`,
         `self.encoder(x)`, called and named like a module); and `.to(device)` with a `device` from the

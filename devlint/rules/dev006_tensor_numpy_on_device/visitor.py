@@ -82,7 +82,7 @@ class TensorNumpyOnDevice(RuleVisitor):
                     placements[scope] = Placement(self.ctx, scope, functions, cls).read()
                 value = found[1]
                 placed = placements[scope].placed(value)
-                if placed is None or (found[2] != "numpy" and not placed.is_tensor):
+                if placed is None or placed.unshown or (found[2] != "numpy" and not placed.is_tensor):
                     continue
                 self.report(call, _message(self.ctx.module, call, found, placed), _fix(call, found, placed))
                 break  # one report per call (its fix copies that argument; the next pass sees the other)
