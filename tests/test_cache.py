@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+
+import pytest
 from dataclasses import replace
 
 from devlint.runner.cache import MARKER, Cache, clean
@@ -211,3 +213,51 @@ def test_cached_and_checked_outcomes_come_in_the_order_of_the_files(tmp_path):
     serial = [(o.path, _codes(o)) for o in runner.run(paths, NAMED, Mode(), jobs=1)]
     assert [(o.path, _codes(o)) for o in runner.run(paths, NAMED, Mode(), jobs=2, cache=cache)] == serial
     assert [path for path, _ in serial] == paths and serial[1][1] == [] and serial[2][1] == [(2, 9, "DEV004")]
+
+
+def _unreadable(monkeypatch):
+    from devlint.runner import runner
+
+    def refuse(path):
+        raise AssertionError(f"{path} was read")
+
+    monkeypatch.setattr(runner, "read_bytes", refuse)
+
+
+def test_a_file_unchanged_for_a_while_is_served_by_its_status_without_being_read(tmp_path, monkeypatch):
+    from devlint.engine import project
+
+    monkeypatch.setattr(project, "RACY_SECONDS", -1.0)  # as if the file had been written long ago
+    path = tmp_path / "train.py"
+    path.write_text(BAD)
+    cache = Cache(str(tmp_path / "cache"))
+    assert _codes(process(str(path), NAMED, Mode(), cache)) == [(2, 9, "DEV004")]
+    _unreadable(monkeypatch)
+    assert _codes(process(str(path), NAMED, Mode(), cache)) == [(2, 9, "DEV004")]
+
+
+def test_a_file_rewritten_with_its_size_and_modification_time_is_read_again(tmp_path, monkeypatch):
+    # Writing moves the file's change time, which `os.utime` cannot set back: the status is another one.
+    from devlint.engine import project
+
+    monkeypatch.setattr(project, "RACY_SECONDS", -1.0)
+    path = tmp_path / "train.py"
+    path.write_text(BAD)
+    before = os.stat(path)
+    cache = Cache(str(tmp_path / "cache"))
+    assert _codes(process(str(path), NAMED, Mode(), cache)) == [(2, 9, "DEV004")]
+    path.write_text(BAD.replace("torch.load", "torch.loaf"))  # the same size, nothing to report
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(path).st_size == before.st_size and os.stat(path).st_mtime_ns == before.st_mtime_ns
+    assert _codes(process(str(path), NAMED, Mode(), cache)) == []
+
+
+def test_the_status_of_a_file_changed_just_now_stands_for_nothing(tmp_path, monkeypatch):
+    # It may change again within one tick of a coarse clock without its times moving: its bytes stay the key.
+    path = tmp_path / "train.py"
+    path.write_text(BAD)
+    cache = Cache(str(tmp_path / "cache"))
+    assert _codes(process(str(path), NAMED, Mode(), cache)) == [(2, 9, "DEV004")]
+    _unreadable(monkeypatch)
+    with pytest.raises(AssertionError, match="was read"):
+        process(str(path), NAMED, Mode(), cache)

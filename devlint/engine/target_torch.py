@@ -52,7 +52,12 @@ def target_torch(configured: Optional[TorchVersion], path: Optional[str]) -> Opt
         return configured
     if path is None or not os.path.isfile(path):
         return None
-    return _declared_in(os.path.dirname(os.path.abspath(path)))
+    return target_torch_in(None, os.path.dirname(os.path.abspath(path)))
+
+
+def target_torch_in(configured: Optional[TorchVersion], directory: str) -> Optional[TorchVersion]:
+    """`target_torch` of a file known to be in `directory` (absolute): a question asked once per folder."""
+    return configured if configured is not None else _declared_in(directory)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -19,6 +19,11 @@ show that fingerprint, a run asks the kept answers instead of reading the projec
 fingerprint is never taken over a file changed in the last two seconds (its time could stay the same
 through another change), so a kept answer is never one of a text that has changed since.
 
+A file's status (`os.stat`: size, modification and change times in ns, inode) is recorded to stand for the
+bytes it was read with, so that a later run finds the entry without reading the file: only where the status
+was the same after the read and neither time is within two seconds of it (as git treats such files), so a
+status that names other bytes is never written. Writing a file moves its change time, which no tool sets back.
+
 So the cache never has to be invalidated: stale entries are never looked up again
 (`devlint clean` removes them). Writes go to a temporary file renamed into place, so
 concurrent runs see a whole entry or none. An entry that cannot be read or decoded is a
@@ -34,6 +39,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from dataclasses import asdict
 from typing import Optional
 
@@ -88,20 +94,50 @@ class Cache:
         self._kept: dict[str, tuple[str, dict[str, object]]] = {}
 
     def key(self, path: str, raw: bytes, settings: Settings, with_edits: bool) -> str:
-        from devlint.engine.line_length import line_limit
-        from devlint.engine.target_torch import format_version, target_torch
-
-        enabled = _enabled_codes(settings, path if settings.per_file_ignores else None)
-        digest = hashlib.sha256()
-        # fix edits are laid out within the line limit: it is part of what they depend on
-        edits = str(line_limit(settings.line_length, path)) if with_edits else ""
-        # which fixes are offered, and what they write, follow the target torch version
-        torch_version = format_version(target_torch(settings.target_torch, path))
-        digest.update("\0".join([code_fingerprint(), path, ",".join(enabled), str(with_edits), edits,
-                                  torch_version, f"preview={settings.preview}",
-                                  f"max-file-size={settings.max_file_size}"]).encode())
+        digest = hashlib.sha256(_settings_part(path, settings, with_edits))
         digest.update(b"\0")
         digest.update(raw)
+        return digest.hexdigest()
+
+    def by_status(self, path: str, status: os.stat_result, settings: Settings,
+                  with_edits: bool) -> Optional[list[Diagnostic]]:
+        """The reports stored for the file whose status (`os.stat`) is `status`, found without reading it: where
+        `remember_status` recorded which bytes that status stands for. None where it did not."""
+        key = self._status_key(path, status, settings, with_edits)
+        try:
+            with open(self._entry(key), encoding="utf-8") as handle:
+                data = json.load(handle)
+            if data.get("key") != key:
+                return None
+            content = str(data["content"])
+        except Exception:  # missing, truncated, corrupt: a miss
+            return None
+        return self.get(content, path)
+
+    def remember_status(self, path: str, status: Optional[os.stat_result], key: str, settings: Settings,
+                        with_edits: bool) -> None:
+        """Record that the file's status `status`, taken before its bytes were read for `key`, stands for those
+        bytes: only where the status is the same after the read, and neither its time of modification nor of
+        its last change of status is within `RACY_SECONDS` (a file changed then may change again within one
+        tick of the clock without its times moving). Its size, those two times (ns) and its inode make the
+        status: writing a file moves its change time, whatever it does to the time of modification."""
+        from devlint.engine.project import RACY_SECONDS
+
+        if status is None or time.time() - max(status.st_mtime, status.st_ctime) <= RACY_SECONDS:
+            return
+        try:
+            if _status_text(os.stat(path)) != _status_text(status):
+                return
+            entry = self._entry(self._status_key(path, status, settings, with_edits))
+            self._prepare(os.path.dirname(entry))
+            _write(entry, json.dumps({"key": self._status_key(path, status, settings, with_edits), "content": key}))
+        except (OSError, TypeError, ValueError):
+            pass
+
+    @staticmethod
+    def _status_key(path: str, status: os.stat_result, settings: Settings, with_edits: bool) -> str:
+        digest = hashlib.sha256(_settings_part(path, settings, with_edits))
+        digest.update(b"\0status\0" + _status_text(status).encode())
         return digest.hexdigest()
 
     def _entry(self, key: str) -> str:
@@ -222,6 +258,25 @@ def clean(directory: str) -> bool:
         raise ValueError(f"{directory}: not a devlint cache (no {MARKER}); not removed")
     shutil.rmtree(directory)
     return True
+
+
+def _settings_part(path: str, settings: Settings, with_edits: bool) -> bytes:
+    """What a key holds besides the file (which is there: it was read or looked at): devlint's code, the path,
+    and what the reports depend on there."""
+    from devlint.engine.line_length import line_limit
+    from devlint.engine.target_torch import format_version, target_torch_in
+
+    enabled = _enabled_codes(settings, path if settings.per_file_ignores else None)
+    # fix edits are laid out within the line limit: it is part of what they depend on
+    edits = str(line_limit(settings.line_length, path)) if with_edits else ""
+    # which fixes are offered, and what they write, follow the target torch version
+    torch_version = format_version(target_torch_in(settings.target_torch, os.path.dirname(os.path.abspath(path))))
+    return "\0".join([code_fingerprint(), path, ",".join(enabled), str(with_edits), edits, torch_version,
+                      f"preview={settings.preview}", f"max-file-size={settings.max_file_size}"]).encode()
+
+
+def _status_text(status: os.stat_result) -> str:
+    return f"{status.st_size}\0{status.st_mtime_ns}\0{status.st_ctime_ns}\0{status.st_ino}"
 
 
 def _write(path: str, text: str) -> None:

@@ -73,11 +73,31 @@ def _cached(path: str, settings: Settings, mode: Mode, cache: Cache) -> Optional
     if mode.fix or mode.diff or path.endswith(NOTEBOOK_SUFFIX):
         return None
     try:
-        raw = read_bytes(path)
+        cached, _, _, _ = _stored(path, settings, mode, cache)
     except SourceError:
         return None
-    cached = cache.get(cache.key(path, raw, settings, mode.with_edits), path)
     return None if cached is None else FileOutcome(path, cached)
+
+
+def _stored(path: str, settings: Settings, mode: Mode,
+            cache: Cache) -> tuple[Optional[list[Diagnostic]], Optional[os.stat_result], Optional[bytes], str]:
+    """(the stored reports or None, the file's status before it was read, its bytes or None, their key) of a
+    Python file. The file's status stands for its bytes where the cache recorded it so (`Cache.by_status`):
+    then the file is not even read. Otherwise its bytes are the key (SourceError where they cannot be read)."""
+    try:
+        status: Optional[os.stat_result] = os.stat(path)
+    except OSError:
+        status = None
+    if status is not None:
+        cached = cache.by_status(path, status, settings, mode.with_edits)
+        if cached is not None:
+            return cached, status, None, ""
+    raw = read_bytes(path)
+    key = cache.key(path, raw, settings, mode.with_edits)
+    cached = cache.get(key, path)
+    if cached is not None:
+        cache.remember_status(path, status, key, settings, mode.with_edits)
+    return cached, status, raw, key
 
 
 def _check(path: str, settings: Settings, mode: Mode, cache: Optional[Cache], outcome: FileOutcome) -> FileOutcome:
@@ -87,13 +107,15 @@ def _check(path: str, settings: Settings, mode: Mode, cache: Optional[Cache], ou
         return outcome
     # A Python file's bytes are its key: it is decoded only where the cache has no answer. (Notebooks are
     # cached too: their reports hold their cells.)
-    raw = None if path.endswith(NOTEBOOK_SUFFIX) else read_bytes(path)
     source: Optional[document.Source] = None
-    if raw is None:
+    status: Optional[os.stat_result] = None
+    if path.endswith(NOTEBOOK_SUFFIX):
         file, source = document.read(path)
-        raw = file.raw
-    key = cache.key(path, raw, settings, mode.with_edits)
-    cached = cache.get(key, path)
+        raw: Optional[bytes] = file.raw
+        key = cache.key(path, file.raw, settings, mode.with_edits)
+        cached = cache.get(key, path)
+    else:
+        cached, status, raw, key = _stored(path, settings, mode, cache)
     if cached is not None:
         outcome.diagnostics = cached
         return outcome
@@ -102,6 +124,7 @@ def _check(path: str, settings: Settings, mode: Mode, cache: Optional[Cache], ou
     index_reads: dict[str, object] = {}
     outcome.diagnostics = document.check(source, settings, with_fixes=mode.with_edits, index_reads=index_reads)
     cache.put(key, outcome.diagnostics, index_reads, path)
+    cache.remember_status(path, status, key, settings, mode.with_edits)
     return outcome
 
 
