@@ -22,7 +22,8 @@ through another change), so a kept answer is never one of a text that has change
 A file's status (`os.stat`: size, modification and change times in ns, inode) is recorded to stand for the
 bytes it was read with, so that a later run finds the entry without reading the file: only where the status
 was the same after the read and neither time is within two seconds of it (as git treats such files), so a
-status that names other bytes is never written. Writing a file moves its change time, which no tool sets back.
+status that names other bytes is never written. Writing a file moves its change time, which no tool sets back
+(not on Windows, where `st_ctime` is the time of creation: there the bytes are always the key).
 
 So the cache never has to be invalidated: stale entries are never looked up again
 (`devlint clean` removes them). Writes go to a temporary file renamed into place, so
@@ -123,8 +124,8 @@ class Cache:
         status: writing a file moves its change time, whatever it does to the time of modification."""
         from devlint.engine.project import RACY_SECONDS
 
-        if status is None or time.time() - max(status.st_mtime, status.st_ctime) <= RACY_SECONDS:
-            return
+        if status is None or os.name == "nt" or time.time() - max(status.st_mtime, status.st_ctime) <= RACY_SECONDS:
+            return  # (on Windows `st_ctime` is the file's creation time: a write does not move it)
         try:
             if _status_text(os.stat(path)) != _status_text(status):
                 return
