@@ -129,9 +129,10 @@ class Cache:
         try:
             if _status_text(os.stat(path)) != _status_text(status):
                 return
-            entry = self._entry(self._status_key(path, status, settings, with_edits))
+            status_key = self._status_key(path, status, settings, with_edits)
+            entry = self._entry(status_key)
             self._prepare(os.path.dirname(entry))
-            _write(entry, json.dumps({"key": self._status_key(path, status, settings, with_edits), "content": key}))
+            _write(entry, json.dumps({"key": status_key, "content": key}))
         except (OSError, TypeError, ValueError):
             pass
 
