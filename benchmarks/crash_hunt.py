@@ -1,6 +1,7 @@
 """Crash hunt: devlint over real files and over mutated copies that define values by themselves.
 
     python benchmarks/crash_hunt.py ROOT [ROOT ...] [--jobs N] [--limit FILES] [--show N] [--preview]
+                                    [--progress FILES]
 
 For each `.py` file under the roots (`~/.cache/devlint-dev-corpus/src` and `.../wide`), devlint checks
 the file as it is and a few mutated copies of it. A mutation takes an assignment `a = f(...)` in a
@@ -19,7 +20,9 @@ Each copy gets every site of one file mutated, one shape and method per site, ro
 shape meets each method across the copies. A copy that Python rejects is not counted (the mutation
 broke it). The hunt counts files (originals and copies) that get an internal error (DEV998), a DEV999
 although Python parses the text, or an exception out of the engine; it must report 0. It prints the
-first few of each with the shape that did it (`--show`). Not a timed test: it takes minutes.
+first few of each with the shape that did it (`--show`). Not a timed test: it takes minutes (over `full`
+with `--preview`, more than two CPU hours), so it prints its running totals every `--progress` files: a
+hunt cut off by a timeout still says how far it got.
 """
 
 from __future__ import annotations
@@ -174,6 +177,13 @@ def hunt(job: tuple[str, int, bool]) -> tuple[str, int, int, list[tuple[str, str
     return path, checked, rejected, problems
 
 
+TOTALS = ("files", "mutated copies", "copies Python rejected", "texts with a problem")
+
+
+def _totals(totals: Counter) -> str:
+    return ", ".join(f"{key} {totals[key]}" for key in TOTALS)
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("roots", nargs="+")
@@ -182,6 +192,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="only the first N files")
     parser.add_argument("--show", type=int, default=20, help="problems to print")
     parser.add_argument("--preview", action="store_true", help="run the preview rules and shapes too")
+    parser.add_argument("--progress", type=int, default=100, help="print the running totals every N files (0: never)")
     args = parser.parse_args(argv)
     files = list(python_files(args.roots))
     if args.limit:
@@ -199,7 +210,9 @@ def main(argv: Optional[list[str]] = None) -> int:
                 if shown < args.show:
                     print(f"{path} [{which}]: {what}", flush=True)  # (seen even if the hunt is cut off)
                     shown += 1
-    for key in ("files", "mutated copies", "copies Python rejected", "texts with a problem"):
+            if args.progress and totals["files"] % args.progress == 0:
+                print(f"progress: {_totals(totals)} of {len(files)} files", flush=True)
+    for key in TOTALS:
         print(f"{key}: {totals[key]}")
     return 1 if totals["texts with a problem"] else 0
 
