@@ -76,6 +76,10 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
         note="empty inputs take the path that returns torch.tensor(0.0)"),
     "zero_dim_tensor_stacked_with_the_inputs_losses": Recipe("total(D(2, 3), D(2, 3), [None, 0])"),
     "submodule_called_on_a_host_state": Recipe("Encoder().to(dev)(D(2, 5, 8))"),
+    "attribute_started_on_the_host_and_concatenated_with_an_input": Recipe(
+        "b.add(D(3), D(3))", "b = LossBuffer(lambda out, y: (out - y) ** 2)\nb.reset()",
+        note="the loss function keeps its inputs' device"),
+    "attribute_of_a_module_started_empty_and_concatenated_in_forward": Recipe("Memory(4).to(dev)(D(2, 4))"),
     "output_of_a_function_given_a_forward_argument_used_as_a_torch_tensor": Recipe(
         not_run="to_dense_adj is torch_geometric's, which the snippet imports and does not show"),
     "output_of_a_callable_given_an_input_tensor_detached": Recipe(
@@ -234,6 +238,15 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
         "(collect(D(3, 2), 3), chain(D(4), [nn.Identity(), nn.Identity()]))"),
     "optimizer_state_made_beside_its_parameter": Recipe(
         "opt.step()", "w = nn.Parameter(D(2, 3))\nw.grad = D(2, 3)\nopt = Factored([w], {})"),
+    "attribute_concatenated_onto_but_started_on_the_device": Recipe(
+        "b.add(D(3))", "b = LossBuffer(dev)\nb.reset()"),
+    "attribute_concatenated_onto_and_moved_elsewhere": Recipe(
+        "(b.add(D(3)), s.add(D(3)))", "b = LossBuffer().to(dev)\ns = Scores()\ns.place(dev)"),
+    "attribute_concatenated_onto_that_is_a_registered_buffer": Recipe("Memory(4).to(dev)(D(2, 4))"),
+    "attribute_bound_in_a_tuple_target_and_concatenated_onto": Recipe(
+        not_run="what reaches the concatenation depends on callers the snippet does not show (reset alone puts "
+                "both on the host)"),
+    "attribute_collecting_host_values": Recipe("Collector().add(D(3), [1, 2])"),
     "output_of_a_function_not_used_as_a_torch_tensor": Recipe(
         "Degree()(D(4), D(2, 5))", setup="count_nodes = lambda e: 4; to_numpy_adj = lambda e: np.ones(16)",
         note="a count and a NumPy array: the host factory meets host values"),

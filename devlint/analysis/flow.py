@@ -153,6 +153,8 @@ class FunctionFlow:
     returned_by: dict[cst.Call, str] = field(default_factory=dict)
     # empty start values (`torch.empty(0)`, `torch.tensor([])`): they meet only where they are concatenated
     placeholders: set[cst.Call] = field(default_factory=set)
+    # factories that start an attribute the class only ever concatenates onto (`accumulated_attributes`), by attribute
+    accumulators: dict[cst.Call, str] = field(default_factory=dict)
 
     def reportable(self) -> list[tuple[cst.Call, str, Meeting]]:
         """(factory, name, its first meeting), in the order of the source."""
@@ -191,6 +193,10 @@ class ModuleFacts:
         # what each position of a method's returned tuple holds of those (`return h, c`), by method
         self.returned_elements: dict[str, list[Value]] = {}
         self.reading = 0  # how many of those are being read, one inside another (at most _METHOD_DEPTH)
+        # attributes of any class that start as host tensors and are only ever concatenated onto: their starts
+        self.accumulated: dict[str, tuple[cst.Call, ...]] = {}
+        if cls is not None:
+            self.accumulated = accumulated_attributes(cls, torch)
         self.is_module = cls is not None and classes.node_is_module_class(cls)
         if cls is not None and not self.is_module:
             self.called_layers = _layers_of_a_module_by_shape(cls, classes)
@@ -280,6 +286,96 @@ def _host_attributes(cls: cst.ClassDef, torch: TorchNames, registered: set[str])
         if name is not None and keyword(value, "generator") is None and not _is_placeholder(name, positional(value)):  # type: ignore
             found[attribute] = value
     return found  # type: ignore[return-value]
+
+
+def accumulated_attributes(cls: cst.ClassDef, torch: TorchNames) -> dict[str, tuple[cst.Call, ...]]:
+    """The attributes of a class that start as a factory's host tensor and are only ever grown by
+    concatenation onto themselves (`self.losses = torch.tensor([])` in one method, `self.losses =
+    torch.cat([self.losses, loss])` in another): their starts, by attribute. Such a start is where the
+    attribute is on every path into the first concatenation: nothing moves a plain attribute (neither an
+    object, nor `Module.to()`, which moves parameters and buffers), and `torch.cat` checks the device of
+    every tensor it is given, empty ones too. Every binding of the attribute in the class must be one of
+    the two (a start, or a concatenation that holds the attribute itself, through casts and dtype-only
+    moves); anything else (`self.x = self.x.to(d)`, `self.x += y`, a tuple target, `self.x.data = ...`,
+    `setattr`, a start given `device=`), a registered buffer or state, or a class that moves things itself
+    (`_apply`, `to`, `cuda`) leaves the attribute out."""
+    if not isinstance(cls.body, cst.IndentedBlock) or any(
+            isinstance(s, cst.FunctionDef) and s.name.value in ("_apply", "to", "cuda") for s in cls.body.body):
+        return {}
+    starts: dict[str, list[cst.Call]] = {}
+    grown: set[str] = set()
+    spoiled: set[str] = set()
+    for node in nodes(cls):
+        if isinstance(node, cst.Call) and isinstance(node.func, (cst.Attribute, cst.Name)):
+            called = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value
+            if called in ("register_buffer", "register_parameter", "add_state", "setattr", "register_state"):
+                spoiled.update(arg.value.raw_value for arg in node.args if isinstance(arg.value, cst.SimpleString))
+            continue
+        if isinstance(node, cst.Assign):
+            targets = [target.target for target in node.targets]
+            value: Optional[cst.BaseExpression] = node.value
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+            targets, value = [node.target], node.value if isinstance(node, cst.AnnAssign) else None
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            targets, value = [node.target], None
+        elif isinstance(node, cst.AsName):
+            targets, value = [node.name], None
+        elif isinstance(node, cst.Del):
+            targets, value = [node.target], None
+        else:
+            continue
+        for target in targets:
+            for attribute, whole in _self_attributes_bound(target):
+                if not whole or value is None or len(targets) != 1:
+                    spoiled.add(attribute)
+                    continue
+                bound = _under_dtype_moves(value, torch)
+                if isinstance(bound, cst.Call) and _concatenates_itself(bound, attribute, torch):
+                    grown.add(attribute)
+                elif isinstance(bound, cst.Call) and cpu_factory_name(bound, torch) is not None and (
+                        keyword(bound, "generator") is None):
+                    starts.setdefault(attribute, []).append(bound)
+                else:
+                    spoiled.add(attribute)
+    return {attribute: tuple(calls) for attribute, calls in starts.items()
+            if attribute in grown and attribute not in spoiled}
+
+
+def _self_attributes_bound(target: cst.BaseExpression) -> Iterable[tuple[str, bool]]:
+    """(attribute, bound as a whole) for each `self.<attribute>` a target binds: as a whole (`self.x = ...`),
+    inside a tuple or list target, or through it (`self.x.data = ...`; `self.x[i] = ...` writes into it)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            for attribute, _ in _self_attributes_bound(element.value):
+                yield attribute, False
+    elif isinstance(target, cst.StarredElement):
+        for attribute, _ in _self_attributes_bound(target.value):
+            yield attribute, False
+    elif isinstance(target, cst.Attribute):
+        if isinstance(target.value, cst.Name) and target.value.value == "self":
+            yield target.attr.value, True
+        elif isinstance(target.value, cst.Attribute) and isinstance(target.value.value, cst.Name) and (
+                target.value.value.value == "self"):
+            yield target.value.attr.value, False
+
+
+def _under_dtype_moves(expr: cst.BaseExpression, torch: TorchNames) -> cst.BaseExpression:
+    """`torch.cat([...]).to(x.dtype).float()`: the call under casts, views and moves to a dtype only."""
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and (
+            expr.func.attr.value in _SAME_PLACE_METHODS
+            or expr.func.attr.value == "to" and is_dtype_only_move(expr, torch)):
+        expr = expr.func.value
+    return expr
+
+
+def _concatenates_itself(call: cst.Call, attribute: str, torch: TorchNames) -> bool:
+    """`torch.cat([self.<attribute>, ...])`, or another of PyTorch's concatenations, given the attribute as it is."""
+    if torch.qualify(call.func) not in _CONCATENATED:
+        return False
+    args = positional(call)
+    return bool(args) and isinstance(args[0].value, (cst.List, cst.Tuple)) and any(
+        isinstance(e.value, cst.Attribute) and isinstance(e.value.value, cst.Name) and e.value.value.value == "self"
+        and e.value.attr.value == attribute for e in args[0].value.elements)
 
 
 def _under_same_place_methods(expr: cst.BaseExpression) -> cst.BaseExpression:
@@ -685,6 +781,15 @@ class FlowReader:
         wide = frozenset() if _is_scalar(call, name, positional(call), set()) else frozenset({call})
         return Value(host=frozenset({call}), wide=wide)
 
+    def _accumulator(self, attribute: str, starts: tuple[cst.Call, ...]) -> Value:
+        """`self.losses` of a class that starts it as a host tensor and only concatenates onto it: the starts'
+        host tensors, reported where they are concatenated with an input's (at the start, in its method)."""
+        for call in starts:
+            self.flow.factories.setdefault(call, cpu_factory_name(call, self.torch) or "tensor")
+            self.flow.accumulators[call] = attribute
+            self.flow.placeholders.add(call)
+        return Value(host=frozenset(starts), wide=frozenset(starts))
+
     # -- statements ------------------------------------------------------------------
     def _block(self, body: cst.BaseSuite | Iterable[cst.CSTNode], env: dict[str, Value]) -> None:
         statements = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else body
@@ -908,6 +1013,9 @@ class FlowReader:
                 call = self.module.host_attributes.get(node.attr.value)
                 if call is not None and self.function.name.value != "__init__":
                     return self._host_attribute(node.attr.value, call)
+                starts = self.module.accumulated.get(node.attr.value)
+                if starts and self.function.name.value != "__init__":
+                    return self._accumulator(node.attr.value, starts)
                 return NOTHING
             inner = self._expr(node.value, env)
             return inner if node.attr.value in PLACED_ATTRIBUTES else NOTHING

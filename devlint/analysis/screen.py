@@ -507,6 +507,8 @@ def host_meetings_possible(facts: SyntaxFacts) -> bool:
             verdicts[id(inner)] = True
     for method in _host_attribute_readers(facts):
         verdicts[id(method)] = True
+    for method in _accumulator_readers(facts):
+        verdicts[id(method)] = True
     for method in _callers_of_makers(facts, returning):
         verdicts[id(method)] = True
     facts.host_meeting_functions = [verdicts.get(id(f), False) for f in functions]
@@ -548,6 +550,43 @@ def _host_attribute_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.As
                     type(node) is ast.Attribute and node.attr in attributes and type(node.value) is ast.Name  # type: ignore
                     and node.value.id == "self" for node in walk(method)):  # type: ignore[attr-defined]
                 readers.append(method)
+    return readers
+
+
+# The names of PyTorch's concatenations (flow's `_CONCATENATED`, by their last part).
+_CONCATENATIONS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack"})
+
+
+def _accumulator_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The methods (not `__init__`) of any class that mention `self.X`, where the class concatenates onto `self.X`
+    (`self.X = torch.cat([self.X, ...])`) and binds it somewhere to a call that may make a host tensor: its
+    start may reach that concatenation on the CPU (a superset of what `flow.accumulated_attributes` keeps)."""
+    readers = []
+    for cls in facts.classes:
+        grown, started = set(), set()
+        for node in walk(cls):
+            if type(node) is not ast.Assign:
+                continue
+            value = node.value  # type: ignore[attr-defined]
+            while type(value) is ast.Call and type(value.func) is ast.Attribute \
+                    and value.func.attr not in _CONCATENATIONS and not _may_make_host_tensor(facts, value):  # type: ignore
+                value = value.func.value  # type: ignore[attr-defined]  (`torch.cat([...]).to(x.dtype)`)
+            if type(value) is not ast.Call:
+                continue
+            for target in node.targets:  # type: ignore[attr-defined]
+                if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self":  # type: ignore
+                    if _call_name(value) in _CONCATENATIONS:  # type: ignore[arg-type]
+                        grown.add(target.attr)  # type: ignore[attr-defined]
+                    elif _may_make_host_tensor(facts, value):  # type: ignore[arg-type]
+                        started.add(target.attr)  # type: ignore[attr-defined]
+        attributes = grown & started
+        if not attributes:
+            continue
+        for method in cls.body:
+            if type(method) in (ast.FunctionDef, ast.AsyncFunctionDef) and method.name != "__init__" and any(  # type: ignore
+                    type(node) is ast.Attribute and node.attr in attributes and type(node.value) is ast.Name  # type: ignore
+                    and node.value.id == "self" for node in walk(method)):  # type: ignore[attr-defined]
+                readers.append(method)  # type: ignore[arg-type]
     return readers
 
 

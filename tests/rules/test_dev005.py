@@ -180,6 +180,34 @@ FLAGGED = [
             loss = loss_fn(output, target).detach()
             return torch.cat([torch.zeros(1), loss])
     """, [(4, 23)]),
+    # An attribute a class starts as a host tensor and only concatenates onto: nothing moves a plain attribute
+    # (an object has no `.to()`, `Module.to()` moves parameters and buffers only), and `torch.cat` checks the
+    # device of every tensor it is given, empty ones too. Reported at each start, in its method (no fix there).
+    case("attribute_started_on_the_host_and_concatenated_with_an_input", """
+        import torch
+        class LossBuffer:
+            def __init__(self, loss_fn):
+                self.loss_fn = loss_fn
+                self.losses = torch.tensor([])
+            def reset(self):
+                self.losses = torch.tensor([])
+            def add(self, output: torch.Tensor, target: torch.Tensor):
+                loss = self.loss_fn(output, target).detach()
+                self.losses = torch.cat([self.losses, loss]).to(loss.dtype)
+    """, [(5, 23), (7, 23)]),
+    case("attribute_of_a_module_started_empty_and_concatenated_in_forward", """
+        import torch
+        from torch import nn
+        class Memory(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.proj = nn.Linear(dim, dim)
+                self.bank = torch.empty(0, dim)
+            def forward(self, x):
+                y = self.proj(x)
+                self.bank = torch.cat((self.bank, y.detach()))
+                return y
+    """, [(7, 21)]),
     case("submodule_called_on_a_host_state", """
         import torch
         from torch import nn
@@ -541,6 +569,67 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    # An attribute concatenated onto, but whose start is placed, or which is also moved, registered, or bound
+    # in a way that cannot be read (a tuple target), or a class that moves things itself; or what is collected
+    # is sent to the host first, or is host data: nothing shows the start meets a device tensor on the CPU.
+    case("attribute_concatenated_onto_but_started_on_the_device", """
+        import torch
+        class LossBuffer:
+            def __init__(self, device):
+                self.device = device
+                self.losses = torch.tensor([])
+            def reset(self):
+                self.losses = torch.tensor([]).to(self.device)
+            def add(self, loss: torch.Tensor):
+                self.losses = torch.cat([self.losses, loss.detach()])
+    """, []),
+    case("attribute_concatenated_onto_and_moved_elsewhere", """
+        import torch
+        class LossBuffer:
+            def __init__(self):
+                self.losses = torch.tensor([])
+            def to(self, device):
+                self.losses = self.losses.to(device)
+                return self
+            def add(self, loss: torch.Tensor):
+                self.losses = torch.cat([self.losses, loss.detach()])
+        class Scores:
+            def __init__(self):
+                self.scores = torch.tensor([])
+            def place(self, device):
+                self.scores = self.scores.to(device)
+            def add(self, score: torch.Tensor):
+                self.scores = torch.cat([self.scores, score])
+    """, []),
+    case("attribute_concatenated_onto_that_is_a_registered_buffer", """
+        import torch
+        from torch import nn
+        class Memory(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.register_buffer("bank", torch.empty(0, dim))
+            def forward(self, x: torch.Tensor):
+                self.bank = torch.cat((self.bank, x.detach()))
+                return x
+    """, []),
+    case("attribute_bound_in_a_tuple_target_and_concatenated_onto", """
+        import torch
+        class Pairs:
+            def reset(self):
+                self.a, self.b = torch.tensor([]), torch.tensor([])
+            def add(self, x: torch.Tensor):
+                self.a = torch.cat([self.a, x])
+    """, []),
+    case("attribute_collecting_host_values", """
+        import torch
+        class Collector:
+            def __init__(self):
+                self.preds = torch.tensor([])
+                self.ids = torch.tensor([], dtype=torch.long)
+            def add(self, preds: torch.Tensor, ids: list):
+                self.preds = torch.cat([self.preds, preds.detach().cpu()])
+                self.ids = torch.cat([self.ids, torch.tensor(ids)])
+    """, []),
     # The output of a function given the caller's tensors, but not shown to be a torch tensor (a count, a
     # NumPy array, a list: a host factory mixes with any of them), or given no input at all.
     case("output_of_a_function_not_used_as_a_torch_tensor", """

@@ -50,7 +50,13 @@ RULE = Rule(
         a dict by a plain key (`state["row"] = torch.zeros(n)`) is read back as it was stored. An empty start
         value (`acc = torch.tensor([])`, `torch.empty(0)`) meets the inputs only where it is concatenated with
         them (`acc = torch.cat([acc, x[i]])`): `cat` and `stack` check the device of every tensor they are given,
-        empty ones too; anywhere else it must have been replaced first. The rule
+        empty ones too; anywhere else it must have been replaced first. So does an attribute that a class (a
+        module or a plain one) starts with a factory and only ever concatenates onto (`self.losses =
+        torch.tensor([])` in `__init__` or a `reset`, `self.losses = torch.cat([self.losses, loss])` in another
+        method): nothing moves a plain attribute, so each start reaches the first concatenation on the CPU;
+        reported at each start (no fix: its method has no input to take a device from), and not where any other
+        binding of the attribute could place it (a move, a tuple target, a start given `device=`) nor for a
+        registered buffer or state. The rule
         reports only such a meeting in the same function, and names the operation where it happens.
         Not reported: 0-dim tensors in element-wise arithmetic and comparisons (`torch.tensor(0.5)`),
         truth tests and host values (`if torch.rand(1) < p:`, `.item()`, `int()`, sizes, slice bounds), a

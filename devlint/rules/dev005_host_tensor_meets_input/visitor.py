@@ -66,6 +66,9 @@ class HostTensorMeetsInput(RuleVisitor):
             for call, name, meeting in flow.reportable():
                 if call in reported:
                     continue  # made in a method that several others call: reported where it first meets
+                if call in flow.accumulators:  # started in another method, concatenated here: no input there
+                    found.append((call, _accumulator_message(name, flow.accumulators[call], meeting, function), None))
+                    continue
                 if call in flow.attributes:  # made in `__init__`, met here: no input there to take a device from
                     found.append((call, _attribute_message(name, flow.attributes[call], meeting, function), None))
                     continue
@@ -93,7 +96,7 @@ class HostTensorMeetsInput(RuleVisitor):
                 continue
             if cls not in facts:
                 facts[cls] = ModuleFacts(cls, classes, self.torch)
-            attributes = set(facts[cls].host_attributes)
+            attributes = {*facts[cls].host_attributes, *facts[cls].accumulated}
             if not attributes:
                 continue
             building = self._builds(cls)
@@ -174,6 +177,13 @@ def _attribute_message(name: str, attribute: str, meeting: Meeting, function: cs
     return (f"`torch.{name}(...)` is kept in `self.{attribute}`, a plain attribute that `Module.to()` does not move"
             f" (only parameters and buffers move): it stays on the CPU and meets {what} in {meeting.where} in"
             f" `{function.name.value}`; register it: `self.register_buffer(\"{attribute}\", ..., persistent=False)`")
+
+
+def _accumulator_message(name: str, attribute: str, meeting: Meeting, function: cst.FunctionDef) -> str:
+    what = meeting.root if " " in meeting.root else f"`{meeting.root}`"
+    return (f"`torch.{name}(...)` starts `self.{attribute}` on the CPU, and nothing moves it before"
+            f" `{function.name.value}` concatenates it with {what} in {meeting.where}, which checks the device of"
+            f" every tensor it is given, empty ones too; pass `device=` (where the values it collects are) here")
 
 
 def _returned_message(name: str, maker: str, meeting: Meeting, function: cst.FunctionDef) -> str:
