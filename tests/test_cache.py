@@ -215,6 +215,31 @@ def test_cached_and_checked_outcomes_come_in_the_order_of_the_files(tmp_path):
     assert [path for path, _ in serial] == paths and serial[1][1] == [] and serial[2][1] == [(2, 9, "DEV004")]
 
 
+def test_a_run_that_finds_few_files_cached_leaves_the_lookups_to_the_workers(tmp_path, monkeypatch):
+    """A cold cache (a first run, a CI runner) is looked up in the main process only until it is plain that it
+    holds few of the files: each file is not looked up twice there and in a worker. The outcomes are the same."""
+    from devlint.runner import runner
+
+    monkeypatch.setattr(runner, "LOOKUPS_BEFORE_GIVING_UP", 8)
+    paths = _sources(tmp_path, 30)
+    cache = Cache(str(tmp_path / "cache"))
+    list(runner.run(paths[:3], NAMED, Mode(), jobs=1, cache=cache))  # 3 of the first 8 cached: fewer than half
+    looked_up = []
+    cached = runner._cached
+
+    def counted(path, *args):
+        looked_up.append(path)
+        return cached(path, *args)
+
+    monkeypatch.setattr(runner, "_cached", counted)
+    serial = [(o.path, _codes(o)) for o in runner.run(paths, NAMED, Mode(), jobs=1)]
+    assert [(o.path, _codes(o)) for o in runner.run(paths, NAMED, Mode(), jobs=2, cache=cache)] == serial
+    assert looked_up == paths[:8]
+    looked_up.clear()
+    list(runner.run(paths, NAMED, Mode(), jobs=2, cache=cache))  # now every file is cached: all looked up here
+    assert looked_up == paths
+
+
 def _unreadable(monkeypatch):
     from devlint.runner import runner
 

@@ -176,19 +176,35 @@ def diff_path(path: str) -> str:
     return relative.replace(os.sep, "/")
 
 
+# Lookups in the main process go on while at least half of them find the file's reports, and for this many at least:
+# a cold cache (a first run, a CI runner) then pays for a few lookups there, not one more per file.
+LOOKUPS_BEFORE_GIVING_UP = 64
+
+
+def _looked_up(paths: list[str], settings: Settings, mode: Mode, cache: Cache) -> dict[int, FileOutcome]:
+    """The outcomes the cache holds, by position in `paths`, looked up here. Where the cache holds few of the
+    files, the rest are left to the workers, which look each up before they check it."""
+    stored: dict[int, FileOutcome] = {}
+    for i, path in enumerate(paths):
+        if i >= LOOKUPS_BEFORE_GIVING_UP and 2 * len(stored) < i:
+            break
+        found = _cached(path, settings, mode, cache)
+        if found is not None:
+            stored[i] = found
+    return stored
+
+
 def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int = 1,
         cache: Optional[Cache] = None) -> Iterator[FileOutcome]:
     """Outcomes in the order of `paths`; with `jobs` > 1 those the cache does not hold are computed in worker
     processes. The cache is read here first: a lookup (read, hash, one small JSON file) costs less than handing
-    the file to a worker, so a run whose files are all cached starts no worker at all."""
+    the file to a worker, so a run whose files are all cached starts no worker at all; a run that finds few
+    stops looking here (`_looked_up`)."""
     paths = list(paths)
     if jobs > 1 and len(paths) > 1:
         from devlint.runner.parallel import run_parallel, workers_pay
 
-        stored: dict[int, FileOutcome] = {}
-        if cache is not None:
-            stored = {i: found for i, path in enumerate(paths)
-                      if (found := _cached(path, settings, mode, cache)) is not None}
+        stored = _looked_up(paths, settings, mode, cache) if cache is not None else {}
         missing = [path for i, path in enumerate(paths) if i not in stored]
         if workers_pay(len(missing), jobs):
             computed = run_parallel(process, missing, settings, mode, jobs, cache)
