@@ -1,7 +1,7 @@
 """Crash hunt: devlint over real files and over mutated copies that define values by themselves.
 
     python benchmarks/crash_hunt.py ROOT [ROOT ...] [--jobs N] [--limit FILES] [--show N] [--preview]
-                                    [--progress FILES]
+                                    [--progress FILES] [--slow SECONDS]
 
 For each `.py` file under the roots (`~/.cache/devlint-dev-corpus/src` and `.../wide`), devlint checks
 the file as it is and a few mutated copies of it. A mutation takes an assignment `a = f(...)` in a
@@ -19,7 +19,8 @@ use a rule would ask about:
 Each copy gets every site of one file mutated, one shape and method per site, rotating, so that each
 shape meets each method across the copies. A copy that Python rejects is not counted (the mutation
 broke it). The hunt counts files (originals and copies) that get an internal error (DEV998), a DEV999
-although Python parses the text, or an exception out of the engine; it must report 0. It prints the
+although Python parses the text, an exception out of the engine, or whose check took longer than `--slow`
+seconds (a file that takes minutes is lost too: the run is stopped, or its CI job times out); it must report 0. It prints the
 first few of each with the shape that did it (`--show`). Not a timed test: it takes minutes (over `full`
 with `--preview`, more than two CPU hours), so it prints its running totals every `--progress` files: a
 hunt cut off by a timeout still says how far it got.
@@ -32,6 +33,7 @@ import ast
 import multiprocessing
 import os
 import sys
+import time
 import warnings
 from collections import Counter
 from typing import Iterator, Optional
@@ -141,13 +143,13 @@ def _parses(text: str) -> bool:
     return True
 
 
-def hunt(job: tuple[str, int, bool]) -> tuple[str, int, int, list[tuple[str, str]]]:
+def hunt(job: tuple[str, int, bool, float]) -> tuple[str, int, int, list[tuple[str, str]]]:
     """(path, mutated copies checked, copies Python rejected, [(which, what went wrong)]); the job is
-    (path, copies, preview: the preview rules and shapes too)."""
+    (path, copies, preview: the preview rules and shapes too, seconds a check may take)."""
     from devlint.engine.engine import analyze
     from devlint.engine.settings import Settings
 
-    path, copies, preview = job
+    path, copies, preview, slow = job
     settings = Settings(preview=preview)
     try:
         with open(path, encoding="utf-8") as handle:
@@ -165,11 +167,15 @@ def hunt(job: tuple[str, int, bool]) -> tuple[str, int, int, list[tuple[str, str
             continue
         checked += copy >= 0
         which = "original" if copy < 0 else f"copy {copy}"
+        started = time.process_time()
         try:
             diagnostics = analyze(text, path, settings).diagnostics
         except Exception as error:  # the engine must never raise
             problems.append((which, f"exception {type(error).__name__}: {error}"))
             continue
+        spent = time.process_time() - started
+        if spent > slow:
+            problems.append((which, f"slow: {spent:.1f} s of CPU for {len(text):,} characters"))
         for d in diagnostics:
             if d.code == "DEV998" or (d.code == "DEV999" and _parses(text)):
                 line = text.splitlines()[d.line - 1].strip() if 0 < d.line <= text.count("\n") + 1 else ""
@@ -192,6 +198,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="only the first N files")
     parser.add_argument("--show", type=int, default=20, help="problems to print")
     parser.add_argument("--preview", action="store_true", help="run the preview rules and shapes too")
+    parser.add_argument("--slow", type=float, default=20.0, help="CPU seconds a check may take (default 20)")
     parser.add_argument("--progress", type=int, default=100, help="print the running totals every N files (0: never)")
     args = parser.parse_args(argv)
     files = list(python_files(args.roots))
@@ -200,7 +207,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     totals: Counter = Counter()
     shown = 0
     with multiprocessing.Pool(args.jobs) as pool:
-        for path, checked, rejected, problems in pool.imap_unordered(hunt, [(f, args.copies, args.preview) for f in files], 8):
+        for path, checked, rejected, problems in pool.imap_unordered(hunt, [(f, args.copies, args.preview, args.slow) for f in files], 8):
             totals["files"] += 1
             totals["copies Python rejected"] += rejected
             totals["mutated copies"] += checked

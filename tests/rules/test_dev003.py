@@ -799,3 +799,30 @@ def test_a_call_that_forwards_star_arguments_is_not_shown_to_override(tmp_path):
 
 def test_a_default_of_a_function_nobody_calls_is_reported(tmp_path):
     assert _project(tmp_path, MODEL, "x = 1\n") == [(3, 22, "DEV003"), (6, 38, "DEV003")]
+
+
+def test_names_bound_from_each_other_many_times_are_read_once_per_depth(monkeypatch):
+    """A `.cuda()` of a value whose names are each bound several times from each other (`a = a + b`, `b = b * a`,
+    ... as a loop of updates writes them) is read once per name and depth. It was once read along every path
+    (28,671 reads of this snippet), and a file with such a function took minutes (the crash hunt's mutated copy
+    of transformers' `generation/configuration_utils.py`)."""
+    from devlint.rules.dev003_hardcoded_cuda.visitor import HardcodedCuda
+
+    updates = "".join("        a = a + b\n        b = b * a\n" for _ in range(4))
+    snippet = ("import torch\n"
+               "def step(x: torch.Tensor):\n"
+               "    a = x.cpu()\n"
+               "    b = x.cpu()\n"
+               "    for _ in range(3):\n" + updates +
+               "    return a.cuda()\n")
+    derivations = 0
+    derivation = HardcodedCuda._derivation
+
+    def counted(self, *args, **kwargs):
+        nonlocal derivations
+        derivations += 1
+        return derivation(self, *args, **kwargs)
+
+    monkeypatch.setattr(HardcodedCuda, "_derivation", counted)
+    assert reports("DEV003", snippet) == [(14, 12, "DEV003")]
+    assert derivations < 1_000

@@ -356,48 +356,60 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         return name if kind is Kind.TENSOR else None
 
     def _derivation(self, expr: cst.BaseExpression, function: cst.FunctionDef, params: set[str],
-                    depth: int) -> Optional[tuple[str, bool]]:
-        """(the parameter `expr` is computed from by tensor operations, whether it went to the host)."""
+                    depth: int, names: Optional[dict[tuple[str, int], Optional[tuple[str, bool]]]] = None,
+                    ) -> Optional[tuple[str, bool]]:
+        """(the parameter `expr` is computed from by tensor operations, whether it went to the host). `names`:
+        what each name was found to be at each depth in this search, so that names bound from each other
+        (`a = b`, `b = a`, each bound several times) are read once per depth, not once per path."""
         if depth > 8:
             return None
+        if names is None:
+            names = {}
         if isinstance(expr, cst.Name):
             if expr.value in params:
                 return (expr.value, False) if depth else None  # `x.cuda()` itself moves the input
-            bindings = self.ctx.types.scope_index(function).bindings.get(expr.value, [])
-            if not bindings or any(how != "value" for how, _ in bindings):
-                return None
-            # `cost = cost.cuda()` moves the name itself: the other bindings say what it holds
-            values = [value for _, value in bindings if not _moves_itself(value, expr.value)]
-            found = [self._derivation(value, function, params, depth + 1) for value in values]  # type: ignore[arg-type]
-            if not found or any(f is None or f[0] != found[0][0] for f in found):  # type: ignore[index]
-                return None
-            return found[0][0], all(f[1] for f in found)  # type: ignore[index]
+            if (expr.value, depth) not in names:
+                names[expr.value, depth] = self._name_derivation(expr.value, function, params, depth, names)
+            return names[expr.value, depth]
         if isinstance(expr, cst.Attribute):
             if expr.attr.value in TENSOR_VIEWS:
-                return self._derivation(expr.value, function, params, depth + 1)
+                return self._derivation(expr.value, function, params, depth + 1, names)
             return None
         if isinstance(expr, cst.Subscript):
-            return self._derivation(expr.value, function, params, depth + 1)
+            return self._derivation(expr.value, function, params, depth + 1, names)
         if isinstance(expr, cst.BinaryOperation):
-            return (self._derivation(expr.left, function, params, depth + 1)
-                    or self._derivation(expr.right, function, params, depth + 1))
+            return (self._derivation(expr.left, function, params, depth + 1, names)
+                    or self._derivation(expr.right, function, params, depth + 1, names))
         if isinstance(expr, cst.Call):
             if isinstance(expr.func, cst.Attribute) and self.torch.qualify(expr.func) is None:
                 method = expr.func.attr.value
                 if method in _NOT_TENSOR_RESULTS or method in ("cuda", "to"):
                     return None
-                found = self._derivation(expr.func.value, function, params, depth + 1)
+                found = self._derivation(expr.func.value, function, params, depth + 1, names)
                 if found is None:
                     return None
                 return found[0], found[1] or method in TO_HOST_METHODS
             full = self.torch.qualify(expr.func) or ""
             args = positional(expr)
             if full.startswith("torch.") and args and not full.startswith("torch.cuda"):
-                found = self._derivation(args[0].value, function, params, depth + 1)
+                found = self._derivation(args[0].value, function, params, depth + 1, names)
                 if found is None:
                     return None
                 return found[0], found[1] or full[6:] in _FROM_HOST and _went_through_numpy(args[0].value)
         return None
+
+    def _name_derivation(self, name: str, function: cst.FunctionDef, params: set[str], depth: int,
+                         names: dict[tuple[str, int], Optional[tuple[str, bool]]]) -> Optional[tuple[str, bool]]:
+        """`_derivation` of a local name that is not a parameter: the same for every one of its bindings."""
+        bindings = self.ctx.types.scope_index(function).bindings.get(name, [])
+        if not bindings or any(how != "value" for how, _ in bindings):
+            return None
+        # `cost = cost.cuda()` moves the name itself: the other bindings say what it holds
+        values = [value for _, value in bindings if not _moves_itself(value, name)]
+        found = [self._derivation(value, function, params, depth + 1, names) for value in values]  # type: ignore[arg-type]
+        if not found or any(f is None or f[0] != found[0][0] for f in found):  # type: ignore[index]
+            return None
+        return found[0][0], all(f[1] for f in found)  # type: ignore[index]
 
     def visit_Assign(self, node: cst.Assign) -> None:
         super().visit_Assign(node)
