@@ -79,6 +79,7 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "attribute_started_on_the_host_and_concatenated_with_an_input": Recipe(
         "b.add(D(3), D(3))", "b = LossBuffer(lambda out, y: (out - y) ** 2)\nb.reset()",
         note="the loss function keeps its inputs' device"),
+    "attribute_started_in_an_annotated_assignment_and_concatenated_with_an_input": Recipe("Scores().add(D(2, 3))"),
     "attribute_of_a_module_started_empty_and_concatenated_in_forward": Recipe("Memory(4).to(dev)(D(2, 4))"),
     "output_of_a_function_given_a_forward_argument_used_as_a_torch_tensor": Recipe(
         not_run="to_dense_adj is torch_geometric's, which the snippet imports and does not show"),

@@ -175,7 +175,10 @@ class ModuleFacts:
     """What a class of the file says about `self.<attr>`: tensors that move with the module
     (parameters, buffers) and submodules with parameters."""
 
-    def __init__(self, cls: Optional[cst.ClassDef], classes: ClassTable, torch: TorchNames) -> None:
+    def __init__(self, cls: Optional[cst.ClassDef], classes: ClassTable, torch: TorchNames, *,
+                 accumulating: bool = True) -> None:
+        """`accumulating`: the class may start an attribute on the host and concatenate onto it (the screen's
+        answer; False spares reading every binding of the class for `accumulated_attributes`)."""
         self.tensors: set[str] = set()
         self.submodules: set[str] = set()
         self.weighted: set[str] = set()  # submodules that always have a `.weight` (Linear, Conv, Embedding)
@@ -195,7 +198,7 @@ class ModuleFacts:
         self.reading = 0  # how many of those are being read, one inside another (at most _METHOD_DEPTH)
         # attributes of any class that start as host tensors and are only ever concatenated onto: their starts
         self.accumulated: dict[str, tuple[cst.Call, ...]] = {}
-        if cls is not None:
+        if cls is not None and accumulating:
             self.accumulated = accumulated_attributes(cls, torch)
         self.is_module = cls is not None and classes.node_is_module_class(cls)
         if cls is not None and not self.is_module:

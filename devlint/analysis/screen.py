@@ -146,6 +146,8 @@ class SyntaxFacts:
         # DEV005's screen, for each function in the order of the source (as LibCST visits them): may a
         # factory's tensor meet an input there? None until asked (devlint/rules/dev005_*/visitor.py).
         self.host_meeting_functions: Optional[list[bool]] = None
+        # DEV005's screen: the names of the classes that may start an attribute on the host and concatenate onto it
+        self.accumulating_classes: set[str] = set()
         self._local_calls: list[tuple[int, str]] = []  # (line, name) of `f(...)` and `self.f(...)`
         self._gather(tree)
         self._local_calls.sort()
@@ -560,12 +562,24 @@ _CONCATENATIONS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", 
 def _accumulator_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     """The methods (not `__init__`) of any class that mention `self.X`, where the class concatenates onto `self.X`
     (`self.X = torch.cat([self.X, ...])`) and binds it somewhere to a call that may make a host tensor: its
-    start may reach that concatenation on the CPU (a superset of what `flow.accumulated_attributes` keeps)."""
-    readers = []
-    for cls in facts.classes:
+    start may reach that concatenation on the CPU (a superset of what `flow.accumulated_attributes` keeps). Only
+    a class that holds a concatenation given `self.<attribute>` (among the screen's calls) is walked."""
+    onto_self = [call for call in facts.calls if _call_name(call) in _CONCATENATIONS and call.args
+                 and type(call.args[0]) in (ast.List, ast.Tuple) and any(
+                     type(e) is ast.Attribute and type(e.value) is ast.Name and e.value.id == "self"  # type: ignore
+                     for e in call.args[0].elts)]  # type: ignore[attr-defined]
+    readers: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    for cls in facts.classes if onto_self else ():
+        first, last = cls.lineno, cls.end_lineno or cls.lineno
+        if not any(first <= call.lineno <= last for call in onto_self):
+            continue  # nothing in it is concatenated onto an attribute
         grown, started = set(), set()
         for node in walk(cls):
-            if type(node) is not ast.Assign:
+            if type(node) is ast.AnnAssign and node.value is not None:  # type: ignore[attr-defined]
+                targets = [node.target]  # type: ignore[attr-defined]
+            elif type(node) is ast.Assign:
+                targets = node.targets  # type: ignore[attr-defined]
+            else:
                 continue
             value = node.value  # type: ignore[attr-defined]
             while type(value) is ast.Call and type(value.func) is ast.Attribute \
@@ -573,7 +587,7 @@ def _accumulator_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.Async
                 value = value.func.value  # type: ignore[attr-defined]  (`torch.cat([...]).to(x.dtype)`)
             if type(value) is not ast.Call:
                 continue
-            for target in node.targets:  # type: ignore[attr-defined]
+            for target in targets:
                 if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self":  # type: ignore
                     if _call_name(value) in _CONCATENATIONS:  # type: ignore[arg-type]
                         grown.add(target.attr)  # type: ignore[attr-defined]
@@ -582,6 +596,7 @@ def _accumulator_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.Async
         attributes = grown & started
         if not attributes:
             continue
+        facts.accumulating_classes.add(cls.name)
         for method in cls.body:
             if type(method) in (ast.FunctionDef, ast.AsyncFunctionDef) and method.name != "__init__" and any(  # type: ignore
                     type(node) is ast.Attribute and node.attr in attributes and type(node.value) is ast.Name  # type: ignore

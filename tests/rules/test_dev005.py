@@ -195,6 +195,14 @@ FLAGGED = [
                 loss = self.loss_fn(output, target).detach()
                 self.losses = torch.cat([self.losses, loss]).to(loss.dtype)
     """, [(5, 23), (7, 23)]),
+    case("attribute_started_in_an_annotated_assignment_and_concatenated_with_an_input", """
+        import torch
+        class Scores:
+            def __init__(self):
+                self.scores: torch.Tensor = torch.zeros(0)
+            def add(self, score: torch.Tensor):
+                self.scores = torch.cat((self.scores, score.flatten()))
+    """, [(4, 37)]),
     case("attribute_of_a_module_started_empty_and_concatenated_in_forward", """
         import torch
         from torch import nn

@@ -47,8 +47,8 @@ class HostTensorMeetsInput(RuleVisitor):
             classes = self.ctx.cache["class_table"] = ClassTable(self.ctx.module, self.torch)
         facts: dict[Optional[cst.ClassDef], ModuleFacts] = {}
         may_meet = self._screened_functions()
-        self._add_host_attribute_readers(classes, facts)
-        self._add_callers_of_makers()
+        self._add_host_attribute_readers(classes, facts, may_meet)
+        self._add_callers_of_makers(may_meet)
         reported: set[cst.Call] = set()
         defined = {f.name.value for f in self.ctx.function_order}  # every function and method of the file
         for function, cls in self.functions.items():
@@ -59,7 +59,7 @@ class HostTensorMeetsInput(RuleVisitor):
             if cls is not None and (function.name.value == "__init__" or function.name.value in self._builds(cls)):
                 cls = None  # the module is being built: its parameters are still on the CPU
             if cls not in facts:
-                facts[cls] = ModuleFacts(cls, classes, self.torch)  # type: ignore[arg-type]
+                facts[cls] = self._module_facts(cls, classes)
             flow = FlowReader(function, self.torch, facts[cls], flags=self.ctx.availability_flags,
                               preview=self.preview, defined=defined).read()
             found = []
@@ -87,15 +87,21 @@ class HostTensorMeetsInput(RuleVisitor):
                 reported.add(call)
                 self.report(call, message, fix)
 
-    def _add_host_attribute_readers(self, classes: ClassTable,
-                                    facts: dict[Optional[cst.ClassDef], ModuleFacts]) -> None:
+    def _add_host_attribute_readers(self, classes: ClassTable, facts: dict[Optional[cst.ClassDef], ModuleFacts],
+                                    may_meet: Optional[list[bool]]) -> None:
         """The methods (not `__init__`) of the file's module classes that read a plain attribute holding a
-        host factory's tensor (`self.pe`): read too, though they make no tensor themselves."""
+        host factory's tensor (`self.pe`): read too, though they make no tensor themselves. A class none of
+        whose other methods the screen keeps (`may_meet`) is not read for that: they would not be read."""
+        order = self.ctx.function_order
         for cls in classes.classes.values():
             if not isinstance(cls.body, cst.IndentedBlock) or makes_host_data(cls):
                 continue
+            if may_meet is not None and not any(
+                    isinstance(method, cst.FunctionDef) and method not in self.functions and may_meet[order[method]]
+                    for method in cls.body.body):
+                continue
             if cls not in facts:
-                facts[cls] = ModuleFacts(cls, classes, self.torch)
+                facts[cls] = self._module_facts(cls, classes)
             attributes = {*facts[cls].host_attributes, *facts[cls].accumulated}
             if not attributes:
                 continue
@@ -107,9 +113,11 @@ class HostTensorMeetsInput(RuleVisitor):
                                 and isinstance(node.value, cst.Name) and node.value.value == "self" for node in nodes(method)):
                     self.functions[method] = cls
 
-    def _add_callers_of_makers(self) -> None:
+    def _add_callers_of_makers(self, may_meet: Optional[list[bool]]) -> None:
         """The methods that call `self.<m>(...)`, `m` a method with a factory of a class: what `m` returns may be
-        that factory's host tensor (`h = self.init_hidden(n)`), met in the caller though it makes no tensor."""
+        that factory's host tensor (`h = self.init_hidden(n)`), met in the caller though it makes no tensor. Not
+        those the screen drops (`may_meet`): they would not be read."""
+        order = self.ctx.function_order
         makers: dict[cst.ClassDef, set[str]] = {}
         for function, cls in self.functions.items():
             if cls is not None:
@@ -118,11 +126,18 @@ class HostTensorMeetsInput(RuleVisitor):
             building = self._builds(cls)
             for method in cls.body.body:
                 if isinstance(method, cst.FunctionDef) and method not in self.functions \
+                        and (may_meet is None or may_meet[order[method]]) \
                         and method.name.value not in ("__init__", *building) and any(
                             isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
                             and node.func.attr.value in names and isinstance(node.func.value, cst.Name)
                             and node.func.value.value == "self" for node in nodes(method)):
                     self.functions[method] = cls
+
+    def _module_facts(self, cls: Optional[cst.ClassDef], classes: ClassTable) -> ModuleFacts:
+        syntax = self.ctx.syntax
+        screened = syntax is not None and syntax.host_meeting_functions is not None
+        accumulating = not screened or cls is not None and cls.name.value in syntax.accumulating_classes  # type: ignore
+        return ModuleFacts(cls, classes, self.torch, accumulating=accumulating)
 
     def _builds(self, cls: cst.ClassDef) -> set[str]:
         """The methods the class's `__init__` calls (read once per class, however many of its functions ask)."""
