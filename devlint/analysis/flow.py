@@ -482,9 +482,12 @@ def _walk_own(root: cst.CSTNode) -> Iterable[cst.CSTNode]:
             stack.extend(children(node))
 
 
-def tensor_parameters(function: cst.FunctionDef) -> tuple[set[str], set[str]]:
+def tensor_parameters(function: cst.FunctionDef,
+                      own: Optional[list[cst.CSTNode]] = None) -> tuple[set[str], set[str]]:
     """The parameters the function shows to be tensors, and never shows to be Python containers;
-    and the names it shows to be sequences (iterated, `len()`-ed, bound to a list)."""
+    and the names it shows to be sequences (iterated, `len()`-ed, bound to a list). `own`: the nodes of its body
+    (`_walk_own`), where the caller has them."""
+    own = list(_walk_own(function.body)) if own is None else own
     names = {name: p for name, p in named_parameters(function).items() if name not in ("self", "cls")}
     shown: set[str] = set()
     refused: set[str] = set()
@@ -499,9 +502,9 @@ def tensor_parameters(function: cst.FunctionDef) -> tuple[set[str], set[str]]:
             if "Tensor" in text and not any(f"{word}[" in text for word in _NOT_TENSOR_ANNOTATION):
                 shown.add(name)
     listed: set[str] = set()  # bound to a list or tuple: sequences even where also shown as tensors
-    normalised = _arrays_made_tensors(function, names)
+    normalised = _arrays_made_tensors(function, names, own)
     shown.update(normalised.values())
-    for node in _walk_own(function.body):
+    for node in own:
         kind = type(node)  # exact types: LibCST's node classes are never subclassed, and isinstance is slow
         if kind is cst.Call and id(node) in normalised:
             continue  # `if isinstance(x, np.ndarray): x = torch.from_numpy(x)`: a tensor either way
@@ -543,12 +546,13 @@ def tensor_parameters(function: cst.FunctionDef) -> tuple[set[str], set[str]]:
     return shown - refused, sequences
 
 
-def _arrays_made_tensors(function: cst.FunctionDef, names: "dict[str, cst.Param]") -> dict[int, str]:
+def _arrays_made_tensors(function: cst.FunctionDef, names: "dict[str, cst.Param]",
+                         own: Optional[list[cst.CSTNode]] = None) -> dict[int, str]:
     """`if isinstance(x, np.ndarray): x = torch.from_numpy(x)` (or `torch.tensor(x)`, `torch.as_tensor(x)`) of a
     parameter `x`: the function takes an array or a tensor and goes on with a tensor, the caller's own where it
     was given one. The conversion calls (by id), each with the parameter it converts."""
     found: dict[int, str] = {}
-    for node in _walk_own(function.body):
+    for node in _walk_own(function.body) if own is None else own:
         if type(node) is not cst.If or type(node.test) is not cst.Call:
             continue
         test = node.test
@@ -568,7 +572,7 @@ def _arrays_made_tensors(function: cst.FunctionDef, names: "dict[str, cst.Param]
     return found
 
 
-def tensor_items(function: cst.FunctionDef, tensors: set[str]) -> set[str]:
+def tensor_items(function: cst.FunctionDef, tensors: set[str], own: Optional[list[cst.CSTNode]] = None) -> set[str]:
     """The tensors the caller hands over inside a parameter: `batch["mask"]` and `data.x` (as written,
     quotes as in the source) where the function uses that very item as a tensor (`batch["mask"].float()`,
     `data.x.size(0)`), or every string key of a parameter annotated `Dict[str, Tensor]` (then the
@@ -588,7 +592,7 @@ def tensor_items(function: cst.FunctionDef, tensors: set[str]) -> set[str]:
     rebound: set[str] = set()
     aliases: dict[str, str] = {}  # `ids = batch["ids"]`: ids -> batch["ids"]
     shown: set[str] = set()  # names used as tensors
-    for node in _walk_own(function.body):
+    for node in _walk_own(function.body) if own is None else own:
         kind = type(node)
         if kind is cst.Assign or kind is cst.AugAssign or kind is cst.AnnAssign:
             for target in (node.targets if kind is cst.Assign else [node]):
@@ -609,13 +613,13 @@ def tensor_items(function: cst.FunctionDef, tensors: set[str]) -> set[str]:
     return {item for item in found if item.split("[")[0].split(".")[0] not in rebound}
 
 
-def tensor_results(function: cst.FunctionDef) -> set[cst.Call]:
+def tensor_results(function: cst.FunctionDef, own: Optional[list[cst.CSTNode]] = None) -> set[cst.Call]:
     """The calls in `function` whose result it uses as a torch tensor: with a method only a torch tensor has, on
     the call itself (`f(x).detach()`) or on the one name it is bound to (`adj = f(x)`, then `adj.size(1)`)."""
     bound: dict[str, list[cst.Call]] = {}
     shown: set[str] = set()
     found: set[cst.Call] = set()
-    for node in _walk_own(function.body):
+    for node in _walk_own(function.body) if own is None else own:
         kind = type(node)
         if kind is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Name and (
                 type(node.value) is cst.Call):
@@ -666,15 +670,16 @@ class FlowReader:
         self.returns: list[Value] = []
         # beside each of `returns`, the values of its elements where it is a tuple written out (`return h, c`)
         self.returned_tuples: list[Optional[list[Value]]] = []
-        self.params, self.sequences = tensor_parameters(function)
+        own = list(_walk_own(function.body))  # read by the four questions below
+        self.params, self.sequences = tensor_parameters(function, own)
         self.parameters = set(named_parameters(function)) - {"self", "cls"}
-        self.items = tensor_items(function, self.params)
+        self.items = tensor_items(function, self.params, own)
         self.flow.tensor_params = self.params
         self.filled: dict[cst.Call, str] = {}  # host buffers written from an input's tensor: the input
         self.filled_lists: set[cst.Call] = set()  # host tensors of a list given an input's tensors too
         self.steps_parameters: Optional[bool] = None  # reads `self.param_groups` (an optimizer's step); once asked
         self.keyed: set[str] = set()  # names of dicts with a value kept by key in `env` (`state["row"]`)
-        self.tensor_results = tensor_results(function)
+        self.tensor_results = tensor_results(function, own)
 
     def read(self) -> FunctionFlow:
         env: dict[str, Value] = dict(self.outer)
