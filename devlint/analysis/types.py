@@ -166,7 +166,7 @@ class TypeOracle:
         self.classes = ClassTable(module, torch)
         self._scope_cache: dict[int, ScopeIndex] = {}
         self._class_cache: dict[int, ClassIndex] = {}
-        self._resolving: set[tuple[int, str]] = set()
+        self._resolving: set[tuple] = set()  # (scope, name) of names, ("[]", container, functions) of elements
         self._attr_cache: dict[tuple[int, str], Kind] = {}
         self._parents: dict[int, dict[int, cst.CSTNode]] = {}  # per scope: id(node) -> parent
         # A class of the file with its own `to()` (usually in place, returning self): any object
@@ -463,10 +463,19 @@ class TypeOracle:
         container = self.kind_of(expr.value, functions, cls)
         if container in (Kind.MODULE, Kind.TENSOR):
             return container  # self.layers[i] of a ModuleList; x[0] of a tensor
-        for scope in [*functions, self.module]:
-            for value in self.scope_index(scope).element_bindings.get(container_name, []):
-                if self.value_kind(value, functions, cls) in (Kind.MODULE, Kind.OTHER):
-                    return Kind.UNKNOWN  # `metrics[key] = SomeMetric(...)`: elements are not tensors
+        # Its elements' bindings, read once at a time: `x[k] = g(x[k])` asks about the elements again while they
+        # are being read, through other nodes each time (the node-keyed guard of `kind_of` does not see it as the
+        # same question, and every binding was a branch down to `terminating.MAX_DEPTH`)
+        key = ("[]", container_name, *(id(function) for function in functions))
+        if key not in self._resolving:
+            self._resolving.add(key)
+            try:
+                for scope in [*functions, self.module]:
+                    for value in self.scope_index(scope).element_bindings.get(container_name, []):
+                        if self.value_kind(value, functions, cls) in (Kind.MODULE, Kind.OTHER):
+                            return Kind.UNKNOWN  # `metrics[key] = SomeMetric(...)`: elements are not tensors
+            finally:
+                self._resolving.discard(key)
         for element in expr.slice:
             if isinstance(element.slice, cst.Index):
                 key = string_value(element.slice.value) or dotted_name(element.slice.value) or ""

@@ -969,3 +969,28 @@ def _diagnostics(snippet: str) -> list:
     from devlint import lint_source
 
     return [d for d in lint_source(snippet.removeprefix("\n"), "example.py") if d.code == "DEV001"]
+
+
+def test_elements_bound_from_themselves_many_times_are_read_once_at_a_time(monkeypatch):
+    """`x[k] = x[k].float()`, written several times, asks about the elements of `x` again while they are being
+    read, through another node each time: that was once a branch per binding down to the resolvers' depth limit.
+    This 16-line function took more than 30 s, and a crash hunt's copy of tsai's `data/external.py` more than a
+    minute. The elements' bindings are now read once at a time; the report is the same."""
+    from devlint.analysis.types import TypeOracle
+
+    rebinds = "".join(f"        x[{k}] = x[{k}].float()\n        x[{k}] = x[{k}].half()\n" for k in range(6))
+    snippet = ("import torch\n"
+               "def step(x, n):\n"
+               "    for _ in range(n):\n" + rebinds +
+               "    x[1].to('cuda')\n")
+    asked = 0
+    value_kind = TypeOracle.value_kind
+
+    def counted(self, *args, **kwargs):
+        nonlocal asked
+        asked += 1
+        return value_kind(self, *args, **kwargs)
+
+    monkeypatch.setattr(TypeOracle, "value_kind", counted)
+    assert [code for _, _, code in reports("DEV001", snippet)] == ["DEV001"]
+    assert asked < 1_000
