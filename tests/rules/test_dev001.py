@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from rules.cases import cases_for, reports
+from rules.cases import cases_for, counted_calls, reports
 
 case = cases_for("DEV001")
 
@@ -983,14 +983,6 @@ def test_elements_bound_from_themselves_many_times_are_read_once_at_a_time(monke
                "def step(x, n):\n"
                "    for _ in range(n):\n" + rebinds +
                "    x[1].to('cuda')\n")
-    asked = 0
-    value_kind = TypeOracle.value_kind
-
-    def counted(self, *args, **kwargs):
-        nonlocal asked
-        asked += 1
-        return value_kind(self, *args, **kwargs)
-
-    monkeypatch.setattr(TypeOracle, "value_kind", counted)
+    asked = counted_calls(monkeypatch, TypeOracle, "value_kind")
     assert [code for _, _, code in reports("DEV001", snippet)] == ["DEV001"]
-    assert asked < 1_000
+    assert asked() < 1_000

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import lint
-from rules.cases import cases_for
+from rules.cases import cases_for, counted_calls
 
 case = cases_for("DEV003")
 
@@ -815,14 +815,6 @@ def test_names_bound_from_each_other_many_times_are_read_once_per_depth(monkeypa
                "    b = x.cpu()\n"
                "    for _ in range(3):\n" + updates +
                "    return a.cuda()\n")
-    derivations = 0
-    derivation = HardcodedCuda._derivation
-
-    def counted(self, *args, **kwargs):
-        nonlocal derivations
-        derivations += 1
-        return derivation(self, *args, **kwargs)
-
-    monkeypatch.setattr(HardcodedCuda, "_derivation", counted)
+    derivations = counted_calls(monkeypatch, HardcodedCuda, "_derivation")
     assert reports("DEV003", snippet) == [(14, 12, "DEV003")]
-    assert derivations < 1_000
+    assert derivations() < 1_000
