@@ -20,10 +20,10 @@ Each copy gets every site of one file mutated, one shape and method per site, ro
 shape meets each method across the copies. A copy that Python rejects is not counted (the mutation
 broke it). The hunt counts files (originals and copies) that get an internal error (DEV998), a DEV999
 although Python parses the text, an exception out of the engine, or whose check took longer than `--slow`
-seconds (a file that takes minutes is lost too: the run is stopped, or its CI job times out); it must report 0. It prints the
-first few of each with the shape that did it (`--show`). Not a timed test: it takes minutes (over `full`
-with `--preview`, more than two CPU hours), so it prints its running totals every `--progress` files: a
-hunt cut off by a timeout still says how far it got.
+CPU seconds (a file that takes minutes is lost too: the run is stopped, or its CI job times out); it must
+report 0. It prints the first few of each with the shape that did it (`--show`). Not a timed test: it takes
+minutes (over `full` with `--preview`, about half an hour on one core), so it prints its running totals
+every `--progress` files: a hunt cut off by a timeout still says how far it got.
 """
 
 from __future__ import annotations

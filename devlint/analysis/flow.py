@@ -32,7 +32,8 @@ from devlint.analysis.torch_operations import (
     INDEX_ARGUMENTS, SAME_DEVICE_FUNCTIONAL, SAME_DEVICE_FUNCTIONS, SAME_DEVICE_METHODS, SUBSCRIPT_INDICES,
 )
 from devlint.analysis.vocabulary import (
-    CAST_METHODS, ELEMENTWISE, HOST_VALUE_METHODS, JOINING, LOOP_WRAPPERS, NO_SCALARS, NON_TENSOR_METHODS, NUMBER_CALLS,
+    CAST_METHODS, CONCATENATIONS, ELEMENTWISE, HOST_VALUE_METHODS, JOINING, LOOP_WRAPPERS, NO_SCALARS,
+    NON_TENSOR_METHODS, NUMBER_CALLS,
     PLACED_ATTRIBUTES, RESHAPING_METHODS, TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, TO_HOST_METHODS, TORCH_ONLY_METHODS,
     UNARY_ELEMENTWISE,
 )
@@ -44,10 +45,8 @@ PREVIEW_SHAPES = (
     "a host buffer written from an input's tensor (`buf[a:b] = x`) and returned as it is",
     "a list of host tensors given an input's tensor (`outs[0] = x`) and returned",
 )
-# Where an empty start value meets the tensors it is joined with: PyTorch's concatenations check every
-# tensor's device, empty ones too (measured on CUDA: `torch.cat([torch.empty(0), x])` raises).
-_CONCATENATED = frozenset(f"torch.{name}" for name in (
-    "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack"))
+# Where an empty start value meets the tensors it is joined with (`vocabulary.CONCATENATIONS`).
+_CONCATENATED = frozenset(f"torch.{name}" for name in CONCATENATIONS)
 # How deep `self.m()` is followed into the class's methods to learn what each returns.
 _METHOD_DEPTH = 4
 # Methods after which a value is placed: on a device, or (`cpu`, `numpy`) on the host on purpose.
@@ -332,7 +331,7 @@ def accumulated_attributes(cls: cst.ClassDef, torch: TorchNames) -> dict[str, tu
                 if not whole or value is None or len(targets) != 1:
                     spoiled.add(attribute)
                     continue
-                bound = _under_dtype_moves(value, torch)
+                bound = _under_same_place_methods(value, torch)
                 if isinstance(bound, cst.Call) and _concatenates_itself(bound, attribute, torch):
                     grown.add(attribute)
                 elif isinstance(bound, cst.Call) and cpu_factory_name(bound, torch) is not None and (
@@ -362,15 +361,6 @@ def _self_attributes_bound(target: cst.BaseExpression) -> Iterable[tuple[str, bo
             yield target.value.attr.value, False
 
 
-def _under_dtype_moves(expr: cst.BaseExpression, torch: TorchNames) -> cst.BaseExpression:
-    """`torch.cat([...]).to(x.dtype).float()`: the call under casts, views and moves to a dtype only."""
-    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and (
-            expr.func.attr.value in _SAME_PLACE_METHODS
-            or expr.func.attr.value == "to" and is_dtype_only_move(expr, torch)):
-        expr = expr.func.value
-    return expr
-
-
 def _concatenates_itself(call: cst.Call, attribute: str, torch: TorchNames) -> bool:
     """`torch.cat([self.<attribute>, ...])`, or another of PyTorch's concatenations, given the attribute as it is."""
     if torch.qualify(call.func) not in _CONCATENATED:
@@ -381,8 +371,12 @@ def _concatenates_itself(call: cst.Call, attribute: str, torch: TorchNames) -> b
         and e.value.attr.value == attribute for e in args[0].value.elements)
 
 
-def _under_same_place_methods(expr: cst.BaseExpression) -> cst.BaseExpression:
-    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _SAME_PLACE_METHODS:
+def _under_same_place_methods(expr: cst.BaseExpression, torch: Optional[TorchNames] = None) -> cst.BaseExpression:
+    """The call under casts, views and element-wise methods (`pe.unsqueeze(0)`); given `torch`, under moves to a
+    dtype only too (`torch.cat([...]).to(x.dtype)`)."""
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and (
+            expr.func.attr.value in _SAME_PLACE_METHODS
+            or torch is not None and expr.func.attr.value == "to" and is_dtype_only_move(expr, torch)):
         expr = expr.func.value
     return expr
 

@@ -25,14 +25,14 @@ import ast
 import bisect
 import re
 import warnings
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence, Union
 
 from devlint.analysis.prefilter import ANY_ACCELERATOR_STRING, without_continuations
 from devlint.analysis.torch_operations import (
     INDEX_ARGUMENTS, SAME_DEVICE_FUNCTIONAL, SAME_DEVICE_FUNCTIONS, SAME_DEVICE_METHODS,
 )
 from devlint.analysis.vocabulary import (
-    ACCELERATOR_TYPES, CAST_METHODS, DTYPE_NAMES, ELEMENTWISE, FACTORIES, HOST_VALUE_METHODS, JOINING,
+    ACCELERATOR_TYPES, CAST_METHODS, CONCATENATIONS, DTYPE_NAMES, ELEMENTWISE, FACTORIES, HOST_VALUE_METHODS, JOINING,
     LEGACY_CONSTRUCTORS, LIKE_FACTORIES, LOOP_WRAPPERS, NO_SCALARS, NON_TENSOR_METHODS, NUMBER_CALLS, SPARSE_FACTORIES,
     PLACED_ATTRIBUTES, TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, TO_HOST_METHODS, TORCH_ONLY_METHODS,
     device_backend, is_cuda_runtime_value,
@@ -545,18 +545,19 @@ def _host_attribute_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.As
                 made = local.get(value.id, value) if type(value) is ast.Name else value  # type: ignore
                 if type(made) is ast.Call and _may_make_host_tensor(facts, made):  # type: ignore[arg-type]
                     attributes.add(target.attr)  # type: ignore[attr-defined]
-        if not attributes:
-            continue
-        for method in methods:
-            if method is not init and any(
-                    type(node) is ast.Attribute and node.attr in attributes and type(node.value) is ast.Name  # type: ignore
-                    and node.value.id == "self" for node in walk(method)):  # type: ignore[attr-defined]
-                readers.append(method)
+        if attributes:
+            readers.extend(_methods_reading(methods, attributes, init))
     return readers
 
 
-# The names of PyTorch's concatenations (flow's `_CONCATENATED`, by their last part).
-_CONCATENATIONS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack"})
+_Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+
+
+def _methods_reading(methods: list[_Function], attributes: set[str], init: Optional[_Function]) -> list[_Function]:
+    """The methods, but `init`, that mention `self.<attribute>` for one of `attributes`."""
+    return [method for method in methods if method is not init and any(
+        type(node) is ast.Attribute and node.attr in attributes and type(node.value) is ast.Name  # type: ignore
+        and node.value.id == "self" for node in walk(method))]  # type: ignore[attr-defined]
 
 
 def _accumulator_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -564,7 +565,7 @@ def _accumulator_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.Async
     (`self.X = torch.cat([self.X, ...])`) and binds it somewhere to a call that may make a host tensor: its
     start may reach that concatenation on the CPU (a superset of what `flow.accumulated_attributes` keeps). Only
     a class that holds a concatenation given `self.<attribute>` (among the screen's calls) is walked."""
-    onto_self = [call for call in facts.calls if _call_name(call) in _CONCATENATIONS and call.args
+    onto_self = [call for call in facts.calls if _call_name(call) in CONCATENATIONS and call.args
                  and type(call.args[0]) in (ast.List, ast.Tuple) and any(
                      type(e) is ast.Attribute and type(e.value) is ast.Name and e.value.id == "self"  # type: ignore
                      for e in call.args[0].elts)]  # type: ignore[attr-defined]
@@ -583,13 +584,13 @@ def _accumulator_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.Async
                 continue
             value = node.value  # type: ignore[attr-defined]
             while type(value) is ast.Call and type(value.func) is ast.Attribute \
-                    and value.func.attr not in _CONCATENATIONS and not _may_make_host_tensor(facts, value):  # type: ignore
+                    and value.func.attr not in CONCATENATIONS and not _may_make_host_tensor(facts, value):  # type: ignore
                 value = value.func.value  # type: ignore[attr-defined]  (`torch.cat([...]).to(x.dtype)`)
             if type(value) is not ast.Call:
                 continue
             for target in targets:
                 if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self":  # type: ignore
-                    if _call_name(value) in _CONCATENATIONS:  # type: ignore[arg-type]
+                    if _call_name(value) in CONCATENATIONS:  # type: ignore[arg-type]
                         grown.add(target.attr)  # type: ignore[attr-defined]
                     elif _may_make_host_tensor(facts, value):  # type: ignore[arg-type]
                         started.add(target.attr)  # type: ignore[attr-defined]
@@ -597,11 +598,9 @@ def _accumulator_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.Async
         if not attributes:
             continue
         facts.accumulating_classes.add(cls.name)
-        for method in cls.body:
-            if type(method) in (ast.FunctionDef, ast.AsyncFunctionDef) and method.name != "__init__" and any(  # type: ignore
-                    type(node) is ast.Attribute and node.attr in attributes and type(node.value) is ast.Name  # type: ignore
-                    and node.value.id == "self" for node in walk(method)):  # type: ignore[attr-defined]
-                readers.append(method)  # type: ignore[arg-type]
+        methods = [s for s in cls.body if type(s) in (ast.FunctionDef, ast.AsyncFunctionDef)]
+        init = next((m for m in methods if m.name == "__init__"), None)  # type: ignore[attr-defined]
+        readers.extend(_methods_reading(methods, attributes, init))  # type: ignore[arg-type]
     return readers
 
 

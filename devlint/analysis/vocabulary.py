@@ -37,11 +37,13 @@ DTYPE_NAMES = frozenset({
     "float8_e5m2", "uint16", "uint32", "uint64", "qint8", "quint8",
 })
 
+# PyTorch's concatenations: they check the device of every tensor they are given, empty ones too (measured on
+# CUDA: `torch.cat([torch.empty(0), x])` raises).
+CONCATENATIONS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack"})
 # Torch functions whose tensor arguments must share a device (as `torch.f(...)` or `t.f(...)`).
 # For the element-wise ones a 0-dim CPU tensor may mix with any device.
-JOINING = frozenset({
-    "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "index_select", "gather",
-    "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill", "masked_scatter",
+JOINING = CONCATENATIONS | frozenset({
+    "index_select", "gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill", "masked_scatter",
     "masked_select", "take_along_dim", "bmm", "mm", "matmul", "einsum", "bucketize", "searchsorted", "cdist",
     "index_put", "masked_fill", "where", "block_diag", "cartesian_prod",
 })
