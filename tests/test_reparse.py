@@ -1,9 +1,10 @@
 """`Reparser` (devlint/engine/reparse.py): a version parsed from the last one is the tree LibCST parses
 from the whole text, node for node, whatever the edit; and an edit in one function re-parses
-only that function."""
+only that function; a whole file parsed in pieces is LibCST's tree of it too."""
 
 from __future__ import annotations
 
+import ast
 from typing import Callable, Optional
 
 import hypothesmith
@@ -296,3 +297,69 @@ def test_generated_programs_and_edits(case: tuple[str, list[tuple[int, Optional[
         number = min(number, text.count("\n") + 1)
         text = with_line(text, number, line)
         parsed_again(parser, text)
+
+
+# A whole file parsed in pieces (`parse_in_pieces`): LibCST's tree of the whole text, whatever the text.
+
+def parsed_in_pieces(text: str, monkeypatch: pytest.MonkeyPatch, piece: int = 1) -> int:
+    """How many texts `parse_in_pieces(text)` handed to LibCST, checked to give LibCST's tree of `text`
+    (with `piece` 1: a piece at every boundary the text has)."""
+    from devlint.engine import reparse
+
+    parsed: list[str] = []
+    real = reparse.parse_module
+    monkeypatch.setattr(reparse, "parse_module", lambda part: parsed.append(part) or real(part))
+    tree = ast.parse(text)
+    try:
+        expected = cst.parse_module(text)
+    except Exception as error:  # noqa: BLE001 - the pieces must fail the same way
+        with pytest.raises(type(error)):
+            reparse.parse_in_pieces(text, tree, piece)
+        return len(parsed)
+    got = reparse.parse_in_pieces(text, tree, piece)
+    assert got.code == expected.code
+    assert got.deep_equals(expected)
+    for attribute in ("default_indent", "default_newline", "has_trailing_newline", "encoding"):
+        assert getattr(got, attribute) == getattr(expected, attribute), attribute
+    monkeypatch.setattr(reparse, "parse_module", real)
+    return len(parsed)
+
+
+def test_a_large_text_is_parsed_in_pieces_into_libcsts_tree(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = BASE + CLASS * 3
+    # a piece per top-level statement, but `Third`: the indented comment above it may be `second`'s
+    assert parsed_in_pieces(text, monkeypatch) == 10
+    assert parsed_in_pieces(text, monkeypatch, piece=len(text) // 3) == 2  # pieces of a third or more
+    assert parsed_in_pieces(text, monkeypatch, piece=len(text)) == 1  # under two pieces: whole
+
+
+@pytest.mark.parametrize("text", [
+    # the first indented block is the file's default indent; a piece whose own first block is another
+    "def f():\n    return 1\n\n\ndef g():\n  return 2\n\n\ndef h():\n    return 3\n",
+    "x = 1\n\n\ndef g():\n  return 2\n\n\ndef h():\n    return 3\n",
+    # newlines: a piece's default newline is its first line's
+    "x = 1\r\ny = 2\n\n\ndef g():\n    return 2\r\n",
+    "x = 1\r\n\r\ndef g():\r\n    return 2\r\n",
+    # a comment indented under a block is no boundary: it may be the block's
+    "def f():\n    return 1\n    # the block's\n\ndef g():\n    return 2\n",
+    "def f():\n    return 1\n  # whose?\n# the next one's\ndef g():\n    return 2\n# the module's footer\n",
+    # decorators, statements joined by `;`, a header, no trailing newline, tabs
+    "# header\n\n@a\n@b(1)\ndef f(): pass\nx = 1; y = 2\nclass C:\n\tdef m(self):\n\t\treturn 1\nz = 3",
+    "\"\"\"Doc.\"\"\"\n\nif x:\n    pass\nelse:\n    pass\n\n\n\nwhile y:\n    break\n",
+], ids=["indent-later", "indent-first-piece-has-none", "mixed-newlines", "windows", "indented-comment",
+        "comment-gaps", "decorators-joined-tabs", "docstring-compound"])
+def test_pieces_that_would_store_otherwise_give_libcsts_tree(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed_in_pieces(text, monkeypatch)
+
+
+@pytest.mark.parametrize("directory", RULE_DIRS, ids=lambda d: d.name)
+def test_each_fixture_in_pieces(directory, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    for path in sorted(directory.rglob("*.py")):
+        parsed_in_pieces(path.read_text(encoding="utf-8"), monkeypatch)
+
+
+@FUZZ
+@given(hypothesmith.from_grammar())
+def test_generated_programs_in_pieces(program: str) -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        parsed_in_pieces(program, monkeypatch)

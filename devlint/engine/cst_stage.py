@@ -25,8 +25,8 @@ from devlint.engine.layout import Refused, lay_out, smallest
 from devlint.engine.line_length import line_limit
 from devlint.engine.lines import Lines
 from devlint.engine.noqa import Suppressions
-from devlint.engine.parsing import parse_module
 from devlint.engine.project import index_for
+from devlint.engine.reparse import parse_in_pieces
 from devlint.engine.settings import INTERNAL_ERROR_CODE, Settings
 from devlint.engine.syntax import internal_error
 from devlint.engine.target_torch import target_torch
@@ -49,8 +49,9 @@ def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleE
     if reparser is not None:
         module = reparser.parse(source, syntax.tree if syntax is not None else None)
     else:
-        # Python parsed it (engine.py): a failure here is LibCST's, DEV998
-        module = parse_module(text if text is not None else source)
+        # Python parsed it (engine.py): a failure here is LibCST's, DEV998. A large text is parsed a piece at
+        # a time, into the same tree: LibCST's parser holds memory in proportion to what it is given.
+        module = parse_in_pieces(text if text is not None else source, syntax.tree if syntax is not None else None)
     result.module = module
     ctx = FileContext(module, path, target_torch(settings.target_torch, path), syntax=syntax,
                       preview=settings.preview, project=IndexReads(index_for(path)))

@@ -4,7 +4,8 @@ The pipeline for one module's text:
 1. the text prefilter drops rules whose tokens are absent, then the syntax screen (Python's
    own `ast`, a fraction of LibCST's cost) drops rules with no candidate node; a file with no
    rule left is never parsed by LibCST;
-2. LibCST parses once (an editor's document: only what an edit touched, devlint/engine/reparse.py);
+2. LibCST parses once (a large text a piece at a time, an editor's document only what an edit touched:
+   devlint/engine/reparse.py);
    the context visitors and every enabled rule share one traversal;
 3. rules' `finish()` decide what needed the whole file;
 4. positions are resolved only when there is something to report;

@@ -1,4 +1,5 @@
-"""Parse successive versions of one text with LibCST, parsing again only what an edit touched.
+"""Parse successive versions of one text with LibCST, parsing again only what an edit touched; parse a
+large text a piece at a time.
 
 An editor sends a new version of the buffer after each keystroke; parsing a 2,000-line file is
 most of a check. `Reparser` keeps the last version's tree and cuts the text into *chunks* at
@@ -26,6 +27,11 @@ reads them at the depth they have in the file (their strings, indents and commen
 written; before, an edit in a one-class model file re-parsed the whole class). One after the last
 statement only (a comment typed at the end) parses those lines alone: they are the module's footer.
 
+The same chunks let a whole file be parsed a piece at a time (`parse_in_pieces`, the engine's parse of a
+large text): LibCST's native parser holds memory in proportion to the text it is given, and the process keeps
+it, so a 2 MB module took 616 MiB to parse whole for a tree of 48 MiB, and takes 54 MiB in pieces of 64 KB.
+`benchmarks/pieces_check.py` compares the two trees over the corpus with a piece at every boundary.
+
 Anything unusual (a region that does not parse, a region without statements, a
 text that `ast` cannot read, old Mac newlines) falls back to parsing the whole text: the result
 is then exactly `cst.parse_module(text)`, errors included. `tests/test_reparse.py` compares the
@@ -51,6 +57,9 @@ Chunk = tuple[int, int, int]
 Change = tuple[int, int, int]
 # How far a region grows, a chunk at a time, to end on boundaries the new text keeps.
 MAX_GROWTH = 4
+# A whole file is parsed in pieces of about this many characters (`parse_in_pieces`): LibCST's parser then
+# holds about 16 MB at a time, whatever the file's size.
+PIECE_CHARS = 64 * 1024
 
 
 @dataclass
@@ -277,6 +286,79 @@ def _clean_gap(lines: Sequence[str], after: int, before: int, indent: str = "") 
     return True
 
 
+def parse_in_pieces(text: str, tree: Optional[ast.Module], piece: int = PIECE_CHARS) -> cst.Module:
+    """`cst.parse_module(text)` (`tree`: the text's `ast`), parsed a piece of about `piece` characters at a
+    time. LibCST's native parser holds about 250 bytes per character of the text it parses while it parses
+    (its tokens and its own tree), and the process keeps that memory once freed: a 2 MB generated or
+    concatenated module took 616 MiB for a tree of 48. The pieces are whole chunks (`_chunks`), joined as
+    `_splice` joins a region; where anything does not hold (a piece that does not parse alone, newlines or
+    indents a piece would store otherwise), the whole text is parsed, errors included."""
+    if tree is None or len(text) < 2 * piece:
+        return parse_module(text)
+    lines = text.split("\n")
+    chunks = _chunks(text, lines, tree)
+    module = _in_pieces(lines, _pieces(lines, chunks, piece)) if chunks is not None else None
+    return module if module is not None else parse_module(text)
+
+
+def _pieces(lines: Sequence[str], chunks: list[Chunk], piece: int) -> list[Chunk]:
+    """The chunks joined, in order, into runs of at least `piece` characters (the last may be shorter)."""
+    pieces: list[Chunk] = []
+    size = piece
+    for first, last, count in chunks:
+        if size < piece:
+            start, _, counted = pieces[-1]
+            pieces[-1] = (start, last, counted + count)
+        else:
+            pieces.append((first, last, count))
+            size = 0
+        size += sum(len(line) + 1 for line in lines[first - 1:last])
+    return pieces
+
+
+def _in_pieces(lines: list[str], pieces: list[Chunk]) -> Optional[cst.Module]:
+    """The module of `lines`, parsed a piece at a time; None where the pieces would not give LibCST's tree."""
+    body: list[cst.BaseStatement] = []
+    first_module: Optional[cst.Module] = None
+    indent: Optional[str] = None  # the default indent: the file's first indented block's
+    region: Optional[cst.Module] = None
+    for index, (first, last, statements) in enumerate(pieces):
+        at_end = index == len(pieces) - 1
+        region = _parse_region(lines, first, last, at_end, statements)
+        if region is None or (not at_end and region.footer):
+            return None
+        if first_module is None:
+            first_module = region
+        elif region.default_newline != first_module.default_newline:
+            return None  # its nodes' newlines, stored as its default, would mean another one
+        if _first_block(region.body) is not None:
+            if indent is None:
+                indent = region.default_indent
+            elif region.default_indent != indent:
+                return None  # and so would its indents
+        statements_of = list(region.body)
+        if first > 1 and region.header:  # a whole-file parse gives these lines to the statement after them
+            statements_of[0] = statements_of[0].with_changes(
+                leading_lines=(*region.header, *statements_of[0].leading_lines))
+        body.extend(statements_of)
+    if first_module is None or region is None:
+        return None
+    return first_module.with_changes(body=body, footer=region.footer, has_trailing_newline=region.has_trailing_newline,
+                                     default_indent=indent if indent is not None else first_module.default_indent)
+
+
+def _parse_region(lines: Sequence[str], first: int, last: int, at_end: bool,
+                  statements: int) -> Optional[cst.Module]:
+    """Lines `first`..`last` (1-based, whole chunks) parsed as a text of their own; None where they do not
+    parse, or not into `statements` statements."""
+    region_text = "\n".join(lines[first - 1:last]) + ("" if at_end else "\n")
+    try:
+        region = parse_module(region_text)
+    except Exception:  # noqa: BLE001 - whatever the failure, the whole text decides (and reports it)
+        return None
+    return region if region.body and len(region.body) == statements else None
+
+
 def _splice(last: _Parsed, lines: list[str], chunks: list[Chunk], change: Change) -> Optional[cst.Module]:
     """The module of the text of `lines` (cut into `chunks`) from `last`'s, parsing only the
     chunks the edit touched; None to parse the whole text."""
@@ -303,14 +385,10 @@ def _splice(last: _Parsed, lines: list[str], chunks: list[Chunk], change: Change
     if region_last < region_first:
         return None
     statements = sum(count for _, _, count in chunks[new_starts[region_first]:new_ends[region_last] + 1])
-    region_text = "\n".join(lines[region_first - 1:region_last]) + ("" if at_end else "\n")
-    try:
-        region = parse_module(region_text)
-    except Exception:  # noqa: BLE001 - whatever the failure, the whole text decides (and reports it)
+    region = _parse_region(lines, region_first, region_last, at_end, statements)
+    if region is None:
         return None
     old = last.module
-    if not region.body or len(region.body) != statements:
-        return None
     if region.default_newline != old.default_newline:
         return None  # the old nodes' newlines, stored as the file's default, would mean another one
     if _first_block(region.body) is not None and region.default_indent != old.default_indent:
