@@ -36,6 +36,11 @@ _MODULE_SUFFIX = re.compile(
 )
 
 
+# The statements (and parts of them) a class definition can be found in.
+_HOLD_CLASSES = frozenset({cst.Module, cst.ClassDef, cst.FunctionDef, cst.IndentedBlock, cst.If, cst.Try, cst.With,
+                           cst.Else, cst.ExceptHandler, cst.Finally})
+
+
 class ClassTable:
     """Every class defined anywhere in the file, by name (the last definition wins)."""
 
@@ -46,10 +51,10 @@ class ClassTable:
         stack: list[cst.CSTNode] = [module]
         while stack:
             node = stack.pop()
-            if isinstance(node, cst.ClassDef):
-                self.classes.setdefault(node.name.value, node)
-            if isinstance(node, (cst.Module, cst.ClassDef, cst.FunctionDef, cst.IndentedBlock, cst.If, cst.Try,
-                                 cst.With, cst.Else, cst.ExceptHandler, cst.Finally)):
+            kind = type(node)  # (a parsed tree's nodes are LibCST's own classes: no ABC check needed)
+            if kind is cst.ClassDef:
+                self.classes.setdefault(node.name.value, node)  # type: ignore[attr-defined]
+            if kind in _HOLD_CLASSES:
                 stack.extend(children(node))  # node.children would rebuild the node
 
     def base_is_module(self, base: cst.BaseExpression, _seen: Optional[set[str]] = None) -> bool:

@@ -18,6 +18,7 @@ from devlint.analysis.project_index import IndexReads
 from devlint.analysis.torch_names import TorchNames
 
 if TYPE_CHECKING:  # pragma: no cover
+    from devlint.analysis.classes import ClassTable
     from devlint.analysis.types import TypeOracle
     from devlint.analysis.screen import SyntaxFacts
     from devlint.rules.base import Fix
@@ -178,9 +179,26 @@ class FileContext:
         if oracle is None:
             from devlint.analysis.types import TypeOracle
 
-            oracle = TypeOracle(self.module, self.torch)
+            oracle = TypeOracle(self.module, self.torch, self.classes)
             self.cache["types"] = oracle
         return oracle  # type: ignore[return-value]
+
+    @property
+    def classes(self) -> "ClassTable":
+        """Every class of the file by name, read on first use (the type oracle's and DEV005's)."""
+        table = self.cache.get("classes")
+        if table is None:
+            from devlint.analysis.classes import ClassTable
+
+            table = self.cache["classes"] = ClassTable(self.module, self.torch)
+        return table  # type: ignore[return-value]
+
+    def mentions(self, *words: str) -> bool:
+        """Does the file's text hold one of `words`? True when the text is not at hand. For a name that code
+        reaches only by writing it (`Parameter`, even as `from torch.nn import Parameter as P`), False spares
+        a walk for it."""
+        source = self.syntax.source if self.syntax is not None else None
+        return source is None or any(word in source for word in words)
 
 
 def _is_device_context(ctx: FileContext, item: cst.WithItem) -> bool:

@@ -175,9 +175,11 @@ class ModuleFacts:
     (parameters, buffers) and submodules with parameters."""
 
     def __init__(self, cls: Optional[cst.ClassDef], classes: ClassTable, torch: TorchNames, *,
-                 accumulating: bool = True) -> None:
+                 accumulating: bool = True, registers: bool = True) -> None:
         """`accumulating`: the class may start an attribute on the host and concatenate onto it (the screen's
-        answer; False spares reading every binding of the class for `accumulated_attributes`)."""
+        answer; False spares reading every binding of the class for `accumulated_attributes`). `registers`: the
+        file's text names `Parameter`, `register_buffer` or `register_parameter` (False spares walking a class
+        that is not a module for them)."""
         self.tensors: set[str] = set()
         self.submodules: set[str] = set()
         self.weighted: set[str] = set()  # submodules that always have a `.weight` (Linear, Conv, Embedding)
@@ -204,7 +206,7 @@ class ModuleFacts:
             self.called_layers = _layers_of_a_module_by_shape(cls, classes)
             # a class whose base is defined elsewhere that binds `self.w = nn.Parameter(...)`: only a Module
             # registers (and moves) what it is given so
-            self.is_module = bool(self.called_layers) or _binds_parameters(cls, torch)
+            self.is_module = bool(self.called_layers) or registers and _binds_parameters(cls, torch)
         if cls is None or not self.is_module:
             return
         for base in cls.bases:
@@ -1518,16 +1520,20 @@ class CallSites:
     def __init__(self, module: cst.Module) -> None:
         self.calls: dict[str, list[tuple[cst.Call, Optional[cst.FunctionDef]]]] = {}
         stack: list[tuple[cst.CSTNode, Optional[cst.FunctionDef]]] = [(module, None)]
+        pop, push = stack.pop, stack.append
         while stack:
-            node, function = stack.pop()
-            if isinstance(node, cst.FunctionDef):
+            node, function = pop()
+            kind = type(node)  # (a parsed tree's nodes are LibCST's own classes: no ABC check needed)
+            if kind is cst.FunctionDef:
                 function = node
-            elif isinstance(node, cst.Call):
-                name = node.func.attr.value if isinstance(node.func, cst.Attribute) else (
-                    node.func.value if isinstance(node.func, cst.Name) else None)
+            elif kind is cst.Call:
+                func = node.func
+                name = func.attr.value if type(func) is cst.Attribute else (
+                    func.value if type(func) is cst.Name else None)
                 if name is not None:
                     self.calls.setdefault(name, []).append((node, function))
-            stack.extend((child, function) for child in children(node))
+            for child in children(node):
+                push((child, function))
 
     def only_host_or_default(self, function: cst.FunctionDef, param: str, torch: TorchNames) -> bool:
         """Does every call of `function` in the file (one at least) leave `param` to its default or pass

@@ -110,7 +110,7 @@ class SyntaxFacts:
         self.tree = tree
         # Preview is on: a screen keeps the rule for its preview shapes too (a rule may screen for fewer without).
         self.preview = preview
-        self._source = source
+        self.source = source  # the file's text (None: not given), for what only its words can tell
         self._names_an_accelerator: Optional[bool] = None
         self._accelerator_bound: Optional[set[str]] = None  # names bound to what may name an accelerator
         # local name -> every torch name it is bound to by some import (plain `torch` always)
@@ -347,9 +347,9 @@ class SyntaxFacts:
         string, written out, with escapes or split over adjacent literals? (True when the text is not known.)
         Without one, a device the code chooses is never shown to be an accelerator."""
         if self._names_an_accelerator is None:
-            self._names_an_accelerator = self._source is None or any(
+            self._names_an_accelerator = self.source is None or any(
                 ANY_ACCELERATOR_STRING.search(text) is not None
-                for text in (self._source, without_continuations(self._source)))
+                for text in (self.source, without_continuations(self.source)))
         return self._names_an_accelerator
 
     def may_show_accelerator(self, expr: ast.AST) -> bool:

@@ -160,10 +160,10 @@ def _children_in_scope(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
 class TypeOracle:
     """Answers `kind_of(expr)` for a position in the file. One per file; memoised."""
 
-    def __init__(self, module: cst.Module, torch: TorchNames) -> None:
+    def __init__(self, module: cst.Module, torch: TorchNames, classes: Optional[ClassTable] = None) -> None:
         self.module = module
         self.torch = torch
-        self.classes = ClassTable(module, torch)
+        self.classes = classes if classes is not None else ClassTable(module, torch)
         self._scope_cache: dict[int, ScopeIndex] = {}
         self._class_cache: dict[int, ClassIndex] = {}
         self._resolving: set[tuple] = set()  # (scope, name) of names, ("[]", container, functions) of elements

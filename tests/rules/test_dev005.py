@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import lint
-from rules.cases import cases_for
+from rules.cases import cases_for, counted_calls
 
 case = cases_for("DEV005")
 
@@ -36,6 +36,18 @@ _FACTORED_STEP = """
                         row = state["row"]
                         row.mul_(0.9).add_(p.grad.square().mean(dim=-1))
                         p.add_(p.grad / row.unsqueeze(-1).sqrt())
+"""
+
+# A class whose base is defined elsewhere, a module because it binds a parameter.
+_SCALE = """
+import torch
+from flows.base import Transform
+class Scale(Transform):
+    def __init__(self, n):
+        super().__init__()
+        self.log_scale = torch.nn.Parameter(torch.zeros(n))
+    def forward(self, x):
+        return x * self.log_scale.exp() + torch.ones(x.size(-1)) * self.log_scale
 """
 
 FLAGGED = [
@@ -497,16 +509,18 @@ FLAGGED = [
                 total += torch.abs(predictions[i] - targets[i]).sum()
             return total / len(predictions)
     """, [(8, 13)]),
-    case("a_class_that_binds_a_parameter_is_a_module_whatever_its_base", """
+    case("a_class_that_binds_a_parameter_is_a_module_whatever_its_base", _SCALE, [(8, 43)]),
+    case("a_class_that_binds_a_parameter_under_another_name_is_a_module", """
         import torch
+        from torch.nn import Parameter as Weight
         from flows.base import Transform
         class Scale(Transform):
             def __init__(self, n):
                 super().__init__()
-                self.log_scale = torch.nn.Parameter(torch.zeros(n))
+                self.log_scale = Weight(torch.zeros(n))
             def forward(self, x):
                 return x * self.log_scale.exp() + torch.ones(x.size(-1)) * self.log_scale
-    """, [(8, 43)]),
+    """, [(9, 43)]),
     case("host_state_made_by_a_method_and_met_by_its_caller", """
         import torch
         class Cell(torch.nn.Module):
@@ -1354,3 +1368,33 @@ def test_what_a_method_returns_is_followed_a_few_methods_deep_and_a_long_chain_e
             "    def near_the_end(self):\n        return torch.ones(3) + self.m398()\n")
     lines = code.splitlines()
     assert [r[0] for r in lint(code, "m.py", extend_select=NAMED) if r[2] == "DEV005"] == [len(lines)]
+
+
+def test_a_class_is_walked_for_parameters_only_where_the_file_writes_the_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A class whose base is defined elsewhere is a module where it registers a parameter or a buffer; code can only
+    do so by writing `Parameter`, `register_buffer` or `register_parameter`, so a file without them is not walked."""
+    from devlint.analysis import flow
+
+    walked = counted_calls(monkeypatch, flow, "_binds_parameters")  # type: ignore[arg-type]
+    scale = _SCALE.removeprefix("\n")
+    assert reports("DEV005", scale) == [(8, 43, "DEV005")]
+    assert walked() == 1
+    without = scale.replace("torch.nn.Parameter(torch.zeros(n))", "torch.zeros(n)")
+    assert reports("DEV005", without) == [(8, 43, "DEV005")]  # the factory still meets `x`
+    assert walked() == 1  # and `Scale` was not walked for a parameter the file cannot name
+
+
+def test_the_rules_and_the_type_oracle_read_the_classes_of_a_file_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from devlint.analysis.classes import ClassTable
+
+    read = counted_calls(monkeypatch, ClassTable, "__init__")
+    code = """\
+import torch
+class Scale(torch.nn.Module):
+    def forward(self, x, y):
+        y.to(x.device)
+        return x + torch.ones(x.size(-1))
+"""
+    found = lint(code, "m.py", extend_select=("DEV001", "DEV005"))
+    assert {report[2] for report in found} == {"DEV001", "DEV005"}  # DEV001 asked the type oracle about `y`
+    assert read() == 1

@@ -42,9 +42,7 @@ class HostTensorMeetsInput(RuleVisitor):
     def finish(self) -> None:
         if not self.functions or self.ctx.follows_a_default_device():
             return  # nothing to read, or factories follow the default device the file or project sets
-        classes = self.ctx.cache.get("class_table")
-        if classes is None:
-            classes = self.ctx.cache["class_table"] = ClassTable(self.ctx.module, self.torch)
+        classes = self.ctx.classes
         facts: dict[Optional[cst.ClassDef], ModuleFacts] = {}
         may_meet = self._screened_functions()
         self._add_host_attribute_readers(classes, facts, may_meet)
@@ -137,7 +135,8 @@ class HostTensorMeetsInput(RuleVisitor):
         syntax = self.ctx.syntax
         screened = syntax is not None and syntax.host_meeting_functions is not None
         accumulating = not screened or cls is not None and cls.name.value in syntax.accumulating_classes  # type: ignore
-        return ModuleFacts(cls, classes, self.torch, accumulating=accumulating)
+        return ModuleFacts(cls, classes, self.torch, accumulating=accumulating,
+                           registers=self.ctx.mentions("Parameter", "register_buffer", "register_parameter"))
 
     def _builds(self, cls: cst.ClassDef) -> set[str]:
         """The methods the class's `__init__` calls (read once per class, however many of its functions ask)."""
