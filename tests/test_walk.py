@@ -91,9 +91,9 @@ def test_generated_programs_are_walked_exactly_as_libcst_walks_them(data):
     _same_events("\n".join(data.draw(st.lists(st.sampled_from(SNIPPETS), min_size=1, max_size=6))) + "\n")
 
 
-def test_children_are_libcsts_children_without_the_token_nodes():
-    module = cst.parse_module("def f(a, *, b=1):  # c\n    return {'k': [x async for x in y]} + -a\n")
-    stack = [module]
+def _children_checked(module: cst.Module) -> int:
+    """Check `children` against LibCST's on every node of `module`; the token nodes left out."""
+    stack: list[cst.CSTNode] = [module]
     seen_tokens = 0
     while stack:
         node = stack.pop()
@@ -101,4 +101,30 @@ def test_children_are_libcsts_children_without_the_token_nodes():
         seen_tokens += len(node.children) - len(expected)
         assert children(node) == expected
         stack.extend(node.children)
-    assert seen_tokens > 10  # whitespace, commas, the comment, `+` and `-` were there to leave out
+    return seen_tokens
+
+
+def test_children_are_libcsts_children_without_the_token_nodes():
+    module = cst.parse_module("def f(a, *, b=1):  # c\n    return {'k': [x async for x in y]} + -a\n")
+    assert _children_checked(module) > 10  # whitespace, commas, the comment, `+` and `-` were there to leave out
+
+
+@pytest.mark.parametrize("directory", RULE_DIRS, ids=lambda d: d.name)
+def test_children_of_every_node_of_the_fixtures(directory):
+    # `children` reads only the fields whose types can hold a node that is no token: every other field is checked
+    # here to hold none, on every kind of node the fixtures and the test programs have
+    for path in sorted(directory.rglob("*.py")):
+        _children_checked(cst.parse_module(path.read_text(encoding="utf-8")))
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_children_of_every_node_of_generated_programs(data):
+    import hypothesmith
+
+    source = data.draw(hypothesmith.from_grammar())
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        reject()
+    _children_checked(module)

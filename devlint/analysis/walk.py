@@ -13,6 +13,7 @@ and on generated programs.
 from __future__ import annotations
 
 import dataclasses
+import typing
 from typing import Callable, Iterator, Optional, Sequence
 
 import libcst as cst
@@ -183,15 +184,53 @@ def _skip(node: cst.CSTNode) -> None:
 
 # `children`'s kinds: token nodes (whitespace, comments, punctuation, operators) are not children.
 _CHILD_KIND: dict[type, int] = dict(_TOKENS_UNWALKED)
+# The fields `children` reads, by node class: those whose type can hold a node that is no token.
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _concrete_nodes() -> tuple[type, ...]:
+    return tuple(value for value in vars(cst).values() if isinstance(value, type) and issubclass(value, cst.CSTNode)
+                 and not getattr(value, "__abstractmethods__", None))
+
+
+_CONCRETE_NODES = _concrete_nodes()
+
+
+def _holds_nodes(annotation: object) -> bool:
+    """Can a field of this type hold a node that is no token? `Sequence[LeftParen]`, `SimpleWhitespace`,
+    `Union[Comma, MaybeSentinel]`, `str` cannot; a base class can when one of LibCST's classes below it is no token."""
+    arguments = typing.get_args(annotation)
+    if typing.get_origin(annotation) is not None:
+        return any(_holds_nodes(argument) for argument in arguments if not isinstance(argument, str))
+    if not isinstance(annotation, type) or not issubclass(annotation, cst.CSTNode):
+        return False
+    return any(issubclass(cls, annotation) and cls not in _TOKEN_TYPES for cls in _CONCRETE_NODES)
+
+
+def _node_fields(node: cst.CSTNode) -> tuple[str, ...]:
+    """The fields of `node`'s class that `children` reads, in LibCST's order (every field where the
+    class's types cannot be read)."""
+    cls = type(node)
+    fields = _NODE_FIELDS.get(cls)
+    if fields is None:
+        try:
+            hints = typing.get_type_hints(cls)
+        except Exception:  # noqa: BLE001 - a type LibCST's module cannot resolve: read every field
+            hints = {}
+        fields = _NODE_FIELDS[cls] = tuple(field for field, _extra in _fields(node)
+                                           if field not in hints or _holds_nodes(hints[field]))
+    return fields
 
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """`node.children` (in the same order) without rebuilding `node`, and without its token nodes
     (whitespace, comments, punctuation, operators: about half of a tree's nodes). No question the
-    analysis asks is answered by walking to them: an operator is read from its field (`node.operator`)."""
+    analysis asks is answered by walking to them: an operator is read from its field (`node.operator`).
+    Fields whose type holds only tokens (`lpar`, `whitespace_after`) are not read at all."""
     result: list[cst.CSTNode] = []
     kinds = _CHILD_KIND
-    for field, _extra in _fields(node):
+    fields = _NODE_FIELDS.get(type(node))
+    for field in fields if fields is not None else _node_fields(node):
         value = getattr(node, field)
         kind = kinds.get(type(value))
         if kind is None:
