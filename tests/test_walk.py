@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings, strategies as st
 from libcst.metadata import MetadataWrapper
 
-from devlint.analysis.walk import _TOKEN_TYPES, children, visit_batched
+from devlint.analysis.walk import _CONCRETE_NODES, _TOKEN_TYPES, children, visit_batched
 
 from conftest import RULE_DIRS
 from test_prefilter import SNIPPETS
@@ -128,3 +128,9 @@ def test_children_of_every_node_of_generated_programs(data):
     except cst.ParserSyntaxError:
         reject()
     _children_checked(module)
+
+
+def test_no_concrete_node_class_is_a_subclass_of_another():
+    # so `type(node) is cst.Call` answers as `isinstance(node, cst.Call)` does (devlint/analysis/walk.py)
+    assert len(_CONCRETE_NODES) > 150
+    assert [(a, b) for a in _CONCRETE_NODES for b in _CONCRETE_NODES if a is not b and issubclass(b, a)] == []

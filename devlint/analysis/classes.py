@@ -91,11 +91,11 @@ class ClassTable:
 def methods_init_calls(cls: cst.ClassDef) -> set[str]:
     """The methods `__init__` calls through `self` (`self.reset_parameters()`): they run while the module is
     being built, on the CPU, whatever device it is moved to later."""
-    if not isinstance(cls.body, cst.IndentedBlock):
+    if type(cls.body) is not cst.IndentedBlock:
         return set()
-    init = next((m for m in cls.body.body if isinstance(m, cst.FunctionDef) and m.name.value == "__init__"), None)
+    init = next((m for m in cls.body.body if type(m) is cst.FunctionDef and m.name.value == "__init__"), None)
     if init is None:
         return set()
-    return {node.func.attr.value for node in nodes(init) if isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name)
+    return {node.func.attr.value for node in nodes(init) if type(node) is cst.Call
+            and type(node.func) is cst.Attribute and type(node.func.value) is cst.Name
             and node.func.value.value == "self"}

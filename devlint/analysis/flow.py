@@ -214,18 +214,18 @@ class ModuleFacts:
             if full.startswith("torch.nn.") and full.rsplit(".", 1)[-1] not in ("Module", *_PARAMETERLESS):
                 self.tensors.update(("weight", "bias"))  # `class NoisyLinear(nn.Linear)`
         for node in nodes(cls):
-            if isinstance(node, cst.Assign) and len(node.targets) == 1:
+            if type(node) is cst.Assign and len(node.targets) == 1:
                 target = node.targets[0].target
-                if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and (
+                if type(target) is cst.Attribute and type(target.value) is cst.Name and (
                         target.value.value == "self"):
                     self._bound(target.attr.value, node.value, classes, torch)
-            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and (
+            elif type(node) is cst.Call and type(node.func) is cst.Attribute and (
                     node.func.attr.value in ("register_buffer", "register_parameter")):
                 args = positional(node)
-                if args and isinstance(args[0].value, cst.SimpleString):
+                if args and type(args[0].value) is cst.SimpleString:
                     self.tensors.add(args[0].value.raw_value)
         self.host_attributes = _host_attributes(cls, torch, self.tensors | self.submodules)
-        defined = [statement for statement in cls.body.body if isinstance(statement, cst.FunctionDef)]
+        defined = [statement for statement in cls.body.body if type(statement) is cst.FunctionDef]
         for method in defined:
             if not method.decorators and sum(other.name.value == method.name.value for other in defined) == 1:
                 self.methods[method.name.value] = method
@@ -259,34 +259,34 @@ def _host_attributes(cls: cst.ClassDef, torch: TorchNames, registered: set[str])
     tensor (`self.pe = torch.zeros(n, d)`, `self.mask = torch.tril(...)` through `.unsqueeze(0)`, or through a
     name `__init__` binds once to one): the factory, by attribute. None in a class that moves things itself
     (it defines `_apply`, `to` or `cuda`), nor one registered as a buffer or parameter."""
-    methods = [s for s in cls.body.body if isinstance(s, cst.FunctionDef)] if isinstance(cls.body, cst.IndentedBlock) else []
+    methods = [s for s in cls.body.body if type(s) is cst.FunctionDef] if type(cls.body) is cst.IndentedBlock else []
     if any(m.name.value in ("_apply", "to", "cuda") for m in methods):
         return {}
     bound: dict[str, list[tuple[cst.FunctionDef, cst.BaseExpression]]] = {}
     for method in methods:
         for node in nodes(method):
-            targets = node.targets if isinstance(node, cst.Assign) else [node] if isinstance(
+            targets = node.targets if type(node) is cst.Assign else [node] if isinstance(
                 node, (cst.AnnAssign, cst.AugAssign)) else []
             for target in targets:
                 where = target.target
-                if isinstance(where, cst.Attribute) and isinstance(where.value, cst.Name) and where.value.value == "self":
-                    value = node.value if isinstance(node, (cst.Assign, cst.AnnAssign)) else None
+                if type(where) is cst.Attribute and type(where.value) is cst.Name and where.value.value == "self":
+                    value = node.value if type(node) in (cst.Assign, cst.AnnAssign) else None
                     bound.setdefault(where.attr.value, []).append((method, value))  # type: ignore[arg-type]
     init = next((m for m in methods if m.name.value == "__init__"), None)
     if init is None:
         return {}
     local: dict[str, list[cst.BaseExpression]] = {}
     for node in nodes(init):
-        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+        if type(node) is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Name:
             local.setdefault(node.targets[0].target.value, []).append(node.value)
     found = {}
     for attribute, bindings in bound.items():
         if attribute in registered or len(bindings) != 1 or bindings[0][0] is not init or bindings[0][1] is None:
             continue
         value = _under_same_place_methods(bindings[0][1])
-        if isinstance(value, cst.Name) and len(local.get(value.value, [])) == 1:
+        if type(value) is cst.Name and len(local.get(value.value, [])) == 1:
             value = _under_same_place_methods(local[value.value][0])
-        name = cpu_factory_name(value, torch) if isinstance(value, cst.Call) else None
+        name = cpu_factory_name(value, torch) if type(value) is cst.Call else None
         if name is not None and keyword(value, "generator") is None and not _is_placeholder(name, positional(value)):  # type: ignore
             found[attribute] = value
     return found  # type: ignore[return-value]
@@ -801,25 +801,25 @@ class FlowReader:
             self._statement(statement, env)
 
     def _statement(self, node: cst.CSTNode, env: dict[str, Value]) -> None:
-        if isinstance(node, cst.SimpleStatementLine):
+        if type(node) is cst.SimpleStatementLine:
             for small in node.body:
                 self._small(small, env)
-        elif isinstance(node, cst.If):
+        elif type(node) is cst.If:
             self._expr(node.test, env)
             body_on_host, else_on_host = self._host_only_branches(node.test)
             then = dict(env)
             if not _never_true(node.test):
                 self._read_placed(body_on_host, lambda: self._block(node.body, then))
             other = dict(env)
-            if isinstance(node.orelse, cst.If):
+            if type(node.orelse) is cst.If:
                 self._read_placed(else_on_host, lambda: self._statement(node.orelse, other))
             elif node.orelse is not None:
                 self._read_placed(else_on_host, lambda: self._block(node.orelse.body, other))
             _merge(env, then, other)
-        elif isinstance(node, cst.FunctionDef) and not self.outer:
+        elif type(node) is cst.FunctionDef and not self.outer:
             self._closure(node, env)
-        elif isinstance(node, (cst.For, cst.While)):
-            if isinstance(node, cst.For):
+        elif type(node) in (cst.For, cst.While):
+            if type(node) is cst.For:
                 source = self._expr(node.iter, env)
                 element = _element(source)
                 if source.host and not source.is_list:
@@ -836,11 +836,11 @@ class FlowReader:
                 _merge(env, before, env)
             if node.orelse is not None:
                 self._block(node.orelse.body, env)
-        elif isinstance(node, cst.With):
+        elif type(node) is cst.With:
             for item in node.items:
                 self._expr(item.item, env)
             self._block(node.body, env)
-        elif isinstance(node, cst.Try):
+        elif type(node) is cst.Try:
             self._block(node.body, env)
             for handler in node.handlers:
                 self._block(handler.body, env)
@@ -890,23 +890,23 @@ class FlowReader:
         that the loop uses as tensors are inputs too (on the caller's device). Not fix sources: they
         are not parameters."""
         iterated = loop.iter
-        while isinstance(iterated, cst.Call) and dotted_name(iterated.func) in LOOP_WRAPPERS:
+        while type(iterated) is cst.Call and dotted_name(iterated.func) in LOOP_WRAPPERS:
             names = [arg.value for arg in iterated.args]
             if dotted_name(iterated.func) == "zip":
-                if not all(isinstance(name, cst.Name) and name.value in self.parameters for name in names):
+                if not all(type(name) is cst.Name and name.value in self.parameters for name in names):
                     return set()
                 break
             iterated = names[0] if names else None
         else:
-            if not (isinstance(iterated, cst.Name) and iterated.value in self.parameters):
+            if not (type(iterated) is cst.Name and iterated.value in self.parameters):
                 return set()
         targets = set(_target_names(loop.target))
         shown: set[str] = set()
         for node in _walk_own(loop.body):
-            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value in targets:
+            if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value in targets:
                 if node.attr.value == "device":
                     shown.add(node.value.value)
-            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and isinstance(
+            elif type(node) is cst.Call and type(node.func) is cst.Attribute and isinstance(
                     node.func.value, cst.Name) and node.func.value.value in targets:
                 if node.func.attr.value in _ELEMENT_TENSOR_METHODS:
                     shown.add(node.func.value.value)
@@ -1006,12 +1006,12 @@ class FlowReader:
 
     # -- expressions -----------------------------------------------------------------
     def _expr(self, node: cst.BaseExpression, env: dict[str, Value]) -> Value:
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             return env.get(node.value, NOTHING)
-        if isinstance(node, cst.Attribute):
+        if type(node) is cst.Attribute:
             if self.items and self._item(node) is not None:
                 return Value(inputs=frozenset({self._item(node)}))
-            if isinstance(node.value, cst.Name) and node.value.value == "self":
+            if type(node.value) is cst.Name and node.value.value == "self":
                 if node.attr.value in self.module.tensors:
                     return Value(inputs=frozenset({f"self.{node.attr.value}"}))
                 call = self.module.host_attributes.get(node.attr.value)
@@ -1023,38 +1023,38 @@ class FlowReader:
                 return NOTHING
             inner = self._expr(node.value, env)
             return inner if node.attr.value in PLACED_ATTRIBUTES else NOTHING
-        if isinstance(node, cst.Subscript):
+        if type(node) is cst.Subscript:
             return self._subscript(node, env)
-        if isinstance(node, cst.BinaryOperation):
+        if type(node) is cst.BinaryOperation:
             left, right = self._expr(node.left, env), self._expr(node.right, env)
             if left.is_list and right.is_list:
                 return left | right  # `[x] + hs`: one list holding both
-            self._binary(left, right, "matmul" if isinstance(node.operator, cst.MatrixMultiply) else "arithmetic")
+            self._binary(left, right, "matmul" if type(node.operator) is cst.MatrixMultiply else "arithmetic")
             return _combine([left, right])
-        if isinstance(node, cst.Comparison):
+        if type(node) is cst.Comparison:
             values = [self._expr(node.left, env)] + [self._expr(c.comparator, env) for c in node.comparisons]
-            if any(isinstance(c.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) for c in node.comparisons):
+            if any(type(c.operator) in (cst.In, cst.NotIn, cst.Is, cst.IsNot) for c in node.comparisons):
                 return NOTHING
             for left, right in zip(values, values[1:]):
                 self._binary(left, right, "a comparison")
             return _combine(values)
-        if isinstance(node, cst.UnaryOperation):
+        if type(node) is cst.UnaryOperation:
             value = self._expr(node.expression, env)
-            return NOTHING if isinstance(node.operator, cst.Not) else value
-        if isinstance(node, cst.BooleanOperation):
+            return NOTHING if type(node.operator) is cst.Not else value
+        if type(node) is cst.BooleanOperation:
             self._expr(node.left, env)
             self._expr(node.right, env)
             return NOTHING  # truth tests: Python bools (or one operand; not followed)
-        if isinstance(node, cst.IfExp):
+        if type(node) is cst.IfExp:
             self._expr(node.test, env)
             body_on_host, else_on_host = self._host_only_branches(node.test)
             return (self._read_placed(body_on_host, lambda: self._expr(node.body, env))
                     | self._read_placed(else_on_host, lambda: self._expr(node.orelse, env)))
-        if isinstance(node, (cst.List, cst.Tuple)):
+        if type(node) in (cst.List, cst.Tuple):
             return _combine_listed([self._expr(element.value, env) for element in node.elements])
-        if isinstance(node, cst.StarredElement):
+        if type(node) is cst.StarredElement:
             return self._expr(node.value, env)
-        if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+        if type(node) in (cst.ListComp, cst.GeneratorExp):
             inner = dict(env)
             loop: Optional[cst.CompFor] = node.for_in
             while loop is not None:
@@ -1064,7 +1064,7 @@ class FlowReader:
                 loop = loop.inner_for_in
             value = self._expr(node.elt, inner)
             return replace(value, is_list=True)
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             return self._call(node, env)
         return NOTHING
 
@@ -1206,11 +1206,11 @@ class FlowReader:
         full = self.torch.qualify(func)
         if full is not None and full.startswith("torch."):
             return self._torch_call(node, full[6:], env)
-        args, tensors = self._arguments(node, env, func.attr.value if isinstance(func, cst.Attribute) else None, 1)
-        if isinstance(func, cst.Attribute):
+        args, tensors = self._arguments(node, env, func.attr.value if type(func) is cst.Attribute else None, 1)
+        if type(func) is cst.Attribute:
             method = func.attr.value
             receiver = func.value
-            if isinstance(receiver, cst.Name) and receiver.value == "self":
+            if type(receiver) is cst.Name and receiver.value == "self":
                 if method in self.module.submodules:
                     for value in tensors:
                         if value.host:
@@ -1223,17 +1223,17 @@ class FlowReader:
                     return Value(inputs=frozenset({f"the output of `self.{method}`"}))
                 # `self.loss_fn(out, y).detach()`: a callable the object holds
                 return self._output_of(node, tensors) or self._returned_by(method)
-            if (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name)
+            if (type(receiver) is cst.Call and type(receiver.func) is cst.Name
                     and receiver.func.value == "super" and method == "forward" and self.module.is_module):
                 return Value(inputs=frozenset({"the output of `super().forward`"}))
             value = self._expr(receiver, env)
             output = None if value.host or value.inputs else self._output_of(node, tensors)
             if output is not None:
                 return output  # `utils.to_dense_adj(edge_index)`: a function of another module
-            if method == "append" and isinstance(receiver, cst.Name) and args:
+            if method == "append" and type(receiver) is cst.Name and args:
                 env[receiver.value] = env.get(receiver.value, Value(is_list=True)) | replace(args[0], is_list=True)
                 return NOTHING
-            if method == "extend" and isinstance(receiver, cst.Name) and args:
+            if method == "extend" and type(receiver) is cst.Name and args:
                 env[receiver.value] = env.get(receiver.value, Value(is_list=True)) | args[0]
                 return NOTHING
             if (method in _MOVES and not (method == "to" and is_dtype_only_move(node, self.torch))
@@ -1257,7 +1257,7 @@ class FlowReader:
                            self._indices(node, method, args, 1))
                 return _combine([value, *tensors])
             return _combine([value])
-        if isinstance(func, cst.Name) and func.value in _HOST_BUILTINS:
+        if type(func) is cst.Name and func.value in _HOST_BUILTINS:
             for value in args:
                 self.flow.host_used |= set(value.host)
         return self._output_of(node, tensors) or NOTHING  # a plain function: it may place what it is given
@@ -1575,34 +1575,34 @@ def _made_on_host(expr: cst.BaseExpression, caller: Optional[cst.FunctionDef], t
     if depth > 4:
         return False
     seen = set() if seen is None else seen
-    if isinstance(expr, cst.BinaryOperation):  # `torch.arange(n).flip(0) * -1 - 1`: a host tensor and numbers
+    if type(expr) is cst.BinaryOperation:  # `torch.arange(n).flip(0) * -1 - 1`: a host tensor and numbers
         sides = [side for side in (expr.left, expr.right) if not _is_number(side)]
         return bool(sides) and all(_made_on_host(side, caller, torch, depth + 1, seen) for side in sides)
-    while isinstance(expr, (cst.Call, cst.Subscript)):
-        if isinstance(expr, cst.Call) and (cpu_factory_name(expr, torch) or legacy_constructor_name(expr, torch)):
+    while type(expr) in (cst.Call, cst.Subscript):
+        if type(expr) is cst.Call and (cpu_factory_name(expr, torch) or legacy_constructor_name(expr, torch)):
             return True
-        if isinstance(expr, cst.Call) and torch.is_call_to(expr, "load"):
+        if type(expr) is cst.Call and torch.is_call_to(expr, "load"):
             target = keyword(expr, "map_location")
             return target is not None and is_host(target.value, torch)
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        if type(expr) is cst.Call and type(expr.func) is cst.Attribute:
             if expr.func.attr.value in TO_HOST_METHODS:
                 return True
             if expr.func.attr.value in _MOVES:
                 return False
             expr = expr.func.value
-        elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
+        elif type(expr) is cst.Call and type(expr.func) is cst.Name:
             args = positional(expr)
             return bool(args) and _made_on_host(args[0].value, caller, torch, depth + 1, seen)
-        elif isinstance(expr, cst.Subscript):
+        elif type(expr) is cst.Subscript:
             expr = expr.value
         else:
             return False
     name = dotted_name(expr)
     if name is not None and caller is not None and name not in seen:
         seen.add(name)
-        values = [node.value for node in _walk_own(caller) if isinstance(node, cst.Assign)
+        values = [node.value for node in _walk_own(caller) if type(node) is cst.Assign
                   and any(dotted_name(t.target) == name for t in node.targets)]
-        values = [v for v in values if not (isinstance(v, cst.Name) and v.value == "None")]
+        values = [v for v in values if not (type(v) is cst.Name and v.value == "None")]
         found = bool(values) and all(_made_on_host(v, caller, torch, depth + 1, seen) for v in values)
         seen.discard(name)
         return found

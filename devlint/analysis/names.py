@@ -13,10 +13,10 @@ from devlint.analysis.walk import children
 def dotted_name(expr: cst.BaseExpression) -> Optional[str]:
     """`a.b.c` for a chain of Names and Attributes, else None."""
     parts: list[str] = []
-    while isinstance(expr, cst.Attribute):
+    while type(expr) is cst.Attribute:
         parts.append(expr.attr.value)
         expr = expr.value
-    if not isinstance(expr, cst.Name):
+    if type(expr) is not cst.Name:
         return None
     parts.append(expr.value)
     return ".".join(reversed(parts))

@@ -254,27 +254,27 @@ class Placement:
         self._block(suite.body if isinstance(suite, cst.IndentedBlock) else [suite], env)
 
     def _statement(self, node: cst.CSTNode, env: _Env) -> None:
-        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        if type(node) in (cst.SimpleStatementLine, cst.SimpleStatementSuite):
             self._block(node.body, env)
-        elif isinstance(node, cst.Assign):
+        elif type(node) is cst.Assign:
             value = self._expr(node.value, env)
             for target in node.targets:
                 self._bind(target.target, node.value, value, env)
-        elif isinstance(node, cst.AnnAssign):
+        elif type(node) is cst.AnnAssign:
             value = self._expr(node.value, env) if node.value is not None else None
             if node.value is not None:
                 self._bind(node.target, node.value, value, env)
-        elif isinstance(node, cst.AugAssign):
+        elif type(node) is cst.AugAssign:
             right = self._expr(node.value, env)
             left = self._expr(node.target, env)
             self._set(node.target, left or (right if right is not None and right.is_tensor else None), env)
-        elif isinstance(node, cst.Expr):
+        elif type(node) is cst.Expr:
             self._expr(node.value, env)
             self._moved_in_place(node.value, env)
-        elif isinstance(node, cst.Del):
+        elif type(node) is cst.Del:
             for name in _stored_names(node.target):
                 env[name] = OTHER
-        elif isinstance(node, cst.If):
+        elif type(node) is cst.If:
             self._expr(node.test, env)
             tested = _tests_device(node.test)
             self._device_tested += tested
@@ -284,20 +284,20 @@ class Placement:
             if not _ends(node.body):
                 branches.append(body)
             other = dict(env)
-            if isinstance(node.orelse, cst.If):
+            if type(node.orelse) is cst.If:
                 self._statement(node.orelse, other)
-            elif isinstance(node.orelse, cst.Else):
+            elif type(node.orelse) is cst.Else:
                 self._suite(node.orelse.body, other)
-            if node.orelse is None or not (isinstance(node.orelse, cst.Else) and _ends(node.orelse.body)):
+            if node.orelse is None or not (type(node.orelse) is cst.Else and _ends(node.orelse.body)):
                 branches.append(other)
             self._device_tested -= tested
             env.update(_merge(env, branches))
-        elif isinstance(node, (cst.For, cst.While)):
-            if isinstance(node, cst.For):
+        elif type(node) in (cst.For, cst.While):
+            if type(node) is cst.For:
                 iterated = self._expr(node.iter, env)
             for _round in range(2):
                 body = dict(env)
-                if isinstance(node, cst.For):
+                if type(node) is cst.For:
                     element = Placed(iterated.how, iterated.is_tensor, iterated.may_require_grad) if iterated else None
                     self._bind(node.target, None, element, body)
                 else:
@@ -306,7 +306,7 @@ class Placement:
                 env.update(_merge(env, [env, body]))
             if node.orelse is not None:
                 self._suite(node.orelse.body, env)
-        elif isinstance(node, cst.With):
+        elif type(node) is cst.With:
             grad_off = 0
             for item in node.items:
                 self._expr(item.item, env)
@@ -317,7 +317,7 @@ class Placement:
             self._grad_off += grad_off
             self._suite(node.body, env)
             self._grad_off -= grad_off
-        elif isinstance(node, cst.Try):
+        elif type(node) is cst.Try:
             before = dict(env)
             self._suite(node.body, env)
             branches = [env.copy()]
@@ -333,7 +333,7 @@ class Placement:
                 self._suite(node.orelse.body, env)
             if node.finalbody is not None:
                 self._suite(node.finalbody.body, env)
-        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        elif type(node) in (cst.FunctionDef, cst.ClassDef):
             env[node.name.value] = OTHER  # its own scope, read on its own
         elif isinstance(node, (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.Pass, cst.Break,
                                cst.Continue)):
@@ -421,7 +421,7 @@ class Placement:
         return value
 
     def _value(self, expr: cst.BaseExpression, env: _Env) -> Optional[Placed]:
-        if isinstance(expr, (cst.Name, cst.Attribute)):
+        if type(expr) in (cst.Name, cst.Attribute):
             name = dotted_name(expr)
             if name is not None and name in env:
                 known = env[name]
@@ -430,7 +430,7 @@ class Placement:
                 held = self._module_attribute(name)
                 if held is not None:
                     return held
-            if isinstance(expr, cst.Attribute):
+            if type(expr) is cst.Attribute:
                 base = self._expr(expr.value, env)
                 attr = expr.attr.value
                 if base is None or attr in _NOT_TENSOR_ATTRIBUTES:
@@ -444,32 +444,32 @@ class Placement:
                     return replace(base, is_tensor=False, unshown=True)
                 return None if base.is_tensor else replace(base, is_tensor=False)  # `outputs.logits`
             return None
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             return self._call(expr, env)
-        if isinstance(expr, cst.Subscript):
+        if type(expr) is cst.Subscript:
             base = self._expr(expr.value, env)
             for element in expr.slice:
                 self._children(element, env)
             if base is not None and base.of_tensors and len(expr.slice) == 1 and isinstance(
-                    expr.slice[0].slice, cst.Index) and isinstance(expr.slice[0].slice.value, cst.Integer):
+                    expr.slice[0].slice, cst.Index) and type(expr.slice[0].slice.value) is cst.Integer:
                 return replace(base, is_tensor=True, of_tensors=False)  # `x.max(1)[1]`
             return base
-        if isinstance(expr, cst.BinaryOperation):
+        if type(expr) is cst.BinaryOperation:
             left, right = self._expr(expr.left, env), self._expr(expr.right, env)
-            if string_value(expr.left) is not None or isinstance(expr.left, cst.FormattedString):
+            if string_value(expr.left) is not None or type(expr.left) is cst.FormattedString:
                 return None  # "%s" % x
             return _either(left, right)
-        if isinstance(expr, cst.UnaryOperation):
+        if type(expr) is cst.UnaryOperation:
             inner = self._expr(expr.expression, env)
-            return None if isinstance(expr.operator, cst.Not) else inner
-        if isinstance(expr, cst.Comparison):
+            return None if type(expr.operator) is cst.Not else inner
+        if type(expr) is cst.Comparison:
             left = self._expr(expr.left, env)
             rights = [self._expr(t.comparator, env) for t in expr.comparisons]
-            if any(isinstance(t.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for t in expr.comparisons):
+            if any(type(t.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn) for t in expr.comparisons):
                 return None
             tensors = [v for v in [left, *rights] if v is not None and v.is_tensor]
             return replace(tensors[0], may_require_grad=False) if tensors else None
-        if isinstance(expr, cst.IfExp):
+        if type(expr) is cst.IfExp:
             self._expr(expr.test, env)
             tested = _tests_device(expr.test)
             self._device_tested += tested
@@ -478,15 +478,15 @@ class Placement:
             if body is not None and orelse is not None:
                 return _either(body, orelse)
             return None
-        if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
+        if type(expr) in (cst.List, cst.Tuple, cst.Set):
             values = [self._expr(e.value, env) for e in expr.elements]
             found = next((v for v in values if v is not None), None)
             return replace(found, is_tensor=False) if found is not None else None
-        if isinstance(expr, cst.Dict):
-            values = [self._expr(e.value, env) for e in expr.elements if isinstance(e, cst.DictElement)]
+        if type(expr) is cst.Dict:
+            values = [self._expr(e.value, env) for e in expr.elements if type(e) is cst.DictElement]
             found = next((v for v in values if v is not None), None)
             return replace(found, is_tensor=False) if found is not None else None
-        if isinstance(expr, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
+        if type(expr) in (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp):
             inner = dict(env)
             loop: Optional[cst.CompFor] = expr.for_in
             while loop is not None:
@@ -496,17 +496,17 @@ class Placement:
                 for condition in loop.ifs:
                     self._expr(condition.test, inner)
                 loop = loop.inner_for_in
-            if isinstance(expr, cst.DictComp):
+            if type(expr) is cst.DictComp:
                 self._expr(expr.key, inner)
                 produced = self._expr(expr.value, inner)
             else:
                 produced = self._expr(expr.elt, inner)
             return replace(produced, is_tensor=False) if produced is not None else None
-        if isinstance(expr, cst.NamedExpr):
+        if type(expr) is cst.NamedExpr:
             value = self._expr(expr.value, env)
             self._set(expr.target, value, env)
             return value
-        if isinstance(expr, cst.Lambda):
+        if type(expr) is cst.Lambda:
             return None  # its body runs later, with what its names hold then
         self._children(expr, env)
         return None
@@ -524,7 +524,7 @@ class Placement:
         if full is not None and full.startswith("torch."):
             return self._torch_call(call, full[6:], args, env)
         func = call.func
-        if isinstance(func, cst.Attribute):
+        if type(func) is cst.Attribute:
             method = func.attr.value
             receiver = self._expr(func.value, env)
             if method in ("cuda", "to"):
@@ -551,7 +551,7 @@ class Placement:
                 return Placed(receiver.how, one, receiver.may_require_grad and method not in _NO_GRAD_RESULTS,
                               of_tensors=not one and receiver.is_tensor)
             return None
-        callee = self._expr(func, env) if not isinstance(func, cst.Name) or func.value in env else None
+        callee = self._expr(func, env) if type(func) is not cst.Name or func.value in env else None
         if callee is not None and not callee.is_tensor and (callee.known or (
                 self._called_module(func) and not self._host_inputs(call))):
             return self._output(dotted_name(func) or "the model", callee)
@@ -688,7 +688,7 @@ def _handles_devices(function: cst.FunctionDef, inputs: set[str]) -> bool:
     inputs on any device), without moving any of them itself (then its callers hand it host tensors)?"""
     handles = False
     for node in own_nodes(function.body):
-        if isinstance(node, cst.Attribute) and node.attr.value == "device" and _root_name(node.value) in inputs:
+        if type(node) is cst.Attribute and node.attr.value == "device" and _root_name(node.value) in inputs:
             handles = True
         elif _moves_one_of(node, inputs):
             return False
@@ -697,7 +697,7 @@ def _handles_devices(function: cst.FunctionDef, inputs: set[str]) -> bool:
 
 def _moves_one_of(node: cst.CSTNode, names: set[str]) -> bool:
     """`x.to(device)`, `batch["ids"].cuda()` of one of `names` (not a cast to a dtype only)."""
-    return (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("to", "cuda")
+    return (type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in ("to", "cuda")
             and not is_dtype_only_move(node) and _root_name(node.func.value) in names)
 
 
@@ -709,9 +709,9 @@ def _moves_inputs(function: cst.FunctionDef, inputs: set[str]) -> bool:
     body = list(own_nodes_in_order(function.body))
     for _ in range(2):  # (a name bound from one bound later in the text: a loop)
         for node in body:
-            if isinstance(node, cst.Assign) and _from_inputs(node.value, derived):
+            if type(node) is cst.Assign and _from_inputs(node.value, derived):
                 derived.update(n for target in node.targets for n in _stored_names(target.target))
-            elif isinstance(node, (cst.For, cst.CompFor)) and _from_inputs(node.iter, derived):
+            elif type(node) in (cst.For, cst.CompFor) and _from_inputs(node.iter, derived):
                 derived.update(_stored_names(node.target))
     return any(_moves_one_of(node, derived) for node in body)
 
@@ -738,13 +738,13 @@ def _annotated_otherwise(param: cst.Param) -> bool:
 def _converts_through_cpu(function: cst.FunctionDef) -> bool:
     """`y.detach().cpu().numpy()`, `y.cpu()[0].numpy()` in the function (its nested functions aside)."""
     for node in own_nodes(function.body):
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "numpy" \
+        if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "numpy" \
                 and not node.args:
             value: cst.BaseExpression = node.func.value
-            while isinstance(value, (cst.Subscript, cst.Call)):
-                if isinstance(value, cst.Subscript):
+            while type(value) in (cst.Subscript, cst.Call):
+                if type(value) is cst.Subscript:
                     value = value.value
-                elif isinstance(value.func, cst.Attribute):
+                elif type(value.func) is cst.Attribute:
                     if value.func.attr.value == "cpu" and not value.args:
                         return True
                     value = value.func.value
@@ -755,8 +755,8 @@ def _converts_through_cpu(function: cst.FunctionDef) -> bool:
 
 def _calls_super(node: cst.CSTNode, name: str) -> bool:
     """`super().name(...)`."""
-    return (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == name
-            and isinstance(node.func.value, cst.Call) and isinstance(node.func.value.func, cst.Name)
+    return (type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == name
+            and type(node.func.value) is cst.Call and type(node.func.value.func) is cst.Name
             and node.func.value.func.value == "super")
 
 

@@ -152,7 +152,7 @@ def _children_in_scope(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
     for child in children(node):  # node.children would rebuild the node
         # Nested functions and classes have their own bindings; lambdas and comprehensions
         # are read for usages only (their targets do not leak).
-        if isinstance(child, (cst.FunctionDef, cst.ClassDef)):
+        if type(child) in (cst.FunctionDef, cst.ClassDef):
             continue
         yield child
 
@@ -188,12 +188,12 @@ class TypeOracle:
 
     def _build_scope_index(self, scope: cst.Module | cst.FunctionDef) -> ScopeIndex:
         index = ScopeIndex()
-        if isinstance(scope, cst.FunctionDef):
+        if type(scope) is cst.FunctionDef:
             params = scope.params
             for param in (*params.posonly_params, *params.params, *params.kwonly_params):
                 index.bind(param.name.value, "param", param)
             for star in (params.star_arg, params.star_kwarg):
-                if isinstance(star, cst.Param):
+                if type(star) is cst.Param:
                     index.bind(star.name.value, "star-param", star)
             stack: list[cst.CSTNode] = [scope.body]
         else:
@@ -205,15 +205,15 @@ class TypeOracle:
             if type(node) not in _SCOPE_INDEX_NODES:  # (exact types: isinstance is slow on LibCST's classes)
                 stack.extend(_children_in_scope(node))
                 continue
-            if isinstance(node, cst.Call):
+            if type(node) is cst.Call:
                 called.add(id(node.func))
-            if isinstance(node, cst.Assign):
+            if type(node) is cst.Assign:
                 for target in node.targets:
-                    if isinstance(target.target, cst.Subscript):
+                    if type(target.target) is cst.Subscript:
                         container = dotted_name(target.target.value)
                         if container is not None:
                             index.element_bindings.setdefault(container, []).append(node.value)
-                    if isinstance(target.target, cst.Name):
+                    if type(target.target) is cst.Name:
                         index.bind(target.target.value, "value", node.value)
                     elif _same_shape(target.target, node.value):
                         for name, value in _pairs(target.target, node.value):  # a, b = f(), g()
@@ -221,52 +221,52 @@ class TypeOracle:
                     else:
                         for name in target_names(target.target):
                             index.bind(name.value, "unpack", node.value)
-            elif isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name):
+            elif type(node) is cst.AnnAssign and type(node.target) is cst.Name:
                 index.bind(node.target.value, "annotation", node.annotation.annotation)
                 if node.value is not None:
                     index.bind(node.target.value, "value", node.value)
-            elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+            elif type(node) is cst.AugAssign and type(node.target) is cst.Name:
                 index.bind(node.target.value, "aug", node.value)
-            elif isinstance(node, (cst.For, cst.CompFor)):
+            elif type(node) in (cst.For, cst.CompFor):
                 _bind_loop_target(index, node.target, node.iter)
-                if isinstance(node.iter, cst.Name):
+                if type(node.iter) is cst.Name:
                     index.container_used.add(node.iter.value)
-            elif isinstance(node, cst.WithItem) and node.asname is not None:
+            elif type(node) is cst.WithItem and node.asname is not None:
                 for name in target_names(node.asname.name):
                     index.bind(name.value, "with", node.item)
-            elif isinstance(node, (cst.Import, cst.ImportFrom)):
-                if not isinstance(node.names, cst.ImportStar):
+            elif type(node) in (cst.Import, cst.ImportFrom):
+                if type(node.names) is not cst.ImportStar:
                     for alias in node.names:
                         local = alias.asname.name if alias.asname else alias.name
-                        if isinstance(local, cst.Name):
+                        if type(local) is cst.Name:
                             index.bind(local.value, "import", node)
-            elif isinstance(node, cst.NamedExpr) and isinstance(node.target, cst.Name):
+            elif type(node) is cst.NamedExpr and type(node.target) is cst.Name:
                 index.bind(node.target.value, "value", node.value)
-            elif isinstance(node, cst.Expr) and _bare_call(node) is not None:
+            elif type(node) is cst.Expr and _bare_call(node) is not None:
                 judged.add(id(_bare_call(node).func))  # type: ignore[union-attr]
-            elif (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
+            elif (type(node) is cst.Attribute and type(node.value) is cst.Name
                   and id(node) not in judged and not _uncalled_method(node, called)):
                 index.attributes_used.setdefault(node.value.value, set()).add(node.attr.value)
-            elif isinstance(node, cst.Call):
+            elif type(node) is cst.Call:
                 first = node.args[0].value if node.args and not node.args[0].star else None
-                if isinstance(node.func, cst.Name):
+                if type(node.func) is cst.Name:
                     index.called.add(node.func.value)
-                    if node.func.value in _CONTAINER_CALLS and isinstance(first, cst.Name):
+                    if node.func.value in _CONTAINER_CALLS and type(first) is cst.Name:
                         index.container_used.add(first.value)
                 for arg in node.args:
-                    if arg.star and isinstance(arg.value, cst.Name):
+                    if arg.star and type(arg.value) is cst.Name:
                         index.container_used.add(arg.value.value)  # f(*xs), f(**kw)
                 full = self.torch.qualify(node.func)
-                if full is not None and isinstance(first, cst.Name) and _takes_a_tensor(full):
+                if full is not None and type(first) is cst.Name and _takes_a_tensor(full):
                     index.torch_arg.add(first.value)
-            elif isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
-                if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            elif type(node) is cst.Subscript and type(node.value) is cst.Name:
+                if len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
                     key = node.slice[0].slice.value
                     if string_value(key) is not None:
                         index.string_subscripted.add(node.value.value)
-                    elif isinstance(key, cst.Integer):
+                    elif type(key) is cst.Integer:
                         index.container_used.add(node.value.value)  # xs[0]: a sequence, most likely
-            elif isinstance(node, cst.StarredElement) and isinstance(node.value, cst.Name):
+            elif type(node) is cst.StarredElement and type(node.value) is cst.Name:
                 index.container_used.add(node.value.value)  # [*xs]
             stack.extend(_children_in_scope(node))
         return index
@@ -278,13 +278,13 @@ class TypeOracle:
         if index is not None:
             return index
         index = ClassIndex()
-        for statement in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
-            if isinstance(statement, cst.SimpleStatementLine):
+        for statement in cls.body.body if type(cls.body) is cst.IndentedBlock else ():
+            if type(statement) is cst.SimpleStatementLine:
                 for small in statement.body:
-                    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                    if type(small) is cst.AnnAssign and type(small.target) is cst.Name:
                         index.bindings.setdefault(small.target.value, []).append(
                             ("annotation", small.annotation.annotation, None))
-            if not isinstance(statement, cst.FunctionDef):
+            if type(statement) is not cst.FunctionDef:
                 continue
             stack: list[cst.CSTNode] = [statement.body]
             judged: set[int] = set()  # ids of bare `self.x.float()` calls: not evidence (see CONVERSIONS)
@@ -296,20 +296,20 @@ class TypeOracle:
                     continue
                 if kind is cst.Expr and _bare_call(node) is not None:
                     judged.add(id(node.value.func))  # type: ignore[attr-defined]
-                if isinstance(node, (cst.Assign, cst.AnnAssign)):
-                    targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                if type(node) in (cst.Assign, cst.AnnAssign):
+                    targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
                     for target in targets:
                         if _is_self_attr(target) and node.value is not None:
                             index.bindings.setdefault(target.attr.value, []).append(("value", node.value, statement))
-                        elif isinstance(target, (cst.Tuple, cst.List)) and node.value is not None:
+                        elif type(target) in (cst.Tuple, cst.List) and node.value is not None:
                             for element in target.elements:
                                 if _is_self_attr(element.value):
                                     index.bindings.setdefault(element.value.attr.value, []).append(
                                         ("unpack", node.value, statement))
-                    if isinstance(node, cst.AnnAssign) and _is_self_attr(node.target):
+                    if type(node) is cst.AnnAssign and _is_self_attr(node.target):
                         index.bindings.setdefault(node.target.attr.value, []).append(
                             ("annotation", node.annotation.annotation, statement))
-                elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                elif type(node) is cst.Call and type(node.func) is cst.Attribute:
                     func = node.func
                     if (func.attr.value in ("register_buffer", "register_parameter") and _is_self(func.value)
                             and node.args):
@@ -320,9 +320,9 @@ class TypeOracle:
                         index.attributes_used.setdefault(func.value.attr.value, set()).add(func.attr.value)
                     elif _is_self(func.value):
                         index.called.add(func.attr.value)  # self.encoder(...): called, so a module
-                elif isinstance(node, cst.Call) and _is_self_attr(node.func):
+                elif type(node) is cst.Call and _is_self_attr(node.func):
                     index.called.add(node.func.attr.value)
-                elif isinstance(node, cst.Attribute) and _is_self_attr(node.value) and id(node) not in judged:
+                elif type(node) is cst.Attribute and _is_self_attr(node.value) and id(node) not in judged:
                     index.attributes_used.setdefault(node.value.attr.value, set()).add(node.attr.value)
                 stack.extend(children(node))
         self._class_cache[key] = index
