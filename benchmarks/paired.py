@@ -29,10 +29,12 @@ def cold_run(checkout: str, corpus: str, jobs: int, extra: str = "") -> tuple[fl
     """(wall seconds, CPU seconds of the run and its workers)."""
     env = {**os.environ, "PYTHONPATH": os.path.abspath(checkout)}
     command = [sys.executable, "-m", "devlint", "--isolated", "--no-cache", "-q", "--exit-zero",
-               "--jobs", str(jobs), *extra.split(), corpus]
+               "--jobs", str(jobs), *extra.split(), os.path.abspath(corpus)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=True)
+    # Run in the checkout: `python -m` puts the working directory first on sys.path, before PYTHONPATH, so a
+    # run started in another checkout would run that checkout's devlint.
+    subprocess.run(command, env=env, cwd=os.path.abspath(checkout), stdout=subprocess.DEVNULL, check=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
