@@ -142,6 +142,8 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
         "mean_error(D(3, 2), D(3, 2))"),
     "a_class_that_binds_a_parameter_is_a_module_whatever_its_base": Recipe(
         not_run="its base class is another file's (a Module there), which the snippet does not show"),
+    "a_class_that_binds_a_parameter_under_another_name_is_a_module": Recipe(
+        not_run="its base class is another file's (a Module there), which the snippet does not show"),
     "host_state_made_by_a_method_and_met_by_its_caller": Recipe("Cell(3, 4).to(dev)(D(2, 3))"),
     "hidden_state_pair_returned_by_a_method_and_given_to_a_layer": Recipe("Tagger(3, 4).to(dev)(D(5, 2, 3))"),
     "empty_start_value_concatenated_with_the_inputs": Recipe("collect(D(3, 2), 3)"),
