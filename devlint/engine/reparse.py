@@ -319,7 +319,7 @@ def _pieces(lines: Sequence[str], chunks: list[Chunk], piece: int) -> list[Chunk
 def _in_pieces(lines: list[str], pieces: list[Chunk]) -> Optional[cst.Module]:
     """The module of `lines`, parsed a piece at a time; None where the pieces would not give LibCST's tree."""
     body: list[cst.BaseStatement] = []
-    first_module: Optional[cst.Module] = None
+    head: Optional[cst.Module] = None  # the first piece's module: the file's header, newline and encoding
     indent: Optional[str] = None  # the default indent: the file's first indented block's
     region: Optional[cst.Module] = None
     for index, (first, last, statements) in enumerate(pieces):
@@ -327,24 +327,23 @@ def _in_pieces(lines: list[str], pieces: list[Chunk]) -> Optional[cst.Module]:
         region = _parse_region(lines, first, last, at_end, statements)
         if region is None or (not at_end and region.footer):
             return None
-        if first_module is None:
-            first_module = region
-        elif region.default_newline != first_module.default_newline:
+        if head is None:
+            head = region
+        elif region.default_newline != head.default_newline:
             return None  # its nodes' newlines, stored as its default, would mean another one
         if _first_block(region.body) is not None:
             if indent is None:
                 indent = region.default_indent
             elif region.default_indent != indent:
                 return None  # and so would its indents
-        statements_of = list(region.body)
+        parsed = list(region.body)
         if first > 1 and region.header:  # a whole-file parse gives these lines to the statement after them
-            statements_of[0] = statements_of[0].with_changes(
-                leading_lines=(*region.header, *statements_of[0].leading_lines))
-        body.extend(statements_of)
-    if first_module is None or region is None:
+            parsed[0] = parsed[0].with_changes(leading_lines=(*region.header, *parsed[0].leading_lines))
+        body.extend(parsed)
+    if head is None or region is None:
         return None
-    return first_module.with_changes(body=body, footer=region.footer, has_trailing_newline=region.has_trailing_newline,
-                                     default_indent=indent if indent is not None else first_module.default_indent)
+    return head.with_changes(body=body, footer=region.footer, has_trailing_newline=region.has_trailing_newline,
+                             default_indent=indent if indent is not None else head.default_indent)
 
 
 def _parse_region(lines: Sequence[str], first: int, last: int, at_end: bool,
