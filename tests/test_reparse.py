@@ -228,6 +228,16 @@ def test_windows_newlines_throughout() -> None:
     parsed_again(parser, text.replace("return y", "return y + 1") + "x = 2\n")  # a "\n" among "\r\n"
 
 
+def test_an_edit_in_a_class_of_windows_newlines_in_a_file_of_unix_ones() -> None:
+    # the stand-in `class _:` line ends as the file's first line does; every line of the class keeps its own ending
+    text = ("x = 1\n\n\nclass A:\r\n    a = 1\r\n\r\n    def f(self):\r\n        return 1\r\n\r\n"
+            "    def g(self):\r\n        return 2\r\n\r\n    def h(self):\r\n        return 3\r\n")
+    parser = Reparser()
+    parsed_again(parser, text)
+    parsed_again(parser, text.replace("return 2", "return 22"))
+    assert parser.spliced == 1
+
+
 def test_after_a_syntax_error_the_next_version_parses_again() -> None:
     parser = Reparser()
     parsed_again(parser, BASE)
@@ -327,8 +337,10 @@ def parsed_in_pieces(text: str, monkeypatch: pytest.MonkeyPatch, piece: int = 1)
 
 def test_a_large_text_is_parsed_in_pieces_into_libcsts_tree(monkeypatch: pytest.MonkeyPatch) -> None:
     text = BASE + CLASS * 3
-    # a piece per top-level statement, but `Third`: the indented comment above it may be `second`'s
-    assert parsed_in_pieces(text, monkeypatch) == 10
+    # a piece per top-level statement, but `Third`: the indented comment above it may be `second`'s; and each
+    # `Pipeline`, a class, in 4: its docstring, `scale = 2; shift = 1`, `first`, and `second` with `third` (the
+    # comment indented under `second` may be its block's)
+    assert parsed_in_pieces(text, monkeypatch) == 19
     assert parsed_in_pieces(text, monkeypatch, piece=len(text) // 3) == 2  # pieces of a third or more
     assert parsed_in_pieces(text, monkeypatch, piece=len(text)) == 1  # under two pieces: whole
 
@@ -346,8 +358,20 @@ def test_a_large_text_is_parsed_in_pieces_into_libcsts_tree(monkeypatch: pytest.
     # decorators, statements joined by `;`, a header, no trailing newline, tabs
     "# header\n\n@a\n@b(1)\ndef f(): pass\nx = 1; y = 2\nclass C:\n\tdef m(self):\n\t\treturn 1\nz = 3",
     "\"\"\"Doc.\"\"\"\n\nif x:\n    pass\nelse:\n    pass\n\n\n\nwhile y:\n    break\n",
+    # a class's body in pieces: what lies after it, its indents, its gaps, its header
+    "class A:\n    def f(self):\n        return 1\n\n    # body\n    def g(self):\n        return 2\n"
+    "    # the block's footer\n# the module's\n",
+    "def f():\n    return 1\n\n\nclass A:\n  x = 1\n  y = 2\n  def g(self):\n      return 3\n",
+    "class A:\n    def f(self):\n      return 1\n    def g(self):\n        return 2\nx = 1\n",
+    "class A:\r\n    x = 1\r\n\r\n    y = 2\r\n",
+    "class A:\n    x = 1\n# at column 0\n    @d\n    def f(self): pass\n    z = 3\n",
+    'class A:\n    """Doc\nat column 0."""\n    x = 1\n    y = 2\n',
+    "# top\n\nclass A:  # c\n    x = 1\n\n    y = 2\n\n\nclass B:\n    z = 3\n    w = 4",
+    "x = 1\n\n\nclass A:\r\n    y = 1\r\n    z = 2\r\n",
 ], ids=["indent-later", "indent-first-piece-has-none", "mixed-newlines", "windows", "indented-comment",
-        "comment-gaps", "decorators-joined-tabs", "docstring-compound"])
+        "comment-gaps", "decorators-joined-tabs", "docstring-compound", "class-footers", "class-indent-later",
+        "class-nested-indents", "class-windows", "class-column-0-comment", "class-docstring-column-0",
+        "class-header-no-final-newline", "class-mixed-newlines"])
 def test_pieces_that_would_store_otherwise_give_libcsts_tree(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     parsed_in_pieces(text, monkeypatch)
 

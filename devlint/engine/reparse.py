@@ -28,8 +28,9 @@ written; before, an edit in a one-class model file re-parsed the whole class). O
 statement only (a comment typed at the end) parses those lines alone: they are the module's footer.
 
 The same chunks let a whole file be parsed a piece at a time (`parse_in_pieces`, the engine's parse of a
-large text): LibCST's native parser holds memory in proportion to the text it is given, and the process keeps
-it, so a 2 MB module took 616 MiB to parse whole for a tree of 48 MiB, and takes 54 MiB in pieces of 64 KB.
+large text; a large class's body as the edit inside a class is): LibCST's native parser holds memory in
+proportion to the text it is given, and the process keeps it, so a 2 MB module took 616 MiB to parse whole for a
+tree of 48 MiB, and takes 54 MiB in pieces of 64 KB.
 `benchmarks/pieces_check.py` compares the two trees over the corpus with a piece at every boundary.
 
 Anything unusual (a region that does not parse, a region without statements, a
@@ -205,7 +206,8 @@ def _splice_in_class(last: _Parsed, lines: list[str], chunks: list[Chunk], tree:
                               and _clean_gap(lines, region_last, after, indent)):
         return None
     newline = last.module.default_newline
-    text = newline.join(["class _:", *(line.rstrip("\r") for line in lines[region_first - 1:region_last])]) + newline
+    # (each line keeps its own ending: only the stand-in's is the file's default)
+    text = "class _:" + newline + "\n".join(lines[region_first - 1:region_last]) + "\n"
     try:
         stand_in = parse_module(text)
     except Exception:  # noqa: BLE001 - whatever the failure, the whole text decides
@@ -291,18 +293,20 @@ def parse_in_pieces(text: str, tree: Optional[ast.Module], piece: int = PIECE_CH
     time. LibCST's native parser holds about 250 bytes per character of the text it parses while it parses
     (its tokens and its own tree), and the process keeps that memory once freed: a 2 MB generated or
     concatenated module took 616 MiB for a tree of 48. The pieces are whole chunks (`_chunks`), joined as
-    `_splice` joins a region; where anything does not hold (a piece that does not parse alone, newlines or
-    indents a piece would store otherwise), the whole text is parsed, errors included."""
+    `_splice` joins a region, and a class larger than two pieces has its body cut the same way
+    (`_class_in_pieces`); where anything does not hold (a piece that does not parse alone, newlines or indents
+    a piece would store otherwise), the whole text is parsed, errors included."""
     if tree is None or len(text) < 2 * piece:
         return parse_module(text)
     lines = text.split("\n")
     chunks = _chunks(text, lines, tree)
-    module = _in_pieces(lines, _pieces(lines, chunks, piece)) if chunks is not None else None
+    module = _in_pieces(lines, _pieces(lines, chunks, piece), tree, piece) if chunks is not None else None
     return module if module is not None else parse_module(text)
 
 
-def _pieces(lines: Sequence[str], chunks: list[Chunk], piece: int) -> list[Chunk]:
-    """The chunks joined, in order, into runs of at least `piece` characters (the last may be shorter)."""
+def _pieces(lines: Sequence[str], chunks: Sequence[Sequence[int]], piece: int) -> list[Chunk]:
+    """The chunks (first line, last line, statements) joined, in order, into runs of at least `piece`
+    characters (the last may be shorter)."""
     pieces: list[Chunk] = []
     size = piece
     for first, last, count in chunks:
@@ -312,19 +316,30 @@ def _pieces(lines: Sequence[str], chunks: list[Chunk], piece: int) -> list[Chunk
         else:
             pieces.append((first, last, count))
             size = 0
-        size += sum(len(line) + 1 for line in lines[first - 1:last])
+        size += _characters(lines, first, last)
     return pieces
 
 
-def _in_pieces(lines: list[str], pieces: list[Chunk]) -> Optional[cst.Module]:
-    """The module of `lines`, parsed a piece at a time; None where the pieces would not give LibCST's tree."""
+def _characters(lines: Sequence[str], first: int, last: int) -> int:
+    return sum(len(line) + 1 for line in lines[first - 1:last])
+
+
+def _in_pieces(lines: list[str], pieces: list[Chunk], tree: ast.Module, piece: int) -> Optional[cst.Module]:
+    """The module of `lines`, parsed a piece at a time; None where the pieces would not give LibCST's tree.
+    A piece that is one class larger than two pieces has its body parsed in pieces too."""
     body: list[cst.BaseStatement] = []
     head: Optional[cst.Module] = None  # the first piece's module: the file's header, newline and encoding
     indent: Optional[str] = None  # the default indent: the file's first indented block's
     region: Optional[cst.Module] = None
+    ends = {statement.end_lineno: statement for statement in tree.body}
     for index, (first, last, statements) in enumerate(pieces):
         at_end = index == len(pieces) - 1
-        region = _parse_region(lines, first, last, at_end, statements)
+        statement = (tree.body[-1] if at_end else ends.get(last)) if statements == 1 else None
+        region = None
+        if isinstance(statement, ast.ClassDef) and _characters(lines, first, last) >= 2 * piece:
+            region = _class_in_pieces(lines, first, last, at_end, statement, piece)
+        if region is None:
+            region = _parse_region(lines, first, last, at_end, statements)
         if region is None or (not at_end and region.footer):
             return None
         if head is None:
@@ -344,6 +359,58 @@ def _in_pieces(lines: list[str], pieces: list[Chunk]) -> Optional[cst.Module]:
         return None
     return head.with_changes(body=body, footer=region.footer, has_trailing_newline=region.has_trailing_newline,
                              default_indent=indent if indent is not None else head.default_indent)
+
+
+def _class_in_pieces(lines: list[str], first: int, last: int, at_end: bool, node: ast.ClassDef,
+                     piece: int) -> Optional[cst.Module]:
+    """Lines `first`..`last`, which hold one class (`node`) and the lines around it, parsed as a module whose
+    class's body is parsed a piece at a time: the first piece with the class's header, each other one below a
+    stand-in `class _:` line (read at the depth it has in the file, as `_splice_in_class` reads an edit); None
+    where its statements' gaps or indents do not allow it, or a piece would store them otherwise."""
+    units = _units(node.body, lines)
+    indent = _body_indent(lines, units) if units is not None and len(units) > 1 else None
+    if units is None or indent is None:
+        return None
+    boundaries = [(units[0][0], units[0][1], units[0][2])]
+    for before, unit in zip(units, units[1:]):
+        if _clean_gap(lines, before[1], unit[0], indent):
+            boundaries.append((before[1] + 1, unit[1], unit[2]))  # (the gap before a statement is its own)
+        else:
+            start, _, count = boundaries[-1]
+            boundaries[-1] = (start, unit[1], count + unit[2])
+    parts = _pieces(lines, boundaries, piece)
+    if len(parts) < 2:
+        return None
+    header_part = _parse_region(lines, first, parts[0][1], False, 1)
+    cls = header_part.body[0] if header_part is not None else None
+    if (header_part is None or header_part.footer or not isinstance(cls, cst.ClassDef)
+            or not isinstance(cls.body, cst.IndentedBlock) or cls.body.footer or cls.body.indent is not None
+            or len(cls.body.body) != parts[0][2]):
+        return None
+    statements = list(cls.body.body)
+    tail: Optional[cst.Module] = None
+    for index, (start, end, count) in enumerate(parts[1:], 1):
+        part_at_end = at_end and index == len(parts) - 1
+        if index == len(parts) - 1:
+            end = last  # the lines after the class: its block's footer, or the next statement's (or the module's)
+        text = "class _:" + header_part.default_newline + "\n".join(lines[start - 1:end])  # (lines keep their endings)
+        try:
+            stand_in = parse_module(text + ("" if part_at_end else "\n"))
+        except Exception:  # noqa: BLE001 - whatever the failure, the class is parsed whole
+            return None
+        block = stand_in.body[0].body if len(stand_in.body) == 1 and isinstance(stand_in.body[0], cst.ClassDef) \
+            else None
+        if (not isinstance(block, cst.IndentedBlock) or len(block.body) != count or block.indent is not None
+                or stand_in.header or stand_in.default_indent != header_part.default_indent
+                or stand_in.default_newline != header_part.default_newline
+                or (block.footer or stand_in.footer) and index != len(parts) - 1):
+            return None
+        statements.extend(block.body)
+        tail = stand_in
+    assert tail is not None
+    block = tail.body[0].body
+    joined = cls.with_changes(body=cls.body.with_changes(body=statements, footer=block.footer))  # type: ignore
+    return header_part.with_changes(body=[joined], footer=tail.footer, has_trailing_newline=tail.has_trailing_newline)
 
 
 def _parse_region(lines: Sequence[str], first: int, last: int, at_end: bool,
