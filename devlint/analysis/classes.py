@@ -51,7 +51,7 @@ class ClassTable:
         stack: list[cst.CSTNode] = [module]
         while stack:
             node = stack.pop()
-            kind = type(node)  # (a parsed tree's nodes are LibCST's own classes: no ABC check needed)
+            kind = type(node)  # (not isinstance: see walk._CONCRETE_NODES)
             if kind is cst.ClassDef:
                 self.classes.setdefault(node.name.value, node)  # type: ignore[attr-defined]
             if kind in _HOLD_CLASSES:

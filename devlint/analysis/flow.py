@@ -265,8 +265,8 @@ def _host_attributes(cls: cst.ClassDef, torch: TorchNames, registered: set[str])
     bound: dict[str, list[tuple[cst.FunctionDef, cst.BaseExpression]]] = {}
     for method in methods:
         for node in nodes(method):
-            targets = node.targets if type(node) is cst.Assign else [node] if isinstance(
-                node, (cst.AnnAssign, cst.AugAssign)) else []
+            targets = node.targets if type(node) is cst.Assign else [node] if type(node) in (
+                cst.AnnAssign, cst.AugAssign) else []
             for target in targets:
                 where = target.target
                 if type(where) is cst.Attribute and type(where.value) is cst.Name and where.value.value == "self":
@@ -906,8 +906,8 @@ class FlowReader:
             if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value in targets:
                 if node.attr.value == "device":
                     shown.add(node.value.value)
-            elif type(node) is cst.Call and type(node.func) is cst.Attribute and isinstance(
-                    node.func.value, cst.Name) and node.func.value.value in targets:
+            elif type(node) is cst.Call and type(node.func) is cst.Attribute and type(
+                    node.func.value) is cst.Name and node.func.value.value in targets:
                 if node.func.attr.value in _ELEMENT_TENSOR_METHODS:
                     shown.add(node.func.value.value)
         return shown
@@ -1523,7 +1523,7 @@ class CallSites:
         pop, push = stack.pop, stack.append
         while stack:
             node, function = pop()
-            kind = type(node)  # (a parsed tree's nodes are LibCST's own classes: no ABC check needed)
+            kind = type(node)  # (not isinstance: see walk._CONCRETE_NODES)
             if kind is cst.FunctionDef:
                 function = node
             elif kind is cst.Call:

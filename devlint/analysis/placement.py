@@ -450,8 +450,8 @@ class Placement:
             base = self._expr(expr.value, env)
             for element in expr.slice:
                 self._children(element, env)
-            if base is not None and base.of_tensors and len(expr.slice) == 1 and isinstance(
-                    expr.slice[0].slice, cst.Index) and type(expr.slice[0].slice.value) is cst.Integer:
+            if base is not None and base.of_tensors and len(expr.slice) == 1 and type(
+                    expr.slice[0].slice) is cst.Index and type(expr.slice[0].slice.value) is cst.Integer:
                 return replace(base, is_tensor=True, of_tensors=False)  # `x.max(1)[1]`
             return base
         if type(expr) is cst.BinaryOperation:

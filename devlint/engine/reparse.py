@@ -132,20 +132,27 @@ def _chunks(text: str, lines: Sequence[str], tree: ast.Module) -> Optional[list[
     units = _units(tree.body, lines)
     if units is None:
         return None
-    chunks: list[Chunk] = []
-    for index, (first, last, count) in enumerate(units):
-        if chunks and _clean_gap(lines, units[index - 1][1], first):
-            chunks.append((units[index - 1][1] + 1, last, count))
-        elif chunks:
-            start, _, counted = chunks[-1]
-            chunks[-1] = (start, last, counted + count)
-        else:
-            chunks.append((1, last, count))  # the module's header goes with the first chunk
+    chunks = _runs(units, lines)
     if not chunks:
         return [(1, len(lines), 0)]
+    chunks[0] = (1, *chunks[0][1:])  # the module's header goes with the first chunk
     start, _, count = chunks[-1]
     chunks[-1] = (start, len(lines), count)  # and its footer with the last
     return chunks
+
+
+def _runs(units: Sequence[Sequence[int]], lines: Sequence[str], indent: str = "") -> list[Chunk]:
+    """The units (first line, last line, statements) of one block, joined into runs that each begin after a clean
+    gap (`_clean_gap` at `indent`): a run holds the gap before its first statement; the first run begins at its
+    first statement."""
+    runs: list[Chunk] = []
+    for index, (first, last, count) in enumerate(units):
+        if runs and not _clean_gap(lines, units[index - 1][1], first, indent):
+            start, _, counted = runs[-1]
+            runs[-1] = (start, last, counted + count)
+        else:
+            runs.append((units[index - 1][1] + 1 if runs else first, last, count))
+    return runs
 
 
 def _units(statements: Sequence[ast.stmt], lines: Sequence[str]) -> Optional[list[list[int]]]:
@@ -304,7 +311,7 @@ def parse_in_pieces(text: str, tree: Optional[ast.Module], piece: int = PIECE_CH
     return module if module is not None else parse_module(text)
 
 
-def _pieces(lines: Sequence[str], chunks: Sequence[Sequence[int]], piece: int) -> list[Chunk]:
+def _pieces(lines: Sequence[str], chunks: list[Chunk], piece: int) -> list[Chunk]:
     """The chunks (first line, last line, statements) joined, in order, into runs of at least `piece`
     characters (the last may be shorter)."""
     pieces: list[Chunk] = []
@@ -371,14 +378,7 @@ def _class_in_pieces(lines: list[str], first: int, last: int, at_end: bool, node
     indent = _body_indent(lines, units) if units is not None and len(units) > 1 else None
     if units is None or indent is None:
         return None
-    boundaries = [(units[0][0], units[0][1], units[0][2])]
-    for before, unit in zip(units, units[1:]):
-        if _clean_gap(lines, before[1], unit[0], indent):
-            boundaries.append((before[1] + 1, unit[1], unit[2]))  # (the gap before a statement is its own)
-        else:
-            start, _, count = boundaries[-1]
-            boundaries[-1] = (start, unit[1], count + unit[2])
-    parts = _pieces(lines, boundaries, piece)
+    parts = _pieces(lines, _runs(units, lines, indent), piece)
     if len(parts) < 2:
         return None
     header_part = _parse_region(lines, first, parts[0][1], False, 1)
