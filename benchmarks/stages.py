@@ -75,7 +75,7 @@ def main() -> int:
                   "traversal (context + rule visitors)", "positions (files with reports)",
                   "reports (noqa, statements, fixes)", "rules' finish", "the rest of the engine (per-file glue)"):
         count = calls[stage] if stage in calls else "-"
-        print(f"| {stage} | {count} | {spent[stage]:.1f} | {spent[stage] / total:.0%} |")
+        print(f"| {stage} | {count} | {spent[stage]:.1f} | {spent[stage] / total:.1%} |")
     return 0
 
 
