@@ -9,6 +9,7 @@ from typing import AbstractSet, Optional
 import libcst as cst
 
 from devlint.analysis.context import FileContext
+from devlint.analysis.edits import code_of
 from devlint.analysis.names import dotted_name, is_cuda_device_expr, named_parameters, string_value
 from devlint.analysis.terminating import terminating
 from devlint.analysis.vocabulary import ACCELERATOR_TYPES
@@ -126,7 +127,7 @@ def _param_is_device(ctx: FileContext, scope: "cst.FunctionDef | cst.Module", pa
 
 def _annotation_is_device(annotation: cst.CSTNode) -> bool:
     """`torch.device`, `str`, `Union[str, torch.device]`; not `int`, nor one that allows None."""
-    words = set(re.findall(r"[A-Za-z_]+", cst.Module([]).code_for_node(annotation)))
+    words = set(re.findall(r"[A-Za-z_]+", code_of(annotation)))
     if words & {"int", "None", "Optional", "Any"}:
         return False
     return bool(words & {"device", "str"})

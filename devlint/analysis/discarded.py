@@ -15,7 +15,7 @@ from typing import Optional
 
 import libcst as cst
 
-from devlint.analysis.edits import short
+from devlint.analysis.edits import code_of, short
 from devlint.analysis.factories import factory_name
 from devlint.analysis.names import dotted_name, named_parameters, target_names
 from devlint.analysis.narrowing import Narrowing
@@ -235,11 +235,11 @@ def _rebinds(body: cst.CSTNode, name: str) -> bool:
 
 def _bound_by(node: cst.CSTNode) -> list[cst.BaseExpression]:
     """The targets `node` binds (an assignment, a loop, a comprehension, a walrus, `with ... as`)."""
-    if isinstance(node, cst.Assign):
+    if type(node) is cst.Assign:
         return [t.target for t in node.targets]
-    if isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+    if type(node) in (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr):
         return [node.target]
-    if isinstance(node, cst.WithItem) and node.asname is not None:
+    if type(node) is cst.WithItem and node.asname is not None:
         return [node.asname.name]
     return []
 
@@ -382,4 +382,4 @@ def _keywords_inside(call: cst.Call) -> list[cst.Arg]:
 
 
 def _code(expr: cst.BaseExpression) -> str:
-    return cst.Module([]).code_for_node(expr)
+    return code_of(expr)

@@ -67,15 +67,15 @@ def distributed_file(module: cst.Module, torch: TorchNames) -> DistributedFile:
     stack: list[cst.CSTNode] = [module]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             _call(node, torch, facts)
-        elif isinstance(node, (cst.Import, cst.ImportFrom)):
+        elif type(node) in (cst.Import, cst.ImportFrom):
             if _imports_launcher(node):
                 facts.pins_device = facts.pinned_from_the_start = True
-        elif isinstance(node, cst.Subscript) and is_local_rank_read(node):
+        elif type(node) is cst.Subscript and is_local_rank_read(node):
             facts.starts = True
             facts.why_started.append(_LOCAL_RANK)
-        elif isinstance(node, cst.SimpleString) and "CUDA_VISIBLE_DEVICES" in node.value:
+        elif type(node) is cst.SimpleString and "CUDA_VISIBLE_DEVICES" in node.value:
             facts.pins_device = facts.pinned_from_the_start = True  # each rank is given one visible GPU
         stack.extend(children(node))
     return facts

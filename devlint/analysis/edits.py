@@ -75,7 +75,30 @@ def expression(code: str) -> cst.BaseExpression:
 
 def code_of(node: cst.CSTNode) -> str:
     """The source text of a (possibly new) node, as a fix would write it."""
-    return cst.Module([]).code_for_node(node)
+    text = _dotted_code(node)
+    return text if text is not None else cst.Module([]).code_for_node(node)
+
+
+def _dotted_code(node: cst.CSTNode) -> str | None:
+    """The text of a name or a dotted name written without brackets or spaces (`Tensor`, `torch.Tensor`),
+    most annotations and receivers, read off the nodes: LibCST's code generation writes exactly that, and costs
+    a module and a generator state per call. None for anything else."""
+    parts: list[str] = []
+    while type(node) is cst.Attribute:
+        dot = node.dot
+        if node.lpar or type(node.attr) is not cst.Name or node.attr.lpar or type(dot) is not cst.Dot \
+                or _spaced(dot.whitespace_before) or _spaced(dot.whitespace_after):
+            return None
+        parts.append(node.attr.value)
+        node = node.value
+    if type(node) is not cst.Name or node.lpar:
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def _spaced(whitespace: cst.BaseParenthesizableWhitespace) -> bool:
+    return type(whitespace) is not cst.SimpleWhitespace or whitespace.value != ""
 
 
 def shown_code(description: str, node: cst.CSTNode, after: str = "") -> str:

@@ -20,7 +20,7 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from devlint.analysis.classes import ClassTable
-from devlint.analysis.edits import short
+from devlint.analysis.edits import code_of, short
 from devlint.analysis.factories import (
     LEGACY_CONSTRUCTORS, LIKE_FACTORIES, RANDOM_FACTORIES, cpu_factory_name, factory_name, is_dtype_only_move,
     is_host, legacy_constructor_name,
@@ -213,21 +213,42 @@ class ModuleFacts:
             full = torch.qualify(base.value) or ""
             if full.startswith("torch.nn.") and full.rsplit(".", 1)[-1] not in ("Module", *_PARAMETERLESS):
                 self.tensors.update(("weight", "bias"))  # `class NoisyLinear(nn.Linear)`
-        for node in nodes(cls):
-            if type(node) is cst.Assign and len(node.targets) == 1:
-                target = node.targets[0].target
-                if type(target) is cst.Attribute and type(target.value) is cst.Name and (
-                        target.value.value == "self"):
-                    self._bound(target.attr.value, node.value, classes, torch)
-            elif type(node) is cst.Call and type(node.func) is cst.Attribute and (
-                    node.func.attr.value in ("register_buffer", "register_parameter")):
-                args = positional(node)
-                if args and type(args[0].value) is cst.SimpleString:
-                    self.tensors.add(args[0].value.raw_value)
-        self.host_attributes = _host_attributes(cls, torch, self.tensors | self.submodules)
-        defined = [statement for statement in cls.body.body if type(statement) is cst.FunctionDef]
-        for method in defined:
-            if not method.decorators and sum(other.name.value == method.name.value for other in defined) == 1:
+        methods = _methods_of(cls)
+        # One walk of the class, a part at a time (its header, each statement of its body): what each method
+        # binds to `self.<attr>`, and what `__init__` binds to a plain name, are kept for `_host_attributes`.
+        # A class that moves things itself (`_apply`, `to`, `cuda`) has no host attributes: nothing is kept.
+        moves_itself = any(m.name.value in ("_apply", "to", "cuda") for m in methods)
+        init = None if moves_itself else next((m for m in methods if m.name.value == "__init__"), None)
+        bound: dict[str, list[tuple[cst.FunctionDef, Optional[cst.BaseExpression]]]] = {}
+        local: dict[str, list[cst.BaseExpression]] = {}  # `__init__`'s `name = value`
+        parts = [*(c for c in children(cls) if c is not cls.body), *cls.body.body] if methods else [cls]
+        for part in parts:
+            method = part if init is not None and type(part) is cst.FunctionDef else None
+            for node in nodes(part):
+                kind = type(node)
+                if kind is cst.Assign and len(node.targets) == 1:
+                    target = node.targets[0].target
+                    if type(target) is cst.Attribute and type(target.value) is cst.Name and (
+                            target.value.value == "self"):
+                        self._bound(target.attr.value, node.value, classes, torch)
+                    elif method is not None and method is init and type(target) is cst.Name:
+                        local.setdefault(target.value, []).append(node.value)
+                elif kind is cst.Call and type(node.func) is cst.Attribute and (
+                        node.func.attr.value in ("register_buffer", "register_parameter")):
+                    args = positional(node)
+                    if args and type(args[0].value) is cst.SimpleString:
+                        self.tensors.add(args[0].value.raw_value)
+                if method is not None and (kind is cst.Assign or kind is cst.AnnAssign or kind is cst.AugAssign):
+                    for target in node.targets if kind is cst.Assign else (node,):
+                        where = target.target
+                        if type(where) is cst.Attribute and type(where.value) is cst.Name and (
+                                where.value.value == "self"):
+                            bound.setdefault(where.attr.value, []).append(
+                                (method, node.value if kind is not cst.AugAssign else None))
+        if init is not None:
+            self.host_attributes = _host_attributes(init, bound, local, torch, self.tensors | self.submodules)
+        for method in methods:
+            if not method.decorators and sum(other.name.value == method.name.value for other in methods) == 1:
                 self.methods[method.name.value] = method
 
     def _bound(self, attr: str, value: cst.BaseExpression, classes: ClassTable, torch: TorchNames) -> None:
@@ -254,31 +275,19 @@ class ModuleFacts:
 _SAME_PLACE_METHODS = RESHAPING_METHODS | CAST_METHODS | UNARY_ELEMENTWISE | {"transpose", "permute"}
 
 
-def _host_attributes(cls: cst.ClassDef, torch: TorchNames, registered: set[str]) -> dict[str, cst.Call]:
+def _methods_of(cls: cst.ClassDef) -> list[cst.FunctionDef]:
+    """The functions written directly in a class's body."""
+    return [s for s in cls.body.body if type(s) is cst.FunctionDef] if type(cls.body) is cst.IndentedBlock else []
+
+
+def _host_attributes(init: cst.FunctionDef, bound: dict[str, list[tuple[cst.FunctionDef, Optional[cst.BaseExpression]]]],
+                     local: dict[str, list[cst.BaseExpression]], torch: TorchNames,
+                     registered: set[str]) -> dict[str, cst.Call]:
     """The plain attributes of a module class that only its `__init__` binds, once, each to a factory's host
     tensor (`self.pe = torch.zeros(n, d)`, `self.mask = torch.tril(...)` through `.unsqueeze(0)`, or through a
-    name `__init__` binds once to one): the factory, by attribute. None in a class that moves things itself
-    (it defines `_apply`, `to` or `cuda`), nor one registered as a buffer or parameter."""
-    methods = [s for s in cls.body.body if type(s) is cst.FunctionDef] if type(cls.body) is cst.IndentedBlock else []
-    if any(m.name.value in ("_apply", "to", "cuda") for m in methods):
-        return {}
-    bound: dict[str, list[tuple[cst.FunctionDef, cst.BaseExpression]]] = {}
-    for method in methods:
-        for node in nodes(method):
-            targets = node.targets if type(node) is cst.Assign else [node] if type(node) in (
-                cst.AnnAssign, cst.AugAssign) else []
-            for target in targets:
-                where = target.target
-                if type(where) is cst.Attribute and type(where.value) is cst.Name and where.value.value == "self":
-                    value = node.value if type(node) in (cst.Assign, cst.AnnAssign) else None
-                    bound.setdefault(where.attr.value, []).append((method, value))  # type: ignore[arg-type]
-    init = next((m for m in methods if m.name.value == "__init__"), None)
-    if init is None:
-        return {}
-    local: dict[str, list[cst.BaseExpression]] = {}
-    for node in nodes(init):
-        if type(node) is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Name:
-            local.setdefault(node.targets[0].target.value, []).append(node.value)
+    name `__init__` binds once to one): the factory, by attribute. `bound`: each binding of `self.<attr>` in the
+    class's methods, with its method and value (None for `+=`); `local`: `__init__`'s bindings of plain names, as
+    `ModuleFacts` reads them. None registered as a buffer or parameter (`registered`)."""
     found = {}
     for attribute, bindings in bound.items():
         if attribute in registered or len(bindings) != 1 or bindings[0][0] is not init or bindings[0][1] is None:
@@ -406,13 +415,13 @@ def _layers_of_a_module_by_shape(cls: cst.ClassDef, classes: ClassTable) -> set[
 def _binds_parameters(cls: cst.ClassDef, torch: TorchNames) -> bool:
     """`self.<attr> = nn.Parameter(...)` in the class, or `self.register_buffer(...)` / `register_parameter`."""
     for node in nodes(cls):
-        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) and any(
-                isinstance(t.target, cst.Attribute) and isinstance(t.target.value, cst.Name)
+        if type(node) is cst.Assign and type(node.value) is cst.Call and any(
+                type(t.target) is cst.Attribute and type(t.target.value) is cst.Name
                 and t.target.value.value == "self" for t in node.targets):
             if (torch.qualify(node.value.func) or "") in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
                 return True
-        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and isinstance(
-                node.func.value, cst.Name) and node.func.value.value == "self" and node.func.attr.value in (
+        elif type(node) is cst.Call and type(node.func) is cst.Attribute and type(
+                node.func.value) is cst.Name and node.func.value.value == "self" and node.func.attr.value in (
                 "register_buffer", "register_parameter"):
             return True
     return False
@@ -490,7 +499,7 @@ def tensor_parameters(function: cst.FunctionDef,
     sequences: set[str] = set()
     for name, param in names.items():
         if param.annotation is not None:
-            text = cst.Module([]).code_for_node(param.annotation.annotation)
+            text = code_of(param.annotation.annotation)
             if any(word in text for word in _NOT_TENSOR_ANNOTATION) and "Tensor]" not in text.replace(" ", "")[-7:]:
                 refused.add(name)
                 if any(word in text for word in _SEQUENCE_ANNOTATION):
@@ -582,7 +591,7 @@ def tensor_items(function: cst.FunctionDef, tensors: set[str], own: Optional[lis
     for name in candidates:
         annotation = params[name].annotation
         if annotation is not None:
-            text = cst.Module([]).code_for_node(annotation.annotation).replace(" ", "")
+            text = code_of(annotation.annotation).replace(" ", "")
             if text.startswith(("Dict[str,", "dict[str,")) and text.endswith("Tensor]"):
                 found.add(f"{name}[")
     rebound: set[str] = set()
@@ -924,13 +933,13 @@ class FlowReader:
         return {loop.target.value} if self.steps_parameters else set()
 
     def _small(self, node: cst.BaseSmallStatement, env: dict[str, Value]) -> None:
-        if isinstance(node, cst.Assign):
+        if type(node) is cst.Assign:
             value = self._expr(node.value, env)
             for target in node.targets:
                 self._bind(target.target, node.value, value, env)
-        elif isinstance(node, cst.AnnAssign) and node.value is not None:
+        elif type(node) is cst.AnnAssign and node.value is not None:
             self._bind(node.target, node.value, self._expr(node.value, env), env)
-        elif isinstance(node, cst.AugAssign):
+        elif type(node) is cst.AugAssign:
             left = self._expr(node.target, env)
             right = self._expr(node.value, env)
             self._binary(left, right, "arithmetic")
@@ -938,14 +947,14 @@ class FlowReader:
                 # `total += loss`: the host tensor is the output, and a CPU output takes no device input,
                 # 0-dim or not (a 0-dim CPU tensor mixes with device tensors only as an input)
                 self._meet(left, right, "an in-place operation into it", scalars_mix=False)
-            if isinstance(node.target, cst.Name):
+            if type(node.target) is cst.Name:
                 env[node.target.value] = left | right
-        elif isinstance(node, cst.Expr):
+        elif type(node) is cst.Expr:
             self._expr(node.value, env)
-        elif isinstance(node, cst.Return) and node.value is not None:
+        elif type(node) is cst.Return and node.value is not None:
             for path in _paths(node.value):
-                if isinstance(path, cst.Tuple) and len(path.elements) > 1 and not any(
-                        isinstance(element, cst.StarredElement) for element in path.elements):
+                if type(path) is cst.Tuple and len(path.elements) > 1 and not any(
+                        type(element) is cst.StarredElement for element in path.elements):
                     elements = [self._expr(element.value, env) for element in path.elements]
                     self.returns.append(_combine_listed(elements))
                     self.returned_tuples.append(elements)
@@ -1454,7 +1463,7 @@ def _is_number_call(value: cst.BaseExpression) -> bool:
 
 def _code(expr: cst.BaseExpression) -> str:
     """The source of a short expression, for a message (long ones end in `...`)."""
-    text = cst.Module([]).code_for_node(expr)
+    text = code_of(expr)
     return text if len(text) <= 40 else text[:37] + "..."
 
 

@@ -128,9 +128,9 @@ def identifiers(expr: cst.CSTNode) -> Iterator[str]:
     stack: list[cst.CSTNode] = [expr]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             yield node.value
-        elif isinstance(node, cst.SimpleString):
+        elif type(node) is cst.SimpleString:
             yield node.value
         stack.extend(children(node))  # node.children would rebuild the node
 

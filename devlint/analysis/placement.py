@@ -771,9 +771,9 @@ def _tests_device(test: cst.BaseExpression) -> bool:
     """Does an `if` test ask where something is (`x.is_cuda`, `x.device.type == "cpu"`, `device != "cpu"`,
     `torch.cuda.is_available()`, `use_gpu`)? Its branches may each run only where that holds."""
     for node in own_nodes(test):
-        if isinstance(node, cst.Name) and _DEVICE_WORDS.search(node.value):
+        if type(node) is cst.Name and _DEVICE_WORDS.search(node.value):
             return True
-        if isinstance(node, cst.SimpleString) and _DEVICE_WORDS.search(node.value):
+        if type(node) is cst.SimpleString and _DEVICE_WORDS.search(node.value):
             return True
     return False
 

@@ -357,7 +357,7 @@ class SyntaxFacts:
         devlint/analysis/devices.py)? A string in it that names one, or a name (or `self.<name>`) in it that
         some statement of the file binds to such a value (or to another such name), or a parameter's default."""
         named, read = _accelerator_text_and_names(expr)
-        return named or not read.isdisjoint(self._accelerator_names())
+        return named or bool(read) and not read.isdisjoint(self._accelerator_names())  # (read no name: none bound)
 
     def _accelerator_names(self) -> set[str]:
         if self._accelerator_bound is None:

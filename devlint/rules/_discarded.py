@@ -11,7 +11,7 @@ from typing import ClassVar, Optional
 import libcst as cst
 
 from devlint.analysis.discarded import BareCall, Discarded, binding_loop, discarded_result, is_raises_context
-from devlint.analysis.edits import short, shown_code
+from devlint.analysis.edits import code_of, short, shown_code
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 
@@ -124,4 +124,4 @@ def discarded_message(bare: BareCall, discarded: Discarded, verb: str, owner_adv
 def owner_text(discarded: Discarded) -> str:
     """The module of a parameter loop, as written (shortened)."""
     assert discarded.owner is not None
-    return short(cst.Module([]).code_for_node(discarded.owner))
+    return short(code_of(discarded.owner))

@@ -226,7 +226,7 @@ def _fixable_source(source: str, flow: FunctionFlow, function: cst.FunctionDef) 
     if param.default is not None and not (isinstance(param.default, cst.Name) and param.default.value != "None"):
         return False  # `x=None`: maybe no tensor at all
     if param.annotation is not None:
-        text = cst.Module([]).code_for_node(param.annotation.annotation)
+        text = code_of(param.annotation.annotation)
         if "None" in text or "Optional" in text:
             return False
     return True

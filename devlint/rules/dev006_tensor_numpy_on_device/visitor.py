@@ -6,7 +6,7 @@ from typing import Optional, Union
 
 import libcst as cst
 
-from devlint.analysis.edits import short, shown_code
+from devlint.analysis.edits import code_of, short, shown_code
 from devlint.analysis.names import dotted_name, positional
 from devlint.analysis.placement import Placed, Placement
 from devlint.analysis.screen import NUMPY_CONVERSIONS, NUMPY_READERS, SKLEARN_READERS
@@ -42,7 +42,7 @@ class TensorNumpyOnDevice(RuleVisitor):
                 self.sklearn_modules.add(alias.evaluated_alias or "sklearn")
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        module = None if node.relative or node.module is None else cst.Module([]).code_for_node(node.module)
+        module = None if node.relative or node.module is None else code_of(node.module)
         if module in ("sklearn", "sklearn.metrics") and not isinstance(node.names, cst.ImportStar):
             for alias in node.names:
                 if alias.evaluated_name == "metrics":
@@ -91,19 +91,19 @@ class TensorNumpyOnDevice(RuleVisitor):
         """(call, converted value, "numpy" or the function) for each value a conversion converts: the receiver
         of `.numpy()`, the first argument of a NumPy function, the first two of a scikit-learn metric."""
         func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "numpy":
+        if type(func) is cst.Attribute and func.attr.value == "numpy":
             return [] if call.args else [(call, func.value, "numpy")]
         name: Optional[str] = None
         converted = 1
-        if (isinstance(func, cst.Attribute) and func.attr.value in _CONVERSIONS and isinstance(func.value, cst.Name)
+        if (type(func) is cst.Attribute and func.attr.value in _CONVERSIONS and type(func.value) is cst.Name
                 and func.value.value in self.numpy_modules):
             name = func.attr.value
-        elif isinstance(func, cst.Name) and func.value in self.numpy_conversions:
+        elif type(func) is cst.Name and func.value in self.numpy_conversions:
             name = func.value
-        elif (isinstance(func, cst.Attribute) and func.attr.value in SKLEARN_READERS
+        elif (type(func) is cst.Attribute and func.attr.value in SKLEARN_READERS
               and (dotted_name(func) or "").split(".")[0] in self.sklearn_modules):
             name, converted = func.attr.value, 2
-        elif isinstance(func, cst.Name) and func.value in self.sklearn_readers:
+        elif type(func) is cst.Name and func.value in self.sklearn_readers:
             name, converted = func.value, 2
         args = positional(call)[:converted]
         if name is None or not args or args[0].star:
