@@ -5,7 +5,9 @@ fix edits it shows and the fixed text are those of the whole text, and Python's 
 from __future__ import annotations
 
 import ast
+import io
 import random
+import tokenize
 
 import pytest
 
@@ -218,3 +220,61 @@ def test_stand_ins_never_hide_a_syntax_error_nor_move_what_follows(seed):
         assert (last.lineno, last.col_offset, last.end_lineno, last.end_col_offset) == \
             (last_original.lineno, last_original.col_offset, last_original.end_lineno, last_original.end_col_offset)
     assert replaced and rejected  # both kinds were tried
+
+
+def _tables_of_strings(count: int, seed: int) -> list[str]:
+    """Tables whose strings hold what could end a quick reading of them early: escaped quotes, the other quote,
+    `#`, `=`, brackets, backslash-continued lines (also with Windows line ends), triple quotes, byte and raw
+    prefixes, comments between rows, implicitly joined strings."""
+    generator = random.Random(seed)
+    strings = ["'it\\'s'", '"say \\"hi\\""', "'a # not a comment'", '"x = [1, (2)]"', "'''tri'ple'''", '"""a\nb"""',
+               "r'\\d+'", "b'\\x00'", "'con\\\ntinued'", "'\\\\'", '"\\\\"', "'a' 'b'", "u'x'", "R\"\\\"\""]
+    texts = []
+    for _ in range(count):
+        newline = generator.choice(["\n", "\r\n"])
+        rows = []
+        for i in range(300):
+            row = f"    {generator.choice(strings)}, {generator.uniform(-9, 9):.3f},"
+            if generator.random() < 0.1:
+                row += "  # a comment ' with \" quotes"
+            rows.append(row)
+        text = "import torch\nX = \\\n    [\n" + "\n".join(rows) + "\n]\ny = 1\n"
+        texts.append(text.replace("\n", newline))
+    return texts
+
+
+def _displays_found(source: str) -> list:
+    """What the tokenizer's pass finds (as `with_stand_ins` runs it)."""
+    starts = [0]
+    for line in io.StringIO(source, newline=""):
+        starts.append(starts[-1] + len(line))
+    try:
+        return list(stand_ins._data_displays(source, starts))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return []
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_quick_look_lets_every_table_the_tokenizer_finds_through(seed):
+    # `_may_hold_a_display` answers False only where the tokenizer's pass would find nothing to replace
+    found = 0
+    for source in [*_tables_of_strings(20, seed), *_corrupted_tables(20, seed), MODULE]:
+        if _displays_found(source):
+            found += 1
+            assert stand_ins._may_hold_a_display(source), source
+    assert found >= 20
+
+
+def test_a_large_text_without_a_table_is_never_tokenized(monkeypatch):
+    monkeypatch.setattr(stand_ins, "STAND_INS_FROM_CHARS", REAL_STAND_INS_FROM_CHARS)
+    code = "".join(f"def f{i}(x, y=(1, 2)):\n    '''Doc {i}: (a, b) = [c]'''\n    z = [x, y] * {i}\n    return z\n\n\n"
+                   for i in range(4000))
+    assert len(code) > REAL_STAND_INS_FROM_CHARS
+
+    def no_tokenizer(*args, **kwargs):
+        raise AssertionError("tokenized")
+
+    monkeypatch.setattr(stand_ins.tokenize, "generate_tokens", no_tokenizer)
+    assert with_stand_ins(code) is None
+    with pytest.raises(AssertionError, match="tokenized"):  # a table in it is looked for with the tokenizer
+        with_stand_ins(code + "TABLE = [\n" + TABLE + "]\n")

@@ -15,6 +15,7 @@ whole text and never uses stand-ins.
 from __future__ import annotations
 
 import io
+import re
 import tokenize
 from typing import Iterator, Optional
 
@@ -30,6 +31,17 @@ _READ_WORDS = ("cuda", "cpu", "mps", "xpu", "hpu", "npu", "gpu", "device", "torc
 _SKIPPED = {tokenize.NL, tokenize.COMMENT}
 _STAND_IN = {"[": "[0", "(": "(0,", "{": "{0: 0"}
 
+# Before the tokenizer's pass (it costs a large file's check more than Python's parser): where a display of data
+# may be. Every display `_data_displays` replaces is an opening bracket after `=` (spaces and continued lines
+# between) from which `_DATA_TEXT` matches at least as far as its closing bracket: its numbers, constant names,
+# signs, commas, colons, brackets, line breaks and comments are in the first two alternatives, each string is one
+# of the next four, read from its opening quote as the tokenizer reads it. (Names and more are let through: a text
+# they pass is tokenized, and the tokenizer decides.)
+_DISPLAY_OPENING = re.compile(r"=[ \t\f]*(?:\\\r?\n[ \t\f]*)*[\[({]")
+_STRINGS = (r"'''(?:[^\\]|\\.)*?'''", r'"""(?:[^\\]|\\.)*?"""',  # (a backslash escapes any character)
+            r"'(?:[^'\\\r\n]|\\\r\n|\\.)*'", r'"(?:[^"\\\r\n]|\\\r\n|\\.)*"')
+_DATA_TEXT = re.compile(r"(?:[\w.+\-,:()\[\]{}\s\\]+|#[^\r\n]*|" + "|".join(_STRINGS) + ")*", re.DOTALL)
+
 
 def with_stand_ins(source: str) -> Optional[str]:
     """`source` with each large display of constants replaced by a stand-in (same lines, same
@@ -37,6 +49,8 @@ def with_stand_ins(source: str) -> Optional[str]:
     reports that)."""
     if len(source) < STAND_INS_FROM_CHARS or ("\r" in source and "\r\n" not in source):
         return None  # old Mac line ends: the tokenizer would number lines otherwise than Python
+    if not _may_hold_a_display(source):
+        return None
     starts = [0]
     for line in io.StringIO(source, newline=""):
         starts.append(starts[-1] + len(line))
@@ -56,6 +70,15 @@ def with_stand_ins(source: str) -> Optional[str]:
         done = end
     pieces.append(source[done:])
     return "".join(pieces)
+
+
+def _may_hold_a_display(source: str) -> bool:
+    """Could `_data_displays` find a display to replace in `source`? (False only where it could not.)"""
+    for opening in _DISPLAY_OPENING.finditer(source):
+        start = opening.end() - 1
+        if _DATA_TEXT.match(source, start).end() - start >= STAND_IN_MIN_CHARS:
+            return True
+    return False
 
 
 class _Tokens:
