@@ -280,7 +280,8 @@ def _methods_of(cls: cst.ClassDef) -> list[cst.FunctionDef]:
     return [s for s in cls.body.body if type(s) is cst.FunctionDef] if type(cls.body) is cst.IndentedBlock else []
 
 
-def _host_attributes(init: cst.FunctionDef, bound: dict[str, list[tuple[cst.FunctionDef, Optional[cst.BaseExpression]]]],
+def _host_attributes(init: cst.FunctionDef,
+                     bound: dict[str, list[tuple[cst.FunctionDef, Optional[cst.BaseExpression]]]],
                      local: dict[str, list[cst.BaseExpression]], torch: TorchNames,
                      registered: set[str]) -> dict[str, cst.Call]:
     """The plain attributes of a module class that only its `__init__` binds, once, each to a factory's host
