@@ -192,12 +192,12 @@ def _shown_no_op(types: TypeOracle, bare: BareCall) -> bool:
     factory = bindings[0].value
     if factory_name(factory, types.torch) is None:
         return False
-    given = {arg.keyword.value: _code(arg.value) for arg in factory.args  # type: ignore[attr-defined]
+    given = {arg.keyword.value: code_of(arg.value) for arg in factory.args  # type: ignore[attr-defined]
              if arg.keyword is not None and arg.keyword.value in ("dtype", "device")}
     for arg in call.args:
         if arg.star or (arg.keyword is not None and arg.keyword.value not in ("dtype", "device")):
             return False  # `non_blocking=`, `copy=`, `memory_format=`: more than a place and a type
-        wanted = _code(arg.value)
+        wanted = code_of(arg.value)
         if arg.keyword is not None and given.get(arg.keyword.value) != wanted:
             return False
         if arg.keyword is None and wanted not in given.values():
@@ -363,9 +363,9 @@ def parameter_moved(torch: TorchNames, value: cst.BaseExpression) -> Optional[cs
     if torch.qualify(wrapped.func) not in _PARAMETER_CLASSES:
         return None
     if value.func.attr.value == "to" and value.args:
-        already = {_code(arg.value) for arg in _keywords_inside(wrapped) if arg.keyword is not None
+        already = {code_of(arg.value) for arg in _keywords_inside(wrapped) if arg.keyword is not None
                    and arg.keyword.value in ("device", "dtype")}
-        if all(_code(arg.value) in already for arg in value.args):
+        if all(code_of(arg.value) in already for arg in value.args):
             return None
     return wrapped
 
@@ -379,7 +379,3 @@ def _keywords_inside(call: cst.Call) -> list[cst.Arg]:
             found.append(node)
         stack.extend(children(node))
     return found
-
-
-def _code(expr: cst.BaseExpression) -> str:
-    return code_of(expr)
