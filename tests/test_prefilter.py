@@ -25,6 +25,7 @@ from devlint.analysis.screen import screen
 from devlint.engine.settings import Settings
 
 from conftest import RULE_DIRS
+from generated_programs import PROGRAMS
 
 # Every default rule, and DEV003, DEV004 and DEV005: rules in preview, which run where their code is named.
 ALL = Settings(select=("DEV",), extend_select=("DEV003", "DEV004", "DEV005"))
@@ -222,9 +223,7 @@ def test_snippet_programs_report_the_same_with_and_without_the_prefilter(indices
 @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.data())
 def test_generated_programs_with_torch_spliced_in_report_the_same(data):
-    import hypothesmith
-
-    program = data.draw(hypothesmith.from_grammar())
+    program = data.draw(PROGRAMS)
     indices = data.draw(st.lists(st.integers(0, len(SNIPPETS) - 1), min_size=1, max_size=4))
     lines = program.splitlines(keepends=True)
     at = data.draw(st.integers(0, len(lines)))

@@ -13,7 +13,6 @@ import contextlib
 import difflib
 import os
 
-import hypothesmith
 import libcst as cst
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -21,6 +20,7 @@ from hypothesis import strategies as st
 from devlint import fix_source, lint_source
 from devlint.engine.settings import Settings
 from devlint.frontends.flake8 import Plugin
+from generated_programs import PROGRAMS
 from tests.conftest import RULE_DIRS
 
 # DEV003, DEV004 and DEV005 are rules in preview: named, they run (as `--extend-select DEV003,...`),
@@ -42,13 +42,12 @@ SNIPPETS = [
     *[(d / "bad.py").read_text() for d in RULE_DIRS],
 ]
 
-programs = hypothesmith.from_grammar()
 
 
 @st.composite
 def programs_with_bugs(draw) -> str:
     """A generated program with a torch snippet before it, after it, or both."""
-    program = draw(programs)
+    program = draw(PROGRAMS)
     if program and not program.endswith("\n"):
         program += "\n"
     before = draw(st.sampled_from(["", *SNIPPETS]))
@@ -132,7 +131,7 @@ def _flake8_agrees(source: str) -> None:
 
 
 @FUZZ
-@given(programs)
+@given(PROGRAMS)
 def test_generated_programs(source: str) -> None:
     check_properties(source)
 

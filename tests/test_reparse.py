@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 from typing import Callable, Optional
 
-import hypothesmith
 import libcst as cst
 import pytest
 from hypothesis import example, given
@@ -17,6 +16,7 @@ from devlint.engine.engine import analyze
 from devlint.engine.settings import Settings
 from devlint.engine.reparse import Reparser
 from devlint.sources import document
+from generated_programs import PROGRAMS
 from tests.conftest import RULE_DIRS
 from tests.test_properties import FUZZ
 
@@ -289,7 +289,7 @@ def test_a_notebook_edited_cell_by_cell_reports_the_same_with_the_reparser() -> 
 
 @st.composite
 def program_and_edits(draw) -> tuple[str, list[tuple[int, Optional[str]]]]:
-    program = draw(hypothesmith.from_grammar())
+    program = draw(PROGRAMS)
     count = program.count("\n") + 1
     line = st.one_of(st.none(), st.sampled_from(["", "# c", "    # deep", "x = 1", "    pass", "def f():", ")"]))
     return program, draw(st.lists(st.tuples(st.integers(1, count), line), min_size=1, max_size=4))
@@ -383,7 +383,7 @@ def test_each_fixture_in_pieces(directory, monkeypatch: pytest.MonkeyPatch) -> N
 
 
 @FUZZ
-@given(hypothesmith.from_grammar())
+@given(PROGRAMS)
 def test_generated_programs_in_pieces(program: str) -> None:
     with pytest.MonkeyPatch.context() as monkeypatch:
         parsed_in_pieces(program, monkeypatch)

@@ -12,6 +12,7 @@ from libcst.metadata import MetadataWrapper
 from devlint.analysis.walk import _CONCRETE_NODES, _TOKEN_TYPES, children, visit_batched
 
 from conftest import RULE_DIRS
+from generated_programs import PROGRAMS
 from test_prefilter import SNIPPETS
 
 NODE_TYPES = [t for t in vars(cst).values() if isinstance(t, type) and issubclass(t, cst.CSTNode)
@@ -80,9 +81,7 @@ x = a[1:2, ::3] @ b ** -c; print(*a, **b); (w := 1) if False else (w := 2)
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.data())
 def test_generated_programs_are_walked_exactly_as_libcst_walks_them(data):
-    import hypothesmith
-
-    source = data.draw(hypothesmith.from_grammar())
+    source = data.draw(PROGRAMS)
     try:
         cst.parse_module(source)
     except cst.ParserSyntaxError:  # Python's grammar, LibCST's tokenizer refuses (a `\` line ending a file): no tree
@@ -120,9 +119,7 @@ def test_children_of_every_node_of_the_fixtures(directory):
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.data())
 def test_children_of_every_node_of_generated_programs(data):
-    import hypothesmith
-
-    source = data.draw(hypothesmith.from_grammar())
+    source = data.draw(PROGRAMS)
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError:
