@@ -265,7 +265,7 @@ def test_the_quick_look_lets_every_table_the_tokenizer_finds_through(seed):
     assert found >= 20
 
 
-def test_a_large_text_without_a_table_is_never_tokenized(monkeypatch):
+def test_a_large_text_without_a_table_worth_the_pass_is_never_tokenized(monkeypatch):
     monkeypatch.setattr(stand_ins, "STAND_INS_FROM_CHARS", REAL_STAND_INS_FROM_CHARS)
     code = "".join(f"def f{i}(x, y=(1, 2)):\n    '''Doc {i}: (a, b) = [c]'''\n    z = [x, y] * {i}\n    return z\n\n\n"
                    for i in range(4000))
@@ -276,5 +276,10 @@ def test_a_large_text_without_a_table_is_never_tokenized(monkeypatch):
 
     monkeypatch.setattr(stand_ins.tokenize, "generate_tokens", no_tokenizer)
     assert with_stand_ins(code) is None
-    with pytest.raises(AssertionError, match="tokenized"):  # a table in it is looked for with the tokenizer
-        with_stand_ins(code + "TABLE = [\n" + TABLE + "]\n")
+    # a 5.6 KB table in 360 KB of code would save less than the pass costs
+    assert with_stand_ins(code + "TABLE = [\n" + TABLE + "]\n") is None
+    eighth = _rows(len(code) // 6 // len(_rows(1)))  # a table an eighth of the whole is looked for with the tokenizer
+    with pytest.raises(AssertionError, match="tokenized"):
+        with_stand_ins(code + "TABLE = [\n" + eighth + "]\n")
+    with pytest.raises(AssertionError, match="tokenized"):  # and so is one as large as a text tried at all
+        with_stand_ins(code * 8 + "TABLE = [\n" + _rows(REAL_STAND_INS_FROM_CHARS // len(_rows(1)) + 1) + "]\n")

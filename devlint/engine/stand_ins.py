@@ -40,6 +40,8 @@ _STAND_IN = {"[": "[0", "(": "(0,", "{": "{0: 0"}
 _DISPLAY_OPENING = re.compile(r"=[ \t\f]*(?:\\\r?\n[ \t\f]*)*[\[({]")
 _STRINGS = (r"'''(?:[^\\]|\\.)*?'''", r'"""(?:[^\\]|\\.)*?"""',  # (a backslash escapes any character)
             r"'(?:[^'\\\r\n]|\\\r\n|\\.)*'", r'"(?:[^"\\\r\n]|\\\r\n|\\.)*"')
+# Displays that may make up less than this share of the text (1 / _WORTH_A_PASS) are not looked for.
+_WORTH_A_PASS = 8
 _DATA_TEXT = re.compile(r"(?:[\w.+\-,:()\[\]{}\s\\]+|#[^\r\n]*|" + "|".join(_STRINGS) + ")*", re.DOTALL)
 
 
@@ -50,7 +52,7 @@ def with_stand_ins(source: str) -> Optional[str]:
     if len(source) < STAND_INS_FROM_CHARS or ("\r" in source and "\r\n" not in source):
         return None  # old Mac line ends: the tokenizer would number lines otherwise than Python
     if not _may_hold_a_display(source):
-        return None
+        return None  # no display, or too little of one to pay for the tokenizer's pass
     starts = [0]
     for line in io.StringIO(source, newline=""):
         starts.append(starts[-1] + len(line))
@@ -73,11 +75,19 @@ def with_stand_ins(source: str) -> Optional[str]:
 
 
 def _may_hold_a_display(source: str) -> bool:
-    """Could `_data_displays` find a display to replace in `source`? (False only where it could not.)"""
+    """Could `_data_displays` find displays to replace in `source` that are worth its pass? (False only where it
+    could not.) The pass costs about a fifth of what parsing and checking the same text costs, so displays that
+    make up less than an eighth of the text save less than the pass costs, unless one of them is as large as a
+    text that is tried for stand-ins at all (LibCST parses a statement whole: its memory follows the display)."""
+    worth = len(source) / _WORTH_A_PASS
+    candidates = 0  # the characters looks from each opening span: at least the displays' (looks may overlap)
     for opening in _DISPLAY_OPENING.finditer(source):
         start = opening.end() - 1
-        if _DATA_TEXT.match(source, start).end() - start >= STAND_IN_MIN_CHARS:
-            return True
+        length = _DATA_TEXT.match(source, start).end() - start
+        if length >= STAND_IN_MIN_CHARS:
+            candidates += length
+            if candidates >= worth or length >= STAND_INS_FROM_CHARS:
+                return True
     return False
 
 
