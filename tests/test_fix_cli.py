@@ -161,6 +161,22 @@ def test_fix_producing_unparsable_code_is_never_written(module, monkeypatch, cap
     assert "fix would produce code that does not parse; file left unchanged" in err
 
 
+def test_a_fix_only_libcst_would_parse_is_never_written(module, monkeypatch, capsys):
+    # LibCST reads `b"é"` and `"\\N{no such name}"`; Python rejects both: such a text would be written, then DEV999
+    from devlint.engine import cst_stage
+    from devlint.frontends import cli
+
+    real_apply = cst_stage.apply_fixes
+    for rejected in ('b"\u00e9"', '"\\N{no such name}"'):
+        def python_rejects(module_node, fixes, **kwargs):
+            return real_apply(module_node, fixes, **kwargs).replace('"cpu"', rejected)
+
+        monkeypatch.setattr(cst_stage, "apply_fixes", python_rejects)
+        assert cli.main(["--isolated", "--extend-select", "DEV004", "--fix", "--unsafe-fixes", str(module)]) == 2
+        assert module.read_text() == SAFE_AND_UNSAFE
+        assert "fix would produce code that does not parse; file left unchanged" in capsys.readouterr().err
+
+
 def test_one_unparsable_fix_leaves_the_whole_file_unchanged(module, monkeypatch, capsys):
     from devlint.engine import cst_stage
     from devlint.frontends import cli

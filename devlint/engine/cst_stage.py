@@ -8,6 +8,7 @@ one-file run, and most files never need it (tests/test_startup.py).
 from __future__ import annotations
 
 import ast
+import bisect
 import os
 import types
 from typing import TYPE_CHECKING, Callable, Mapping, Optional, Sequence
@@ -75,6 +76,8 @@ def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleE
     wanted += [node for node, _ in failures.by_code.values() if node is not None]
     limit = line_limit(settings.line_length, path) if with_fixes else 0
     lines = Lines(source)
+    if syntax is not None and any(report.fix is not None for report in raw):
+        result.statement_starts = statement_starts(module, syntax.tree)
     try:
         positions = _positions(module, wanted, lines, syntax.tree if syntax is not None else None)
         _resolve(result, lines, positions, raw, path, with_fixes, ignore_noqa, limit, suppressions)
@@ -233,11 +236,7 @@ def _place(statement: cst.BaseStatement, held: set[cst.CSTNode], node: ast.stmt,
             return all(_place(member, member_held, member_node, member_first, inner, module, wanted, lines, provider)
                        for member, member_held, (member_node, member_first) in zip(block.body, in_members, members)
                        if member_held)
-    before = len(statement.leading_lines)  # lines LibCST writes before the statement's first token
-    decorators = getattr(statement, "decorators", ())
-    if decorators:
-        before += len(decorators[0].leading_lines)
-    start = first - before
+    start = first - _lines_before(statement)
     if start < 1:
         return False
     state = PositionProvidingCodegenState(default_indent=module.default_indent,
@@ -250,6 +249,15 @@ def _place(statement: cst.BaseStatement, held: set[cst.CSTNode], node: ast.stmt,
         return False
     wanted -= held
     return True
+
+
+def _lines_before(statement: cst.BaseStatement) -> int:
+    """The lines LibCST writes before the statement's first token (its empty lines and comments)."""
+    before = len(statement.leading_lines)
+    decorators = getattr(statement, "decorators", ())
+    if decorators:
+        before += len(decorators[0].leading_lines)
+    return before
 
 
 def _first_lines(body: Sequence[cst.BaseStatement],
@@ -286,7 +294,8 @@ def _resolve(result: Analysis, lines: Lines, positions: Mapping[cst.CSTNode, Cod
         if report.fix is not None:
             edits: Optional[tuple[Edit, ...]] = ()
             if with_fixes:
-                edits = _edits_for(result, report.fix, lines, limit)
+                first = min(positions[node].start.line for node in report.fix.replacements)
+                edits = _edits_for(result, report.fix, first, lines, limit)
             if edits is not None:  # None: the fix cannot be laid out within the line limit
                 fix_info = FixInfo(report.fix.applicability, report.fix.description, edits)
         diagnostic = Diagnostic(
@@ -302,13 +311,16 @@ def _resolve(result: Analysis, lines: Lines, positions: Mapping[cst.CSTNode, Cod
     result.diagnostics.sort(key=lambda d: d.sort_key)
 
 
-def _edits_for(result: Analysis, fix: Fix, lines: Lines, limit: int) -> Optional[tuple[Edit, ...]]:
-    """The fix as text edits (the rewrite laid out within `limit`; `import torch` if it adds
-    one), or None when it cannot be laid out."""
+def _edits_for(result: Analysis, fix: Fix, first: int, lines: Lines, limit: int) -> Optional[tuple[Edit, ...]]:
+    """The fix (whose first replaced node is on line `first`) as text edits (the rewrite laid out within
+    `limit`; `import torch` if it adds one), or None when it cannot be laid out."""
     assert result.module is not None
     text = result.text if result.text is not None else result.source
     to_source = _TextMap(text, result.source)
-    edit = to_source.edit(fix_edit(result.module, text, fix, limit))
+    if result.statements is None and result.statement_starts is not None:
+        result.statements = Statements(result.module, text if text is not result.source else lines,
+                                       result.statement_starts)
+    edit = to_source.edit(fix_edit(result.module, text, fix, limit, result.statements, first))
     if edit is None:
         return None
     found = [smallest(result.source, *edit)]  # whole lines for applying; the changed span to show
@@ -324,16 +336,75 @@ def _edits_for(result: Analysis, fix: Fix, lines: Lines, limit: int) -> Optional
     return tuple(edits)
 
 
-def fix_edit(module: cst.Module, source: str, fix: Fix, limit: int) -> Optional[tuple[int, int, str]]:
+def fix_edit(module: cst.Module, source: str, fix: Fix, limit: int, statements: Optional[Statements] = None,
+             first: int = 0) -> Optional[tuple[int, int, str]]:
     """The fix (its `import torch` aside) as one text edit of whole lines, laid out as black
-    would within `limit` (devlint/engine/layout.py); None when it cannot be."""
-    start, end, content = _smallest_edit(source, apply_fixes(module, [fix], with_import=False))
+    would within `limit` (devlint/engine/layout.py); None when it cannot be. With the file's
+    `statements` and the line of the fix's first replaced node, the rewrite, its code and its layout are
+    those of the one top-level statement that holds the fix, where that statement can be told."""
+    window = statements.holding(fix, first) if statements is not None else None
+    if window is None:
+        offset, text, new = 0, source, apply_fixes(module, [fix], with_import=False)
+    else:
+        offset, alone, text = window
+        new = apply_fixes(alone, [fix], with_import=False)
+        end_line = _END_LINE.comment.value + module.default_newline  # type: ignore[union-attr]
+        new = new[:-len(end_line)] if new.endswith(end_line) else new
+    start, end, content = _smallest_edit(text, new)
     try:
-        return lay_out(source, start, end, content, limit)
+        start, end, content = lay_out(text, start, end, content, limit)
     except Refused:
         return None
     except (ValueError, IndexError, AssertionError):  # a layout bug must cost a fix, never the file
         return None
+    return start + offset, end + offset, content
+
+
+def statement_starts(module: cst.Module, tree: ast.Module) -> Optional[list[int]]:
+    """The line where the code of each of the module's top-level statements starts (its leading empty lines and
+    comments included): one statement's code ends where the next one's starts. None where `ast`'s statements
+    do not pair up with LibCST's."""
+    firsts = _first_lines(module.body, tree.body)
+    if firsts is None:
+        return None
+    starts = [first - _lines_before(statement) for statement, (_, first) in zip(module.body, firsts)]
+    return starts if all(a < b for a, b in zip(starts, starts[1:])) and starts and starts[0] >= 1 else None
+
+
+class Statements:
+    """The module's top-level statements by line, for a fix that rewrites one of them: the rewrite of the whole
+    tree, its code and a tokenizer's pass over the whole text cost a 50,000-line file 11 s per fix."""
+
+    def __init__(self, module: cst.Module, text: str | Lines, starts: list[int]) -> None:
+        self.module = module
+        self.lines = text if isinstance(text, Lines) else Lines(text)
+        self.starts = starts
+
+    def holding(self, fix: Fix, line: int) -> Optional[tuple[int, cst.Module, str]]:
+        """(its offset in the text, a module of it alone, its text) of the top-level statement at `line`, when it
+        holds every node `fix` replaces and its code is the text there; else None."""
+        index = bisect.bisect_right(self.starts, line) - 1
+        if index < 0:
+            return None
+        statement = self.module.body[index]
+        replaced = set(map(id, fix.replacements))
+        if sum(id(node) in replaced for node in nodes(statement)) != len(replaced):
+            return None
+        alone = self.module.with_changes(header=(), body=(statement,), footer=(_END_LINE,), has_trailing_newline=True)
+        code = alone.code
+        end_line = _END_LINE.comment.value + self.module.default_newline  # type: ignore[union-attr]
+        if not code.endswith(end_line):
+            return None
+        code = code[:-len(end_line)]
+        offset = self.lines.offset(self.starts[index], 0)
+        if not self.lines.source.startswith(code, offset):
+            return None  # (the module's last statement without a line break after it, among others)
+        return offset, alone, code
+
+
+# A line after the statement in its module alone: a module whose statement a fix removes would be written as one
+# empty line, where the statement's text is to be removed (a module's text is never empty).
+_END_LINE = cst.EmptyLine(comment=cst.Comment("#"))
 
 
 def _smallest_edit(old: str, new: str) -> tuple[int, int, str]:
@@ -390,10 +461,12 @@ def _add_torch_import(module: cst.Module) -> cst.Module:
     return module.with_changes(body=body)
 
 
-def apply_parsable(module: cst.Module, source: str, chosen: list[tuple[str, Fix]], limit: int,
+def apply_parsable(module: cst.Module, source: str, chosen: list[tuple[str, Fix, int]], limit: int,
                    unparsable: list[str], keep: Optional[Callable[[str, int, int], bool]] = None,
-                   original: Optional[str] = None) -> Optional[tuple[str, list[str]]]:
-    """The text with the chosen fixes applied (each laid out within `limit`), and their codes.
+                   original: Optional[str] = None,
+                   starts: Optional[list[int]] = None) -> Optional[tuple[str, list[str]]]:
+    """The text with the chosen fixes applied (each laid out within `limit`), and their codes. `chosen`:
+    each fix with its code and the line of its first replaced node; `starts`: `statement_starts`' lines.
     A fix that cannot be laid out waits (its report stays); one whose edit overlaps another's
     lines waits for the next pass. A fix whose result does not parse is dropped and its code
     added to `unparsable` (the runner then writes nothing); the others still apply. None when
@@ -401,9 +474,10 @@ def apply_parsable(module: cst.Module, source: str, chosen: list[tuple[str, Fix]
     stand-ins, devlint/engine/stand_ins.py), the text the fixes are for: each edit is checked on
     `source` and made, mapped line by line, to `original`."""
     to_original = _TextMap(source, original if original is not None else source)
+    statements = Statements(module, source, starts) if starts is not None else None
     edits: list[tuple[str, Fix, tuple[int, int, str]]] = []
-    for code, fix in chosen:
-        edit = fix_edit(module, source, fix, limit)
+    for code, fix, first in chosen:
+        edit = fix_edit(module, source, fix, limit, statements, first)
         if edit is None or to_original.edit(edit) is None:
             continue  # no layout within the line limit (or one that would rewrite data): no fix
         if keep is not None and not keep(source, edit[0], max(edit[0], edit[1] - 1)):
@@ -433,14 +507,16 @@ def apply_parsable(module: cst.Module, source: str, chosen: list[tuple[str, Fix]
 
 def _apply_edits(source: str, edits: Sequence[tuple[str, Fix, tuple[int, int, str]]],
                  to_original: Optional[_TextMap] = None) -> Optional[str]:
-    """`source` with the (non-overlapping) edits and any `import torch` they need; None when the
-    result does not parse. With `to_original`, the same edits made to the original text instead."""
+    """`source` with the (non-overlapping) edits and any `import torch` they need; None when Python or
+    LibCST does not parse the result. With `to_original`, the same edits made to the original text instead."""
     text = source
     ordered = sorted(edits, key=lambda item: item[2][0], reverse=True)
     for _, _, (start, end, content) in ordered:
         text = text[:start] + content + text[end:]
     try:
-        module = cst.parse_module(text)
+        # Python's parser first: a text only LibCST accepts would be written, then reported as DEV999. Its tree
+        # lets LibCST parse a large text a piece at a time (its whole parse took a 2 MB file's --fix to 800 MB).
+        module = parse_in_pieces(text, ast.parse(text))
     except Exception:  # any failure to parse: the text is not written
         return None
     needs_import = any(fix.needs_torch_import for _, fix, _ in edits)

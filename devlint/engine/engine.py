@@ -40,6 +40,7 @@ from devlint.rules import RuleEntry, all_rules
 if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst
 
+    from devlint.engine.cst_stage import Statements
     from devlint.engine.reparse import Reparser
     from devlint.rules.base import Fix
 
@@ -67,6 +68,10 @@ class Analysis:
     # What the rules asked the project index and its answers (devlint/analysis/project_index.py):
     # the reports hold only while the index answers the same (the result cache checks it).
     index_reads: dict[str, object] = field(default_factory=dict)
+    # Where the code of each top-level statement of `module` starts (when a report has a fix), and the
+    # statements by line made of them: a fix's edit is computed on its statement (devlint/engine/cst_stage.py).
+    statement_starts: Optional[list[int]] = None
+    statements: Optional[Statements] = None
 
 
 def _cst_stage() -> ModuleType:
@@ -170,7 +175,7 @@ def _fix_text(source: str, path: str, settings: Settings, unsafe: bool,
         analysis = analyze(current, path, settings, stand_ins=keep is None)  # a veto reads offsets of `current`
         lines = Lines(current)
         suppressions = Suppressions(current)
-        chosen: list[tuple[str, Fix]] = []
+        chosen: list[tuple[str, Fix, int]] = []
         taken: list[tuple[int, int]] = []
         for diagnostic, fix, (start, end) in sorted(analysis.fixes, key=lambda item: item[2]):
             if fix.applicability not in allowed or (keep is not None and not keep(current, start, end)):
@@ -179,7 +184,7 @@ def _fix_text(source: str, path: str, settings: Settings, unsafe: bool,
                 continue  # overlaps a fix taken this pass: next pass
             if _touches_noqa(diagnostic.code, lines, suppressions, start, end):
                 continue  # a `# noqa` line is never rewritten, even by a report on another line
-            chosen.append((diagnostic.code, fix))
+            chosen.append((diagnostic.code, fix, lines.position(start)[0]))
             taken.append((start, end))
         if not chosen or analysis.module is None:
             return FixResult(current, fixed, analysis.diagnostics, unparsable)
@@ -187,7 +192,7 @@ def _fix_text(source: str, path: str, settings: Settings, unsafe: bool,
             limit = line_limit(settings.line_length, path)
         try:
             new = with_deep_stack(_cst_stage().apply_parsable, analysis.module, analysis.text or current, chosen,
-                                  limit, unparsable, keep, current)
+                                  limit, unparsable, keep, current, analysis.statement_starts)
         except RecursionError:  # too deep to rewrite even on the large stack: the text stays as it is
             new = None
         if new is None or new[0] == current:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import itertools
 from typing import Sequence
 
 
@@ -11,13 +12,11 @@ class Lines:
 
     def __init__(self, source: str) -> None:
         self.source = source
-        self.starts = [0]
-        for i, char in enumerate(source):
-            if char == "\n":
-                self.starts.append(i + 1)
         # Python's lines end at "\n" only; str.splitlines() also splits at "\f", "\x1c" and others,
         # which put `# noqa` checks and report statements on the wrong line.
-        self.lines = [line.rstrip("\r") for line in source.split("\n")]
+        split = source.split("\n")
+        self.starts = [0, *itertools.accumulate(len(line) + 1 for line in split[:-1])]
+        self.lines = [line.rstrip("\r") for line in split]
 
     def offset(self, line: int, column: int) -> int:
         """1-based line, 0-based column -> offset."""

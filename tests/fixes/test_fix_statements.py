@@ -1,0 +1,123 @@
+"""A fix's edit is computed on the one top-level statement that holds it (devlint/engine/cst_stage.py:
+`Statements`): rewriting, generating and laying out the whole file for every fix cost a 50,000-line file
+11 s per fix. The edits and the fixed text are those the whole file gives, wherever the statement lies and
+whatever the fix does to it (a rewritten call, a removed import, a new line of code)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from devlint import fix_source
+from devlint.engine import cst_stage
+from devlint.engine.engine import analyze
+from devlint.engine.settings import Settings
+from devlint.rules.base import Applicability, Fix
+
+from conftest import RULE_DIRS
+
+PREVIEW = Settings(preview=True)
+
+SOURCE = textwrap.dedent('''\
+    """A module with fixes in several statements."""
+    import torch
+
+
+    def first(device):
+        x = torch.zeros(3).to(device)
+        return x
+
+    # a comment before the class
+    class Model:
+        def forward(self, device):
+            return torch.ones(2).to(device)
+
+
+    y = torch.ones(4).to("cuda")
+    ''')
+
+
+def _edits(source: str, path: str = "example.py") -> list:
+    return [(d.code, d.line, d.fix.edits if d.fix else None)
+            for d in analyze(source, path, PREVIEW, with_fixes=True).diagnostics]
+
+
+@pytest.fixture
+def whole_file(monkeypatch):
+    """The edits and fixed text as computed on the whole file (no statement is told apart)."""
+
+    def compute(action):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(cst_stage, "statement_starts", lambda module, tree: None)
+            return action()
+
+    return compute
+
+
+def test_each_fix_is_rewritten_in_its_statement_alone(monkeypatch, whole_file):
+    rewritten: list[int] = []
+    real = cst_stage.apply_fixes
+
+    def recording(module, fixes, **kwargs):
+        rewritten.append(len(module.body))
+        return real(module, fixes, **kwargs)
+
+    monkeypatch.setattr(cst_stage, "apply_fixes", recording)
+    edits = _edits(SOURCE)
+    assert [(code, line) for code, line, fix in edits if fix] == [("DEV002", 6), ("DEV002", 12), ("DEV002", 15), ("DEV003", 15)]
+    assert rewritten == [1, 1, 1, 1]
+    rewritten.clear()
+    assert whole_file(lambda: _edits(SOURCE)) == edits
+    assert rewritten == [5, 5, 5, 5]  # the whole module, each time
+
+
+@pytest.mark.parametrize("variant", ["as written", "crlf", "no last line break", "tabs"])
+@pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)
+def test_every_fixture_fix_is_the_whole_files(rule_dir, variant, whole_file):
+    source = (rule_dir / "bad.py").read_text(encoding="utf-8")
+    if variant == "crlf":
+        source = source.replace("\n", "\r\n")
+    elif variant == "no last line break":
+        source = source.rstrip("\n")
+    elif variant == "tabs":
+        source = source.replace("    ", "\t")
+    path = str(rule_dir / "bad.py")
+    edits = _edits(source, path)
+    assert edits == whole_file(lambda: _edits(source, path))
+    fixed = fix_source(source, path, PREVIEW, unsafe=True)
+    assert (fixed.source, fixed.fixed) == whole_file(lambda: (lambda r: (r.source, r.fixed))(
+        fix_source(source, path, PREVIEW, unsafe=True)))
+
+
+def _statements(source: str) -> tuple[cst.Module, cst_stage.Statements]:
+    import ast
+
+    module = cst.parse_module(source)
+    starts = cst_stage.statement_starts(module, ast.parse(source))
+    assert starts is not None
+    return module, cst_stage.Statements(module, source, starts)
+
+
+def test_a_fix_across_statements_or_at_an_unended_last_line_is_computed_on_the_whole_file():
+    source = "import torch\n\nx = torch.zeros(3)\ny = x.to('cuda')"
+    module, statements = _statements(source)
+    assert statements.starts == [1, 2, 4]
+    x, y = module.body[1], module.body[2]
+    both = Fix(Applicability.SAFE, "two statements", {x: x, y: y})
+    assert statements.holding(both, 2) is None
+    one = Fix(Applicability.SAFE, "one statement", {x: x})
+    offset, alone, text = statements.holding(one, 3)
+    assert (offset, text, len(alone.body)) == (13, "\nx = torch.zeros(3)\n", 1)
+    # the last statement's code has a line break its text lacks
+    assert statements.holding(Fix(Applicability.SAFE, "last", {y: y}), 4) is None
+    assert statements.holding(one, 4) is None  # a line whose statement does not hold the fix
+
+
+def test_a_removed_statement_takes_its_line_with_it():
+    source = "import torch\nimport os\nx = 1\n"
+    module, statements = _statements(source)
+    removal = Fix(Applicability.SAFE, "remove", {module.body[1]: cst.RemovalSentinel.REMOVE})
+    assert cst_stage.fix_edit(module, source, removal, 88, statements, 2) == \
+        cst_stage.fix_edit(module, source, removal, 88) == (13, 23, "")
