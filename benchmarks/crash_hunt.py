@@ -1,7 +1,7 @@
 """Crash hunt: devlint over real files and over mutated copies that define values by themselves.
 
     python benchmarks/crash_hunt.py ROOT [ROOT ...] [--jobs N] [--limit FILES] [--show N] [--preview]
-                                    [--progress FILES] [--slow SECONDS]
+                                    [--progress FILES] [--slow SECONDS] [--fixes]
 
 For each `.py` file under the roots (`~/.cache/devlint-dev-corpus/src` and `.../wide`), devlint checks
 the file as it is and a few mutated copies of it. A mutation takes an assignment `a = f(...)` in a
@@ -21,7 +21,8 @@ shape meets each method across the copies. A copy that Python rejects is not cou
 broke it). The hunt counts files (originals and copies) that get an internal error (DEV998), a DEV999
 although Python parses the text, an exception out of the engine, or whose check took longer than `--slow`
 CPU seconds (a file that takes minutes is lost too: the run is stopped, or its CI job times out); it must
-report 0. It prints the first few of each with the shape that did it (`--show`). Not a timed test: it takes
+report 0. With `--fixes`, each text is checked with its fix edits (as the JSON, SARIF and editor outputs show
+them) and fixed with every fix, unsafe ones included: a fixed text that Python rejects is a problem too. It prints the first few of each with the shape that did it (`--show`). Not a timed test: it takes
 minutes (over `full` with `--preview`, about half an hour on one core), so it prints its running totals
 every `--progress` files: a hunt cut off by a timeout still says how far it got.
 """
@@ -143,13 +144,14 @@ def _parses(text: str) -> bool:
     return True
 
 
-def hunt(job: tuple[str, int, bool, float]) -> tuple[str, int, int, list[tuple[str, str]]]:
+def hunt(job: tuple[str, int, bool, float, bool]) -> tuple[str, int, int, list[tuple[str, str]]]:
     """(path, mutated copies checked, copies Python rejected, [(which, what went wrong)]); the job is
-    (path, copies, preview: the preview rules and shapes too, seconds a check may take)."""
-    from devlint.engine.engine import analyze
+    (path, copies, preview: the preview rules and shapes too, seconds a check may take, fixes: the fix edits
+    computed, and every fix applied)."""
+    from devlint.engine.engine import analyze, fix_text
     from devlint.engine.settings import Settings
 
-    path, copies, preview, slow = job
+    path, copies, preview, slow, fixes = job
     settings = Settings(preview=preview)
     try:
         with open(path, encoding="utf-8") as handle:
@@ -169,10 +171,13 @@ def hunt(job: tuple[str, int, bool, float]) -> tuple[str, int, int, list[tuple[s
         which = "original" if copy < 0 else f"copy {copy}"
         started = time.process_time()
         try:
-            diagnostics = analyze(text, path, settings).diagnostics
+            diagnostics = analyze(text, path, settings, with_fixes=fixes).diagnostics
+            fixed = fix_text(text, path, settings, unsafe=True) if fixes else None
         except Exception as error:  # the engine must never raise
             problems.append((which, f"exception {type(error).__name__}: {error}"))
             continue
+        if fixed is not None and fixed.fixed and not _parses(fixed.source):
+            problems.append((which, f"fixes {dict(fixed.fixed)} give a text Python rejects"))
         spent = time.process_time() - started
         if spent > slow:
             problems.append((which, f"slow: {spent:.1f} s of CPU for {len(text):,} characters"))
@@ -199,6 +204,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--show", type=int, default=20, help="problems to print")
     parser.add_argument("--preview", action="store_true", help="run the preview rules and shapes too")
     parser.add_argument("--slow", type=float, default=20.0, help="CPU seconds a check may take (default 20)")
+    parser.add_argument("--fixes", action="store_true",
+                        help="compute the fix edits too, and apply every fix (unsafe ones included)")
     parser.add_argument("--progress", type=int, default=100, help="print the running totals every N files (0: never)")
     args = parser.parse_args(argv)
     files = list(python_files(args.roots))
@@ -207,7 +214,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     totals: Counter = Counter()
     shown = 0
     with multiprocessing.Pool(args.jobs) as pool:
-        for path, checked, rejected, problems in pool.imap_unordered(hunt, [(f, args.copies, args.preview, args.slow) for f in files], 8):
+        for path, checked, rejected, problems in pool.imap_unordered(hunt, [(f, args.copies, args.preview, args.slow, args.fixes) for f in files], 8):
             totals["files"] += 1
             totals["copies Python rejected"] += rejected
             totals["mutated copies"] += checked
