@@ -19,7 +19,7 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from devlint.analysis.context import ContextEnter, ContextExit, FileContext, RawReport
 from devlint.analysis.project_index import IndexReads
-from devlint.analysis.walk import nodes, visit_batched
+from devlint.analysis.walk import children, nodes, visit_batched
 from devlint.contract.diagnostics import Diagnostic, Edit, FixInfo
 from devlint.engine.deep_stack import caused_by_recursion, on_deep_stack
 from devlint.engine.layout import Refused, lay_out, smallest
@@ -379,6 +379,7 @@ class Statements:
         self.module = module
         self.lines = text if isinstance(text, Lines) else Lines(text)
         self.starts = starts
+        self.alone: dict[int, Optional[tuple[int, cst.Module, str]]] = {}  # by index: `holding`'s answer, once
 
     def holding(self, fix: Fix, line: int) -> Optional[tuple[int, cst.Module, str]]:
         """(its offset in the text, a module of it alone, its text) of the top-level statement at `line`, when it
@@ -386,10 +387,14 @@ class Statements:
         index = bisect.bisect_right(self.starts, line) - 1
         if index < 0:
             return None
-        statement = self.module.body[index]
-        replaced = set(map(id, fix.replacements))
-        if sum(id(node) in replaced for node in nodes(statement)) != len(replaced):
+        if _on_the_way(self.module.body[index], set(map(id, fix.replacements))) is None:
             return None
+        if index not in self.alone:
+            self.alone[index] = self._alone(index)
+        return self.alone[index]
+
+    def _alone(self, index: int) -> Optional[tuple[int, cst.Module, str]]:
+        statement = self.module.body[index]
         alone = self.module.with_changes(header=(), body=(statement,), footer=(_END_LINE,), has_trailing_newline=True)
         code = alone.code
         end_line = _END_LINE.comment.value + self.module.default_newline  # type: ignore[union-attr]
@@ -422,12 +427,35 @@ def _smallest_edit(old: str, new: str) -> tuple[int, int, str]:
 
 
 class _Replace(cst.CSTTransformer):
-    def __init__(self, replacements: dict[int, cst.CSTNode]) -> None:
+    def __init__(self, replacements: dict[int, cst.CSTNode], entered: Optional[set[int]]) -> None:
         super().__init__()
         self.replacements = replacements
+        self.entered = entered  # the nodes whose children are visited (None: all)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return self.entered is None or id(node) in self.entered
 
     def on_leave(self, original_node, updated_node):  # type: ignore[no-untyped-def,override]
         return self.replacements.get(id(original_node), updated_node)
+
+
+def _on_the_way(root: cst.CSTNode, replaced: set[int]) -> Optional[set[int]]:
+    """The ids of the nodes under `root` (itself included) that hold a node of `replaced`: a rewrite enters no
+    other (LibCST's transformer rebuilds every node it enters: a fix in a 1,500-line class rebuilt the class).
+    None when a node of `replaced` is not found (walks leave token nodes out)."""
+    held: set[int] = set()
+    found = 0
+    path: list[cst.CSTNode] = []
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        del path[depth:]
+        path.append(node)
+        if id(node) in replaced:
+            found += 1
+            held.update(map(id, path))
+        stack.extend((child, depth + 1) for child in children(node))
+    return held if found == len(replaced) else None
 
 
 def apply_fixes(module: cst.Module, fixes: Sequence[Fix], *, with_import: bool = True) -> str:
@@ -437,7 +465,7 @@ def apply_fixes(module: cst.Module, fixes: Sequence[Fix], *, with_import: bool =
     for fix in fixes:
         for node, new in fix.replacements.items():
             replacements[id(node)] = new
-    new_module = module.visit(_Replace(replacements))
+    new_module = module.visit(_Replace(replacements, _on_the_way(module, set(replacements))))
     if with_import and any(fix.needs_torch_import for fix in fixes):
         new_module = _add_torch_import(new_module)
     return new_module.code

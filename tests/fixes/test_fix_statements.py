@@ -121,3 +121,17 @@ def test_a_removed_statement_takes_its_line_with_it():
     removal = Fix(Applicability.SAFE, "remove", {module.body[1]: cst.RemovalSentinel.REMOVE})
     assert cst_stage.fix_edit(module, source, removal, 88, statements, 2) == \
         cst_stage.fix_edit(module, source, removal, 88) == (13, 23, "")
+
+
+def test_a_rewrite_enters_only_the_nodes_on_the_way_to_what_it_replaces():
+    source = "class Big:\n" + "".join(f"    def m{i}(self):\n        return f(x, {i})\n" for i in range(200))
+    module = cst.parse_module(source)
+    method = module.body[0].body.body[150]
+    call = method.body.body[0].body[0].value
+    new = call.with_changes(func=cst.Name("g"))
+    fix = Fix(Applicability.SAFE, "rename", {call: new})
+    entered = cst_stage._on_the_way(module, {id(call)})
+    assert entered is not None and len(entered) == 8  # module, class, its block, method, block, line, return, call
+    assert cst_stage.apply_fixes(module, [fix]) == source.replace("return f(x, 150)", "return g(x, 150)")
+    comma = call.args[0].comma  # a token node: walks leave it out, so the rewrite enters every node
+    assert cst_stage._on_the_way(module, {id(call), id(comma)}) is None
