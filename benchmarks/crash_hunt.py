@@ -22,7 +22,8 @@ broke it). The hunt counts files (originals and copies) that get an internal err
 although Python parses the text, an exception out of the engine, or whose check took longer than `--slow`
 CPU seconds (a file that takes minutes is lost too: the run is stopped, or its CI job times out); it must
 report 0. With `--fixes`, each text is checked with its fix edits (as the JSON, SARIF and editor outputs show
-them) and fixed with every fix, unsafe ones included: a fixed text that Python rejects is a problem too. It prints the first few of each with the shape that did it (`--show`). Not a timed test: it takes
+them) and fixed with every fix, unsafe ones included: a fixed text that Python rejects is a problem too. It
+prints the first few of each with the shape that did it (`--show`). Not a timed test: it takes
 minutes (over `full` with `--preview`, about half an hour on one core), so it prints its running totals
 every `--progress` files: a hunt cut off by a timeout still says how far it got.
 """
@@ -214,7 +215,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     totals: Counter = Counter()
     shown = 0
     with multiprocessing.Pool(args.jobs) as pool:
-        for path, checked, rejected, problems in pool.imap_unordered(hunt, [(f, args.copies, args.preview, args.slow, args.fixes) for f in files], 8):
+        jobs = [(f, args.copies, args.preview, args.slow, args.fixes) for f in files]
+        for path, checked, rejected, problems in pool.imap_unordered(hunt, jobs, 8):
             totals["files"] += 1
             totals["copies Python rejected"] += rejected
             totals["mutated copies"] += checked
