@@ -346,10 +346,10 @@ def fix_edit(module: cst.Module, source: str, fix: Fix, limit: int, statements: 
     if window is None:
         offset, text, new = 0, source, apply_fixes(module, [fix], with_import=False)
     else:
-        offset, alone, text = window
-        new = apply_fixes(alone, [fix], with_import=False)
-        end_line = _END_LINE.comment.value + module.default_newline  # type: ignore[union-attr]
-        new = new[:-len(end_line)] if new.endswith(end_line) else new
+        offset, alone, text, entered = window
+        new = apply_fixes(alone, [fix], with_import=False, entered=entered)
+        without_end = _before_end_line(new, module.default_newline)
+        new = without_end if without_end is not None else new
     start, end, content = _smallest_edit(text, new)
     try:
         start, end, content = lay_out(text, start, end, content, limit)
@@ -381,26 +381,25 @@ class Statements:
         self.starts = starts
         self.alone: dict[int, Optional[tuple[int, cst.Module, str]]] = {}  # by index: `holding`'s answer, once
 
-    def holding(self, fix: Fix, line: int) -> Optional[tuple[int, cst.Module, str]]:
-        """(its offset in the text, a module of it alone, its text) of the top-level statement at `line`, when it
-        holds every node `fix` replaces and its code is the text there; else None."""
+    def holding(self, fix: Fix, line: int) -> Optional[tuple[int, cst.Module, str, set[int]]]:
+        """(its offset in the text, a module of it alone, its text, the nodes a rewrite of `fix` enters there) of
+        the top-level statement at `line`, when it holds every node `fix` replaces and its code is the text
+        there; else None."""
         index = bisect.bisect_right(self.starts, line) - 1
         if index < 0:
             return None
-        if _on_the_way(self.module.body[index], set(map(id, fix.replacements))) is None:
-            return None
         if index not in self.alone:
             self.alone[index] = self._alone(index)
-        return self.alone[index]
+        found = self.alone[index]
+        entered = _on_the_way(found[1], set(map(id, fix.replacements))) if found is not None else None
+        return (*found, entered) if found is not None and entered is not None else None
 
     def _alone(self, index: int) -> Optional[tuple[int, cst.Module, str]]:
         statement = self.module.body[index]
         alone = self.module.with_changes(header=(), body=(statement,), footer=(_END_LINE,), has_trailing_newline=True)
-        code = alone.code
-        end_line = _END_LINE.comment.value + self.module.default_newline  # type: ignore[union-attr]
-        if not code.endswith(end_line):
+        code = _before_end_line(alone.code, self.module.default_newline)
+        if code is None:
             return None
-        code = code[:-len(end_line)]
         offset = self.lines.offset(self.starts[index], 0)
         if not self.lines.source.startswith(code, offset):
             return None  # (the module's last statement without a line break after it, among others)
@@ -410,6 +409,12 @@ class Statements:
 # A line after the statement in its module alone: a module whose statement a fix removes would be written as one
 # empty line, where the statement's text is to be removed (a module's text is never empty).
 _END_LINE = cst.EmptyLine(comment=cst.Comment("#"))
+
+
+def _before_end_line(code: str, newline: str) -> Optional[str]:
+    """The code of a module made by `Statements._alone` without its `_END_LINE`; None when it does not end so."""
+    end_line = _END_LINE.comment.value + newline  # type: ignore[union-attr]
+    return code[:-len(end_line)] if code.endswith(end_line) else None
 
 
 def _smallest_edit(old: str, new: str) -> tuple[int, int, str]:
@@ -458,14 +463,17 @@ def _on_the_way(root: cst.CSTNode, replaced: set[int]) -> Optional[set[int]]:
     return held if found == len(replaced) else None
 
 
-def apply_fixes(module: cst.Module, fixes: Sequence[Fix], *, with_import: bool = True) -> str:
+def apply_fixes(module: cst.Module, fixes: Sequence[Fix], *, with_import: bool = True,
+                entered: Optional[set[int]] = None) -> str:
     """The module's text with `fixes` (non-overlapping) applied, as the rules wrote them (not laid
-    out: `fix_edit` does that)."""
+    out: `fix_edit` does that). `entered`: `_on_the_way`'s nodes for them, where the caller has them."""
     replacements: dict[int, cst.CSTNode] = {}
     for fix in fixes:
         for node, new in fix.replacements.items():
             replacements[id(node)] = new
-    new_module = module.visit(_Replace(replacements, _on_the_way(module, set(replacements))))
+    if entered is None:
+        entered = _on_the_way(module, set(replacements))
+    new_module = module.visit(_Replace(replacements, entered))
     if with_import and any(fix.needs_torch_import for fix in fixes):
         new_module = _add_torch_import(new_module)
     return new_module.code

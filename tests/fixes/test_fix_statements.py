@@ -109,8 +109,9 @@ def test_a_fix_across_statements_or_at_an_unended_last_line_is_computed_on_the_w
     both = Fix(Applicability.SAFE, "two statements", {x: x, y: y})
     assert statements.holding(both, 2) is None
     one = Fix(Applicability.SAFE, "one statement", {x: x})
-    offset, alone, text = statements.holding(one, 3)
+    offset, alone, text, entered = statements.holding(one, 3)
     assert (offset, text, len(alone.body)) == (13, "\nx = torch.zeros(3)\n", 1)
+    assert entered == {id(alone), id(x)}  # the rewrite enters the module of it alone and the statement
     # the last statement's code has a line break its text lacks
     assert statements.holding(Fix(Applicability.SAFE, "last", {y: y}), 4) is None
     assert statements.holding(one, 4) is None  # a line whose statement does not hold the fix
