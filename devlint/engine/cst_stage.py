@@ -279,6 +279,7 @@ def _first_lines(body: Sequence[cst.BaseStatement],
 def _resolve(result: Analysis, lines: Lines, positions: Mapping[cst.CSTNode, CodeRange], raw: list[RawReport],
              path: str, with_fixes: bool, ignore_noqa: bool, limit: int, suppressions: Suppressions) -> None:
     seen: set[tuple[int, int, str]] = set()
+    statements: Optional[Statements] = None  # built at the first fix whose edits are computed
     for report in raw:
         where = positions[report.node]
         line, col = where.start.line, where.start.column + 1
@@ -295,7 +296,10 @@ def _resolve(result: Analysis, lines: Lines, positions: Mapping[cst.CSTNode, Cod
             edits: Optional[tuple[Edit, ...]] = ()
             if with_fixes:
                 first = min(positions[node].start.line for node in report.fix.replacements)
-                edits = _edits_for(result, report.fix, first, lines, limit)
+                if statements is None and result.statement_starts is not None:
+                    text = result.text if result.text is not None and result.text is not result.source else lines
+                    statements = Statements(result.module, text, result.statement_starts)
+                edits = _edits_for(result, report.fix, first, statements, lines, limit)
             if edits is not None:  # None: the fix cannot be laid out within the line limit
                 fix_info = FixInfo(report.fix.applicability, report.fix.description, edits)
         diagnostic = Diagnostic(
@@ -311,16 +315,14 @@ def _resolve(result: Analysis, lines: Lines, positions: Mapping[cst.CSTNode, Cod
     result.diagnostics.sort(key=lambda d: d.sort_key)
 
 
-def _edits_for(result: Analysis, fix: Fix, first: int, lines: Lines, limit: int) -> Optional[tuple[Edit, ...]]:
+def _edits_for(result: Analysis, fix: Fix, first: int, statements: Optional[Statements], lines: Lines,
+               limit: int) -> Optional[tuple[Edit, ...]]:
     """The fix (whose first replaced node is on line `first`) as text edits (the rewrite laid out within
     `limit`; `import torch` if it adds one), or None when it cannot be laid out."""
     assert result.module is not None
     text = result.text if result.text is not None else result.source
     to_source = _TextMap(text, result.source)
-    if result.statements is None and result.statement_starts is not None:
-        result.statements = Statements(result.module, text if text is not result.source else lines,
-                                       result.statement_starts)
-    edit = to_source.edit(fix_edit(result.module, text, fix, limit, result.statements, first))
+    edit = to_source.edit(fix_edit(result.module, text, fix, limit, statements, first))
     if edit is None:
         return None
     found = [smallest(result.source, *edit)]  # whole lines for applying; the changed span to show

@@ -40,7 +40,6 @@ from devlint.rules import RuleEntry, all_rules
 if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst
 
-    from devlint.engine.cst_stage import Statements
     from devlint.engine.reparse import Reparser
     from devlint.rules.base import Fix
 
@@ -68,10 +67,9 @@ class Analysis:
     # What the rules asked the project index and its answers (devlint/analysis/project_index.py):
     # the reports hold only while the index answers the same (the result cache checks it).
     index_reads: dict[str, object] = field(default_factory=dict)
-    # Where the code of each top-level statement of `module` starts (when a report has a fix), and the
-    # statements by line made of them: a fix's edit is computed on its statement (devlint/engine/cst_stage.py).
+    # Where the code of each top-level statement of `module` starts (when a report has a fix): a fix's edit is
+    # computed on its statement (devlint/engine/cst_stage.py: Statements).
     statement_starts: Optional[list[int]] = None
-    statements: Optional[Statements] = None
 
 
 def _cst_stage() -> ModuleType:
