@@ -56,22 +56,23 @@ def whole_file(monkeypatch):
     return compute
 
 
-def test_each_fix_is_rewritten_in_its_statement_alone(monkeypatch, whole_file):
-    rewritten: list[int] = []
-    real = cst_stage.apply_fixes
+def test_each_fix_is_rewritten_in_the_innermost_statement_that_holds_it(monkeypatch, whole_file):
+    laid_out: list[str] = []
+    real = cst_stage.lay_out
 
-    def recording(module, fixes, **kwargs):
-        rewritten.append(len(module.body))
-        return real(module, fixes, **kwargs)
+    def recording(text, *args):
+        laid_out.append(text)
+        return real(text, *args)
 
-    monkeypatch.setattr(cst_stage, "apply_fixes", recording)
+    monkeypatch.setattr(cst_stage, "lay_out", recording)
     edits = _edits(SOURCE)
     fixed_at = [(code, line) for code, line, fix in edits if fix]
     assert fixed_at == [("DEV002", 6), ("DEV002", 12), ("DEV002", 15), ("DEV003", 15)]
-    assert rewritten == [1, 1, 1, 1]
-    rewritten.clear()
+    assert laid_out == ["    x = torch.zeros(3).to(device)\n", "        return torch.ones(2).to(device)\n",
+                        "\n\ny = torch.ones(4).to(\"cuda\")\n", "\n\ny = torch.ones(4).to(\"cuda\")\n"]
+    laid_out.clear()
     assert whole_file(lambda: _edits(SOURCE)) == edits
-    assert rewritten == [5, 5, 5, 5]  # the whole module, each time
+    assert laid_out == [SOURCE] * 4  # the whole module, each time
 
 
 @pytest.mark.parametrize("variant", ["as written", "crlf", "no last line break", "tabs"])
@@ -108,13 +109,76 @@ def test_a_fix_across_statements_or_at_an_unended_last_line_is_computed_on_the_w
     x, y = module.body[1], module.body[2]
     both = Fix(Applicability.SAFE, "two statements", {x: x, y: y})
     assert statements.holding(both, 2) is None
-    one = Fix(Applicability.SAFE, "one statement", {x: x})
-    offset, alone, text, entered = statements.holding(one, 3)
-    assert (offset, text, len(alone.body)) == (13, "\nx = torch.zeros(3)\n", 1)
-    assert entered == {id(alone), id(x)}  # the rewrite enters the module of it alone and the statement
+    call = x.body[0].value
+    one = Fix(Applicability.SAFE, "one statement", {call: call.with_changes(func=cst.Name("f"))})
+    assert statements.holding(one, 3) == (13, "\nx = torch.zeros(3)\n", "\nx = f(3)\n")
+    whole = Fix(Applicability.SAFE, "the statement itself", {x: x})  # no statement around it: its module alone
+    assert statements.holding(whole, 3) == (13, "\nx = torch.zeros(3)\n", "\nx = torch.zeros(3)\n")
     # the last statement's code has a line break its text lacks
     assert statements.holding(Fix(Applicability.SAFE, "last", {y: y}), 4) is None
     assert statements.holding(one, 4) is None  # a line whose statement does not hold the fix
+
+
+NESTED = textwrap.dedent("""\
+    class Model:
+        x = 1
+
+        # a comment before the method
+        @property
+        def first(self):
+            a = f(1)  # first
+            if a:
+                import os
+            for item in a:
+                b = g(item); import sys
+            return a
+    """)
+
+
+def _call_fix(module: cst.Module, name: str) -> Fix:
+    found = [node for node in cst_stage.nodes(module) if isinstance(node, cst.Call) and node.func.value == name]
+    return Fix(Applicability.SAFE, "rename", {found[0]: found[0].with_changes(func=cst.Name(name * 2))})
+
+
+def _line_fix(module: cst.Module, kind: type) -> Fix:
+    found = [node for node in cst_stage.nodes(module) if isinstance(node, kind)]
+    return Fix(Applicability.SAFE, "remove", {found[0]: cst.RemovalSentinel.REMOVE})
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("indent", ["    ", "\t", "  "])
+def test_a_fix_inside_blocks_is_the_whole_files_edit(newline, indent):
+    source = NESTED.replace("    ", indent).replace("\n", newline)
+    module, statements = _statements(source)
+    method = module.body[0].body.body[1]
+    loop = method.body.body[2]
+    cases = [
+        (_call_fix(module, "f"), "a = f(1)  # first", "a = ff(1)  # first"),  # a statement of the method
+        (_call_fix(module, "g"), "b = g(item); import sys", "b = gg(item); import sys"),  # of the loop
+        # a small statement removed from a line that keeps another: the line is the window
+        (Fix(Applicability.SAFE, "remove", {loop.body.body[0].body[1]: cst.RemovalSentinel.REMOVE}),
+         "b = g(item); import sys", "b = g(item)"),
+        # the only statement of a block removed: the block writes `pass`, so the top-level statement is the window
+        (Fix(Applicability.SAFE, "remove", {method.body.body[1].body.body[0].body[0]: cst.RemovalSentinel.REMOVE}),
+         "class Model:", "class Model:"),
+        (Fix(Applicability.SAFE, "remove", {method.body.body[1].body.body[0]: cst.RemovalSentinel.REMOVE}),
+         "if a:", "if a:"),
+    ]
+    for fix, before, after in cases:
+        positions = cst_stage._positions_up_to(module, list(fix.replacements))
+        line = min(positions[node].start.line for node in fix.replacements)
+        edit = cst_stage.fix_edit(module, source, fix, 88, statements, line)
+        assert edit == cst_stage.fix_edit(module, source, fix, 88)
+        offset, text, new = statements.holding(fix, line)
+        assert text.lstrip(" \t").startswith(before)
+        assert new.lstrip(" \t").startswith(after)
+        if before.startswith(("class", "if")):
+            assert "pass" in new
+    # a removed statement of a block takes its leading comments with it; the method keeps its decorator
+    removal = Fix(Applicability.SAFE, "remove", {method: cst.RemovalSentinel.REMOVE})
+    line = cst_stage._positions_up_to(module, [method])[method].start.line
+    assert cst_stage.fix_edit(module, source, removal, 88, statements, line) == \
+        cst_stage.fix_edit(module, source, removal, 88)
 
 
 def test_a_removed_statement_takes_its_line_with_it():
