@@ -11,7 +11,7 @@ import ast
 import bisect
 import os
 import types
-from typing import TYPE_CHECKING, Callable, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple, Optional, Sequence
 
 import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
@@ -40,17 +40,20 @@ if TYPE_CHECKING:  # pragma: no cover
     from devlint.engine.engine import Analysis
     from devlint.engine.reparse import Reparser
 
+
 def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleEntry], with_fixes: bool,
           ignore_noqa: bool, suppressions: Suppressions, syntax: Optional[SyntaxFacts] = None,
-          reparser: Optional[Reparser] = None, text: Optional[str] = None) -> None:
+          reparser: Optional[Reparser] = None, text: Optional[str] = None,
+          module: Optional[cst.Module] = None) -> None:
     """Parse `result.source`, run `rules` in one traversal and add their reports (and fixes) to `result`.
     `syntax`: what the screen read from the text's `ast`, for rules that narrow their work by it;
     `reparser`: the parser of the document's earlier versions (an editor's), if it has one; `text`:
-    the source with data stand-ins (devlint/engine/stand_ins.py: same lines and columns) to parse."""
+    the source with data stand-ins (devlint/engine/stand_ins.py: same lines and columns) to parse;
+    `module`: LibCST's tree of the text, where the caller parsed it already (a fix's pass)."""
     source = result.source
-    if reparser is not None:
+    if module is None and reparser is not None:
         module = reparser.parse(source, syntax.tree if syntax is not None else None)
-    else:
+    elif module is None:
         # Python parsed it (engine.py): a failure here is LibCST's, DEV998. A large text is parsed a piece at
         # a time, into the same tree: LibCST's parser holds memory in proportion to what it is given.
         module = parse_in_pieces(text if text is not None else source, syntax.tree if syntax is not None else None)
@@ -599,8 +602,9 @@ def _add_torch_import(module: cst.Module) -> cst.Module:
 def apply_parsable(module: cst.Module, source: str, chosen: list[tuple[str, Fix, int]], limit: int,
                    unparsable: list[str], keep: Optional[Callable[[str, int, int], bool]] = None,
                    original: Optional[str] = None,
-                   starts: Optional[list[int]] = None) -> Optional[tuple[str, list[str]]]:
-    """The text with the chosen fixes applied (each laid out within `limit`), and their codes. `chosen`:
+                   starts: Optional[list[int]] = None) -> Optional[tuple[str, list[str], Optional[Trees]]]:
+    """The text with the chosen fixes applied (each laid out within `limit`), their codes, and the text's trees
+    where they were parsed on the way (the next pass's analysis takes them). `chosen`:
     each fix with its code and the line of its first replaced node; `starts`: `statement_starts`' lines.
     A fix that cannot be laid out waits (its report stays); one whose edit overlaps another's
     lines waits for the next pass. A fix whose result does not parse is dropped and its code
@@ -624,7 +628,7 @@ def apply_parsable(module: cst.Module, source: str, chosen: list[tuple[str, Fix,
         return None
     new = _apply_edits(source, edits, to_original)
     if new is not None:
-        return new, [code for code, _, _ in edits]
+        return new[0], [code for code, _, _ in edits], new[1]
     kept = []
     for item in edits:
         if _apply_edits(source, [item], to_original) is not None:
@@ -637,13 +641,14 @@ def apply_parsable(module: cst.Module, source: str, chosen: list[tuple[str, Fix,
     if new is None:  # each parses alone, not together
         unparsable.extend(code for code, _, _ in kept)
         return None
-    return new, [code for code, _, _ in kept]
+    return new[0], [code for code, _, _ in kept], new[1]
 
 
 def _apply_edits(source: str, edits: Sequence[tuple[str, Fix, tuple[int, int, str]]],
-                 to_original: Optional[_TextMap] = None) -> Optional[str]:
-    """`source` with the (non-overlapping) edits and any `import torch` they need; None when Python or
-    LibCST does not parse the result. With `to_original`, the same edits made to the original text instead."""
+                 to_original: Optional[_TextMap] = None) -> Optional[tuple[str, Optional[Trees]]]:
+    """`source` with the (non-overlapping) edits and any `import torch` they need, and its trees where it is the
+    text they were parsed from; None when Python or LibCST does not parse the result. With `to_original`, the
+    same edits made to the original text instead."""
     text = source
     ordered = sorted(edits, key=lambda item: item[2][0], reverse=True)
     for _, _, (start, end, content) in ordered:
@@ -651,12 +656,13 @@ def _apply_edits(source: str, edits: Sequence[tuple[str, Fix, tuple[int, int, st
     try:
         # Python's parser first: a text only LibCST accepts would be written, then reported as DEV999. Its tree
         # lets LibCST parse a large text a piece at a time (its whole parse took a 2 MB file's --fix to 800 MB).
-        module = parse_in_pieces(text, ast.parse(text))
+        tree = ast.parse(text)
+        module = parse_in_pieces(text, tree)
     except Exception:  # any failure to parse: the text is not written
         return None
     needs_import = any(fix.needs_torch_import for _, fix, _ in edits)
     if to_original is None or to_original.same:
-        return _add_torch_import(module).code if needs_import else text
+        return (_add_torch_import(module).code, None) if needs_import else (text, Trees(tree, module))
     mapped = to_original.original_text
     for _, _, edit in ordered:
         start, end, content = to_original.edit(edit)  # type: ignore[misc]  (checked by the caller)
@@ -667,7 +673,14 @@ def _apply_edits(source: str, edits: Sequence[tuple[str, Fix, tuple[int, int, st
             return None
         start, end, content = added
         mapped = mapped[:start] + content + mapped[end:]
-    return mapped
+    return mapped, None
+
+
+class Trees(NamedTuple):
+    """A text's trees: Python's and LibCST's."""
+
+    tree: ast.Module
+    module: cst.Module
 
 
 class _TextMap:

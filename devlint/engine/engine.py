@@ -40,6 +40,7 @@ from devlint.rules import RuleEntry, all_rules
 if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst
 
+    from devlint.engine.cst_stage import Trees
     from devlint.engine.reparse import Reparser
     from devlint.rules.base import Fix
 
@@ -81,11 +82,12 @@ def _cst_stage() -> ModuleType:
 
 def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = None,
             *, with_fixes: bool = False, ignore_noqa: bool = False, tree: Optional[ast.AST] = None,
-            reparser: Optional[Reparser] = None, stand_ins: bool = True) -> Analysis:
+            reparser: Optional[Reparser] = None, stand_ins: bool = True, trees: Optional[Trees] = None) -> Analysis:
     """Lint `source`. `with_fixes` computes each fix's text edits (for output formats);
     `ignore_noqa` keeps suppressed reports (flake8 applies `# noqa` itself); `tree` is the
     text's `ast` when the caller has it (flake8), saving the screen its own parse; `reparser`
-    parses successive versions of one document (an editor's), re-parsing only what changed.
+    parses successive versions of one document (an editor's), re-parsing only what changed; `trees`: the
+    text's `ast` and LibCST tree where the caller parsed both (a fix's pass), used where no stand-in changes it.
 
     Large tables of constants are parsed as stand-ins (devlint/engine/stand_ins.py; not with
     `stand_ins=False` nor for an editor's document, whose parser keeps its trees); a file whose code
@@ -104,6 +106,9 @@ def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = 
     text = (with_stand_ins(source) or source) if stand_ins and reparser is None else source
     if len(text) > settings.max_file_size:
         return _too_large(source, len(text), path, settings, len(rules))
+    module = None
+    if trees is not None and text is source and reparser is None:
+        tree, module = trees
     if not isinstance(tree, ast.Module):
         parsed = parse_python(text, path)  # in the caller's thread: at the recursion limit `python` has
         if isinstance(parsed, Diagnostic):
@@ -119,7 +124,7 @@ def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = 
     def attempt() -> Analysis:
         result = Analysis(source, text=text)
         _cst_stage().check(result, path, settings, rules, with_fixes, ignore_noqa, suppressions, facts, reparser,
-                           text)
+                           text, module)
         return result
 
     try:
@@ -169,8 +174,10 @@ def _fix_text(source: str, path: str, settings: Settings, unsafe: bool,
     current = source
     seen = {source}
     limit: Optional[int] = None
+    trees: Optional[Trees] = None  # the trees of `current`, where the last pass parsed them checking its fixes
     for _ in range(MAX_FIX_PASSES):
-        analysis = analyze(current, path, settings, stand_ins=keep is None)  # a veto reads offsets of `current`
+        # (stand-ins off where a veto reads offsets of `current`)
+        analysis = analyze(current, path, settings, stand_ins=keep is None, trees=trees)
         lines = Lines(current)
         suppressions = Suppressions(current)
         chosen: list[tuple[str, Fix, int]] = []
@@ -195,7 +202,7 @@ def _fix_text(source: str, path: str, settings: Settings, unsafe: bool,
             new = None
         if new is None or new[0] == current:
             return FixResult(current, fixed, analysis.diagnostics, unparsable)
-        new_text, codes = new
+        new_text, codes, trees = new
         for code in codes:
             fixed[code] = fixed.get(code, 0) + 1
         current = new_text
