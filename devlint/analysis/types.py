@@ -45,7 +45,7 @@ from devlint.analysis.torch_names import TorchNames
 from devlint.analysis.vocabulary import (
     CONVERSIONS, MODULE_METHODS, TENSOR_METHODS, TENSOR_ONLY_ATTRIBUTES, TENSOR_VALUED_ATTRIBUTES,
 )
-from devlint.analysis.walk import children
+from devlint.analysis.walk import children, parents
 
 
 class Kind(enum.Enum):
@@ -559,18 +559,18 @@ class TypeOracle:
     def _in_exclusive_branch(self, binding: cst.CSTNode, at: cst.CSTNode, scope: cst.CSTNode) -> bool:
         """Does a binding sit in a branch of an `if` that excludes the branch of the use `at`
         (`if a: x = f(x)` / `elif b: x.to(d)`), with no loop around the `if` to carry it over?"""
-        parents = self._parent_map(scope)
-        if id(at) not in parents or id(binding) not in parents:
+        parent_of = self._parent_map(scope)
+        if id(at) not in parent_of or id(binding) not in parent_of:
             return False
         use_path: dict[int, cst.CSTNode] = {}  # id(ancestor) -> its child on the way to `at`
         node = at
-        while id(node) in parents:
-            parent = parents[id(node)]
+        while id(node) in parent_of:
+            parent = parent_of[id(node)]
             use_path[id(parent)] = node
             node = parent
         node = binding
-        while id(node) in parents:
-            parent = parents[id(node)]
+        while id(node) in parent_of:
+            parent = parent_of[id(node)]
             if id(parent) in use_path:  # the lowest common ancestor
                 other = use_path[id(parent)]
                 if not isinstance(parent, cst.If) or other is node:
@@ -578,8 +578,8 @@ class TypeOracle:
                 branches = {id(parent.body), id(parent.orelse)}
                 if {id(node), id(other)} != branches:
                     return False
-                while id(parent) in parents:  # a loop around the `if` carries a binding to the next round
-                    parent = parents[id(parent)]
+                while id(parent) in parent_of:  # a loop around the `if` carries a binding to the next round
+                    parent = parent_of[id(parent)]
                     if isinstance(parent, (cst.For, cst.While)):
                         return False
                 return True
@@ -587,17 +587,10 @@ class TypeOracle:
         return False
 
     def _parent_map(self, scope: cst.CSTNode) -> dict[int, cst.CSTNode]:
-        parents = self._parents.get(id(scope))
-        if parents is None:
-            parents = {}
-            stack = [scope]
-            while stack:
-                node = stack.pop()
-                for child in children(node):
-                    parents[id(child)] = node
-                    stack.append(child)
-            self._parents[id(scope)] = parents
-        return parents
+        found = self._parents.get(id(scope))
+        if found is None:
+            found = self._parents[id(scope)] = parents(scope)
+        return found
 
     def _binding_kind(self, how: str, node: cst.CSTNode, scope: cst.CSTNode, functions: list[cst.FunctionDef],
                       cls: Optional[cst.ClassDef]) -> Kind:

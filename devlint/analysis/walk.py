@@ -259,6 +259,18 @@ def nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(children(node))
 
 
+def parents(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
+    """The parent of each node below `root`, by the node's id (token nodes left out, as `children` leaves them)."""
+    found: dict[int, cst.CSTNode] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for child in children(node):
+            found[id(child)] = node
+            stack.append(child)
+    return found
+
+
 def own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """`root` and the nodes below it, without those of nested functions, classes and lambdas (they
     run later, if at all); `root` itself is entered whatever it is."""

@@ -20,7 +20,7 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from devlint.analysis.context import ContextEnter, ContextExit, FileContext, RawReport
 from devlint.analysis.project_index import IndexReads
-from devlint.analysis.walk import children, nodes, visit_batched
+from devlint.analysis.walk import children, nodes, parents, visit_batched
 from devlint.contract.diagnostics import Diagnostic, Edit, FixInfo
 from devlint.engine.deep_stack import caused_by_recursion, on_deep_stack
 from devlint.engine.layout import Refused, lay_out, smallest
@@ -398,7 +398,7 @@ class Statements:
             return None
         top = self.module.body[index]
         if index not in self.parents:
-            self.parents[index] = _parents(top)
+            self.parents[index] = parents(top)
         chains = [_chain(node, top, self.parents[index]) for node in fix.replacements]
         if not chains or any(chain is None for chain in chains):
             return None
@@ -471,23 +471,11 @@ class Statements:
         return offset, alone, code
 
 
-def _parents(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
-    """The parent of each node under `root` (by id; walks leave token nodes out)."""
-    parents: dict[int, cst.CSTNode] = {}
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        for child in children(node):
-            parents[id(child)] = node
-            stack.append(child)
-    return parents
-
-
-def _chain(node: cst.CSTNode, root: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> Optional[list[cst.CSTNode]]:
+def _chain(node: cst.CSTNode, root: cst.CSTNode, parent_of: dict[int, cst.CSTNode]) -> Optional[list[cst.CSTNode]]:
     """The nodes from `root` down to `node` (both included); None when `node` is not under `root`."""
     chain = [node]
     while chain[-1] is not root:
-        parent = parents.get(id(chain[-1]))
+        parent = parent_of.get(id(chain[-1]))
         if parent is None:
             return None
         chain.append(parent)

@@ -1,7 +1,8 @@
-"""A fix's edit is computed on the one top-level statement that holds it (devlint/engine/cst_stage.py:
+"""A fix's edit is computed on the innermost statement that holds it (devlint/engine/cst_stage.py:
 `Statements`): rewriting, generating and laying out the whole file for every fix cost a 50,000-line file
-11 s per fix. The edits and the fixed text are those the whole file gives, wherever the statement lies and
-whatever the fix does to it (a rewritten call, a removed import, a new line of code)."""
+11 s per fix, and the whole class a 4,000-line class 0.3 s per fix. The edits and the fixed text are those the
+whole file gives, wherever the statement lies and whatever the fix does to it (a rewritten call, a removed
+import, a new line of code)."""
 
 from __future__ import annotations
 
