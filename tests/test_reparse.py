@@ -129,7 +129,8 @@ def test_an_edit_in_one_method_of_a_class_parses_only_that_method(monkeypatch: p
     parser = Reparser()
     before = parsed_again(parser, CLASS)
     texts = _parsed_texts(monkeypatch)
-    after = parsed_again(parser, CLASS.replace("        return x * self.scale\n", "        return x * self.scale * 2\n"))
+    doubled = CLASS.replace("        return x * self.scale\n", "        return x * self.scale * 2\n")
+    after = parsed_again(parser, doubled)
     assert before is not None and after is not None
     (text,) = texts  # inside a stand-in class, at the depth the method has in the file
     assert text.startswith("class _:\n") and "def first" in text and "def second" not in text
@@ -337,10 +338,11 @@ def parsed_in_pieces(text: str, monkeypatch: pytest.MonkeyPatch, piece: int = 1)
 
 def test_a_large_text_is_parsed_in_pieces_into_libcsts_tree(monkeypatch: pytest.MonkeyPatch) -> None:
     text = BASE + CLASS * 3
-    # a piece per top-level statement, but `Third`: the indented comment above it may be `second`'s; and each
-    # `Pipeline`, a class, in 4: its docstring, `scale = 2; shift = 1`, `first`, and `second` with `third` (the
-    # comment indented under `second` may be its block's)
-    assert parsed_in_pieces(text, monkeypatch) == 19
+    # a piece per top-level statement, but `Third`: the indented comment above it may be `second`'s; `first`, a
+    # function, in 2: its two statements (not `second`: the comment indented at its end may be its `if`'s); and
+    # each `Pipeline`, a class, in 4: its docstring, `scale = 2; shift = 1`, `first`, and `second` with `third`
+    # (the comment indented under `second` may be its block's)
+    assert parsed_in_pieces(text, monkeypatch) == 20
     assert parsed_in_pieces(text, monkeypatch, piece=len(text) // 3) == 2  # pieces of a third or more
     assert parsed_in_pieces(text, monkeypatch, piece=len(text)) == 1  # under two pieces: whole
 
@@ -368,10 +370,22 @@ def test_a_large_text_is_parsed_in_pieces_into_libcsts_tree(monkeypatch: pytest.
     'class A:\n    """Doc\nat column 0."""\n    x = 1\n    y = 2\n',
     "# top\n\nclass A:  # c\n    x = 1\n\n    y = 2\n\n\nclass B:\n    z = 3\n    w = 4",
     "x = 1\n\n\nclass A:\r\n    y = 1\r\n    z = 2\r\n",
+    # other blocks whose body is the last thing they hold, cut the same way; those with `else` and the like are not
+    "def f(x):\n    y = 1\n\n    # gap\n    return y\n    # the block's footer\nz = 2\n",
+    "async def f(x):\n    async with a:\n        pass\n    await x\n    async for i in y:\n        yield i\n",
+    "@dec\ndef f():\n    global g\n    def inner():\n        nonlocal g\n    return inner\n",
+    "if __name__ == '__main__':\n    main()\n\n    # done\n    exit(0)\n",
+    "if x:\n    a = 1\n    b = 2\nelif y:\n    c = 3\nelse:\n    d = 4\n",
+    "with open(p) as f, lock:\n    data = f.read()\n    rows = data.split()\n",
+    "for i in range(3):\n    a = i\n    b = i\nelse:\n    c = 1\n",
+    "while True:\n    a = 1\n    break\ntry:\n    x = 1\n    y = 2\nexcept E:\n    pass\n",
+    "def f():\r\n    x = 1\r\n\r\n    y = 2\r\n",
+    "def f():\n\tx = 1\n\ty = 2\n\tif x:\n\t\treturn y\n",
 ], ids=["indent-later", "indent-first-piece-has-none", "mixed-newlines", "windows", "indented-comment",
         "comment-gaps", "decorators-joined-tabs", "docstring-compound", "class-footers", "class-indent-later",
         "class-nested-indents", "class-windows", "class-column-0-comment", "class-docstring-column-0",
-        "class-header-no-final-newline", "class-mixed-newlines"])
+        "class-header-no-final-newline", "class-mixed-newlines", "def-footers", "async-def", "def-scopes",
+        "if-main", "if-else", "with", "for-else", "while-try", "def-windows", "def-tabs"])
 def test_pieces_that_would_store_otherwise_give_libcsts_tree(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     parsed_in_pieces(text, monkeypatch)
 

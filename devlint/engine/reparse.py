@@ -300,9 +300,9 @@ def parse_in_pieces(text: str, tree: Optional[ast.Module], piece: int = PIECE_CH
     time. LibCST's native parser holds about 250 bytes per character of the text it parses while it parses
     (its tokens and its own tree), and the process keeps that memory once freed: a 2 MB generated or
     concatenated module took 616 MiB for a tree of 48. The pieces are whole chunks (`_chunks`), joined as
-    `_splice` joins a region, and a class larger than two pieces has its body cut the same way
-    (`_class_in_pieces`); where anything does not hold (a piece that does not parse alone, newlines or indents
-    a piece would store otherwise), the whole text is parsed, errors included."""
+    `_splice` joins a region, and a class, function, `with`, `if`, `for` or `while` larger than two pieces has its
+    body cut the same way (`_block_in_pieces`); where anything does not hold (a piece that does not parse alone,
+    newlines or indents a piece would store otherwise), the whole text is parsed, errors included."""
     if tree is None or len(text) < 2 * piece:
         return parse_module(text)
     lines = text.split("\n")
@@ -333,7 +333,8 @@ def _characters(lines: Sequence[str], first: int, last: int) -> int:
 
 def _in_pieces(lines: list[str], pieces: list[Chunk], tree: ast.Module, piece: int) -> Optional[cst.Module]:
     """The module of `lines`, parsed a piece at a time; None where the pieces would not give LibCST's tree.
-    A piece that is one class larger than two pieces has its body parsed in pieces too."""
+    A piece that is one class, function, `with`, `if`, `for` or `while` larger than two pieces has its body parsed
+    in pieces too."""
     body: list[cst.BaseStatement] = []
     head: Optional[cst.Module] = None  # the first piece's module: the file's header, newline and encoding
     indent: Optional[str] = None  # the default indent: the file's first indented block's
@@ -343,8 +344,8 @@ def _in_pieces(lines: list[str], pieces: list[Chunk], tree: ast.Module, piece: i
         at_end = index == len(pieces) - 1
         statement = (tree.body[-1] if at_end else ends.get(last)) if statements == 1 else None
         region = None
-        if isinstance(statement, ast.ClassDef) and _characters(lines, first, last) >= 2 * piece:
-            region = _class_in_pieces(lines, first, last, at_end, statement, piece)
+        if _body_last(statement) and _characters(lines, first, last) >= 2 * piece:
+            region = _block_in_pieces(lines, first, last, at_end, statement, piece)  # type: ignore[arg-type]
         if region is None:
             region = _parse_region(lines, first, last, at_end, statements)
         if region is None or (not at_end and region.footer):
@@ -368,12 +369,24 @@ def _in_pieces(lines: list[str], pieces: list[Chunk], tree: ast.Module, piece: i
                              default_indent=indent if indent is not None else head.default_indent)
 
 
-def _class_in_pieces(lines: list[str], first: int, last: int, at_end: bool, node: ast.ClassDef,
+# The compound statements whose body is the last thing they hold (no `else`, `except` or `finally` after it).
+_BODY_LAST = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.With, ast.AsyncWith, ast.If, ast.For,
+              ast.AsyncFor, ast.While)
+_CST_BODY_LAST = (cst.ClassDef, cst.FunctionDef, cst.With, cst.If, cst.For, cst.While)
+
+
+def _body_last(node: Optional[ast.stmt]) -> bool:
+    return isinstance(node, _BODY_LAST) and not getattr(node, "orelse", None)
+
+
+def _block_in_pieces(lines: list[str], first: int, last: int, at_end: bool, node: ast.stmt,
                      piece: int) -> Optional[cst.Module]:
-    """Lines `first`..`last`, which hold one class (`node`) and the lines around it, parsed as a module whose
-    class's body is parsed a piece at a time: the first piece with the class's header, each other one below a
-    stand-in `class _:` line (read at the depth it has in the file, as `_splice_in_class` reads an edit); None
-    where its statements' gaps or indents do not allow it, or a piece would store them otherwise."""
+    """Lines `first`..`last`, which hold one class, function, `with`, `if`, `for` or `while` whose body is the
+    last thing it holds (`node`) and the lines around it, parsed as a module whose body is parsed a piece at a time:
+    the first piece with the statement's header, each other one below a stand-in `class _:` line (read at the
+    depth it has in the file, as `_splice_in_class` reads an edit: LibCST's grammar reads a block's statements
+    alike in any block); None where its statements' gaps or indents do not allow it, or a piece would store them
+    otherwise."""
     units = _units(node.body, lines)
     indent = _body_indent(lines, units) if units is not None and len(units) > 1 else None
     if units is None or indent is None:
@@ -382,12 +395,13 @@ def _class_in_pieces(lines: list[str], first: int, last: int, at_end: bool, node
     if len(parts) < 2:
         return None
     header_part = _parse_region(lines, first, parts[0][1], False, 1)
-    cls = header_part.body[0] if header_part is not None else None
-    if (header_part is None or header_part.footer or not isinstance(cls, cst.ClassDef)
-            or not isinstance(cls.body, cst.IndentedBlock) or cls.body.footer or cls.body.indent is not None
-            or len(cls.body.body) != parts[0][2]):
+    compound = header_part.body[0] if header_part is not None else None
+    if (header_part is None or header_part.footer or not isinstance(compound, _CST_BODY_LAST)
+            or getattr(compound, "orelse", None) is not None
+            or not isinstance(compound.body, cst.IndentedBlock) or compound.body.footer
+            or compound.body.indent is not None or len(compound.body.body) != parts[0][2]):
         return None
-    statements = list(cls.body.body)
+    statements = list(compound.body.body)
     tail: Optional[cst.Module] = None
     for index, (start, end, count) in enumerate(parts[1:], 1):
         part_at_end = at_end and index == len(parts) - 1
@@ -409,7 +423,8 @@ def _class_in_pieces(lines: list[str], first: int, last: int, at_end: bool, node
         tail = stand_in
     assert tail is not None
     block = tail.body[0].body
-    joined = cls.with_changes(body=cls.body.with_changes(body=statements, footer=block.footer))  # type: ignore
+    body = compound.body.with_changes(body=statements, footer=block.footer)  # type: ignore[union-attr]
+    joined = compound.with_changes(body=body)  # type: ignore[union-attr]
     return header_part.with_changes(body=[joined], footer=tail.footer, has_trailing_newline=tail.has_trailing_newline)
 
 
