@@ -406,7 +406,9 @@ class Statements:
         inner = self._inner(fix, line, index, chains, entered)  # type: ignore[arg-type]
         if inner is not None:
             return inner
-        if index not in self.alone:  # the top-level statement is replaced itself (a removed import)
+        # No inner window: the top-level statement is replaced itself (a removed import), or a statement's block
+        # would drop it, or its code is not the text at its line: the top-level statement in a module alone.
+        if index not in self.alone:
             self.alone[index] = self._alone(index)
         found = self.alone[index]
         if found is None:
