@@ -331,7 +331,7 @@ def _edits_for(result: Analysis, fix: Fix, first: int, statements: Optional[Stat
         return None
     found = [smallest(result.source, *edit)]  # whole lines for applying; the changed span to show
     if fix.needs_torch_import:
-        added = to_source.edit(_smallest_edit(text, _add_torch_import(result.module).code))
+        added = to_source.edit(_whole_edit(text, _add_torch_import(result.module).code))
         if added is None:
             return None
         found.append(added)
@@ -356,7 +356,7 @@ def fix_edit(module: cst.Module, source: str, fix: Fix, limit: int, statements: 
         new = rewritten
     else:
         offset, text, new = window
-    start, end, content = _smallest_edit(text, new)
+    start, end, content = _whole_edit(text, new)
     try:
         start, end, content = lay_out(text, start, end, content, limit)
     except Refused:
@@ -490,24 +490,15 @@ def _chain(node: cst.CSTNode, root: cst.CSTNode, parent_of: dict[int, cst.CSTNod
 _END_LINE = cst.EmptyLine(comment=cst.Comment("#"))
 
 
+def _whole_edit(old: str, new: str) -> tuple[int, int, str]:
+    """(start, end, text): `old[start:end]` replaced by `text` gives `new`, the span the smallest where they differ."""
+    return smallest(old, 0, len(old), new)
+
+
 def _before_end_line(code: str, newline: str) -> Optional[str]:
     """The code of a module made by `Statements._alone` without its `_END_LINE`; None when it does not end so."""
     end_line = _END_LINE.comment.value + newline  # type: ignore[union-attr]
     return code[:-len(end_line)] if code.endswith(end_line) else None
-
-
-def _smallest_edit(old: str, new: str) -> tuple[int, int, str]:
-    """(start, end, text): `old[start:end]` replaced by `text` gives `new`, with the span the
-    smallest where the texts differ."""
-    start = 0
-    limit = min(len(old), len(new))
-    while start < limit and old[start] == new[start]:
-        start += 1
-    end_old, end_new = len(old), len(new)
-    while end_old > start and end_new > start and old[end_old - 1] == new[end_new - 1]:
-        end_old -= 1
-        end_new -= 1
-    return start, end_old, new[start:end_new]
 
 
 class _Replace(cst.CSTTransformer):
@@ -658,7 +649,7 @@ def _apply_edits(source: str, edits: Sequence[tuple[str, Fix, tuple[int, int, st
         start, end, content = to_original.edit(edit)  # type: ignore[misc]  (checked by the caller)
         mapped = mapped[:start] + content + mapped[end:]
     if needs_import:  # at the top, after the docstring and `__future__`: mapped as another edit
-        added = _TextMap(text, mapped).edit(_smallest_edit(text, _add_torch_import(module).code))
+        added = _TextMap(text, mapped).edit(_whole_edit(text, _add_torch_import(module).code))
         if added is None:
             return None
         start, end, content = added
