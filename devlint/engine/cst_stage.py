@@ -11,7 +11,7 @@ import ast
 import bisect
 import os
 import types
-from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, NamedTuple, Optional, Sequence
 
 import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
@@ -20,7 +20,7 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from devlint.analysis.context import ContextEnter, ContextExit, FileContext, RawReport
 from devlint.analysis.project_index import IndexReads
-from devlint.analysis.walk import children, nodes, parents, visit_batched
+from devlint.analysis.walk import nodes, parents, visit_batched
 from devlint.contract.diagnostics import Diagnostic, Edit, FixInfo
 from devlint.engine.deep_stack import caused_by_recursion, on_deep_stack
 from devlint.engine.layout import Refused, lay_out, smallest
@@ -399,11 +399,11 @@ class Statements:
         top = self.module.body[index]
         if index not in self.parents:
             self.parents[index] = parents(top)
-        chains = [_chain(node, top, self.parents[index]) for node in fix.replacements]
-        if not chains or any(chain is None for chain in chains):
+        chains = _chains(top, fix.replacements, self.parents[index])
+        if not chains:
             return None
-        entered = {id(node) for chain in chains for node in chain}  # type: ignore[union-attr]
-        inner = self._inner(fix, line, index, chains, entered)  # type: ignore[arg-type]
+        entered = {id(node) for chain in chains for node in chain}
+        inner = self._inner(fix, line, index, chains, entered)
         if inner is not None:
             return inner
         # No inner window: the top-level statement is replaced itself (a removed import), or a statement's block
@@ -473,16 +473,21 @@ class Statements:
         return offset, alone, code
 
 
-def _chain(node: cst.CSTNode, root: cst.CSTNode, parent_of: dict[int, cst.CSTNode]) -> Optional[list[cst.CSTNode]]:
-    """The nodes from `root` down to `node` (both included); None when `node` is not under `root`."""
-    chain = [node]
-    while chain[-1] is not root:
-        parent = parent_of.get(id(chain[-1]))
-        if parent is None:
-            return None
-        chain.append(parent)
-    chain.reverse()
-    return chain
+def _chains(root: cst.CSTNode, replaced: Iterable[cst.CSTNode],
+            parent_of: dict[int, cst.CSTNode]) -> Optional[list[list[cst.CSTNode]]]:
+    """For each node of `replaced`, the nodes from `root` down to it (both included; `parent_of`: `walk.parents` of
+    `root`); None when one is not under `root` (walks leave token nodes out)."""
+    found = []
+    for node in replaced:
+        chain = [node]
+        while chain[-1] is not root:
+            parent = parent_of.get(id(chain[-1]))
+            if parent is None:
+                return None
+            chain.append(parent)
+        chain.reverse()
+        found.append(chain)
+    return found
 
 
 # A line after the statement in its module alone: a module whose statement a fix removes would be written as one
@@ -514,23 +519,12 @@ class _Replace(cst.CSTTransformer):
         return self.replacements.get(id(original_node), updated_node)
 
 
-def _on_the_way(root: cst.CSTNode, replaced: set[int]) -> Optional[set[int]]:
+def _on_the_way(root: cst.CSTNode, replaced: Iterable[cst.CSTNode]) -> Optional[set[int]]:
     """The ids of the nodes under `root` (itself included) that hold a node of `replaced`: a rewrite enters no
     other (LibCST's transformer rebuilds every node it enters: a fix in a 1,500-line class rebuilt the class).
     None when a node of `replaced` is not found (walks leave token nodes out)."""
-    held: set[int] = set()
-    found = 0
-    path: list[cst.CSTNode] = []
-    stack = [(root, 0)]
-    while stack:
-        node, depth = stack.pop()
-        del path[depth:]
-        path.append(node)
-        if id(node) in replaced:
-            found += 1
-            held.update(map(id, path))
-        stack.extend((child, depth + 1) for child in children(node))
-    return held if found == len(replaced) else None
+    chains = _chains(root, replaced, parents(root))
+    return {id(node) for chain in chains for node in chain} if chains is not None else None
 
 
 def apply_fixes(node: cst.CSTNode, fixes: Sequence[Fix], *, with_import: bool = True,
@@ -546,7 +540,7 @@ def apply_fixes(node: cst.CSTNode, fixes: Sequence[Fix], *, with_import: bool = 
         for replaced, new in fix.replacements.items():
             replacements[id(replaced)] = new
     if entered is None:
-        entered = _on_the_way(node, set(replacements))
+        entered = _on_the_way(node, [replaced for fix in fixes for replaced in fix.replacements])
     rewritten = node.visit(_Replace(replacements, entered))
     if within is None:
         assert isinstance(rewritten, cst.Module)
