@@ -122,6 +122,7 @@ class SyntaxFacts:
         self.moves: list[ast.Call] = []  # `R.to(...)`, `R.cuda(...)`
         self.methods_called: set[str] = set()  # `m` of every `R.m(...)`
         self.methods_discarded: set[str] = set()  # `m` of `R.m(...)` as a statement of its own
+        self.discarded_calls: list[ast.Call] = []  # each such `R.m(...)`
         self.assigned_calls: list[tuple[str, ast.Call]] = []  # `x = f(...)`
         self.moved_in_place: set[str] = set()  # `x` of `x = x.to(...)` / `x = x.cuda(...)` (not to a dtype only)
         self.moved_callees: set[str] = set()  # `f` of every `f(...).to(...)` / `m.f(...).cuda(...)`
@@ -164,6 +165,7 @@ class SyntaxFacts:
                 value = node.value
                 if type(value) is ast.Call and type(value.func) is ast.Attribute:
                     self.methods_discarded.add(value.func.attr)
+                    self.discarded_calls.append(value)
             elif kind is ast.Assign:
                 self._assign(node)
                 self._cuda_in(node.value)
@@ -196,8 +198,15 @@ class SyntaxFacts:
     @property
     def parameter_moved(self) -> bool:
         """`nn.Parameter(...).to(...)` / `.cuda(...)` somewhere, the class under any name it was imported as."""
-        return any(callee == "Parameter" or any(name.endswith(".Parameter") for name in self.aliases.get(callee, ()))
-                   for callee in self.moved_callees)
+        return any(self._names_parameter(callee) for callee in self.moved_callees)
+
+    def parameter_moves(self) -> list[ast.Call]:
+        """Each `nn.Parameter(...).to(...)` / `.cuda(...)` (the moves `parameter_moved` tells of)."""
+        return [move for move in self.moves if type(move.func.value) is ast.Call  # type: ignore[attr-defined]
+                and self._names_parameter(_call_name(move.func.value))]  # type: ignore[attr-defined]
+
+    def _names_parameter(self, callee: str) -> bool:
+        return callee == "Parameter" or any(name.endswith(".Parameter") for name in self.aliases.get(callee, ()))
 
     def _cuda_in(self, value: Optional[ast.expr]) -> None:
         kind = type(value)
@@ -233,7 +242,7 @@ class SyntaxFacts:
                 self.moves.append(node)
                 wrapped = func.value
                 if type(wrapped) is ast.Call:
-                    self.moved_callees.add(getattr(wrapped.func, "attr", getattr(wrapped.func, "id", "")))
+                    self.moved_callees.add(_call_name(wrapped))
             elif func.attr in NUMPY_CONVERSIONS:
                 self.conversions.append(node)
             elif func.attr in NUMPY_READERS and type(func.value) is ast.Name:

@@ -9,10 +9,20 @@ import enum
 import re
 import textwrap
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
 if TYPE_CHECKING:  # pragma: no cover
+    import ast
+
     from devlint.analysis.screen import SyntaxFacts
+
+
+def any_candidate(candidates: Callable[["SyntaxFacts"], Iterable["ast.AST"]]) -> Callable[["SyntaxFacts"], bool]:
+    """The screen of a rule that lists its candidates: one is enough (the list stops at the first)."""
+    def screen(facts: "SyntaxFacts") -> bool:
+        return next(iter(candidates(facts)), None) is not None
+
+    return screen
 
 
 class FixSafety(str, enum.Enum):
@@ -40,6 +50,11 @@ class Rule:
     # Could the rule report on a module with these facts (from Python's `ast`)? Files for which
     # no rule can are not parsed by LibCST. Must be conservative too: see devlint/analysis/screen.py.
     screen: Optional[Callable[["SyntaxFacts"], bool]] = None
+    # Every node (of the screen's `ast`) the rule may report at, a superset; None: the rule reads the whole
+    # file. A rule that lists them reads only their top-level statements, the module's other statements that
+    # are not definitions, and what a name leads to: LibCST may leave the other definitions out
+    # (devlint/analysis/needed.py). Its screen is "the list is not empty".
+    candidates: Optional[Callable[["SyntaxFacts"], Iterable["ast.AST"]]] = None
     # A rule in preview is off unless `preview` is on (`--preview`, `preview = true`; then it is
     # selected as any other rule) or its code is selected by name (`--select DEV004`). Rules whose
     # blind FALSE share on unseen code is above the default bar ship so (DESIGN.md section 6).

@@ -8,14 +8,14 @@ from typing import Any, Callable, Iterator, Optional, Union
 from devlint.analysis.prefilter import method_call
 from devlint.analysis.screen import SyntaxFacts
 from devlint.analysis.vocabulary import MODULE_METHODS, TENSOR_METHODS, TENSOR_ONLY_ATTRIBUTES, TENSOR_VALUED_ATTRIBUTES
-from devlint.rules.rule import FixSafety, Rule
+from devlint.rules.rule import FixSafety, Rule, any_candidate
 
 MOVES = ("to", "cuda", "cpu", "pin_memory")
 
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
 
-def _screen(facts: SyntaxFacts) -> bool:
+def _candidates(facts: SyntaxFacts) -> Iterator[ast.AST]:
     """A move that is a statement of its own (`R.to(...)`) whose receiver may be a tensor; or
     `Parameter(...).to(...)`. The rule reports a receiver only where the type oracle shows a tensor, and
     module evidence always wins there: so `self` of a class that is no tensor, a parameter or local name of
@@ -24,12 +24,11 @@ def _screen(facts: SyntaxFacts) -> bool:
     nor are a `self.<attr>` the class neither binds nor uses as a tensor (`self.safety_checker`, registered by
     a library: no evidence either way), and an attribute of anything else unless tensors are what it names
     (`p.data`, `layer.weight`): unless an `isinstance` or `is_tensor` test in the function may say otherwise."""
-    if facts.parameter_moved:
-        return True
+    yield from facts.parameter_moves()
     if facts.methods_discarded.isdisjoint(MOVES):
-        return False
+        return
     evidence = _ModuleEvidence()
-    return any(not evidence.surely_not_a_tensor(*found) for found in _discarded_moves(facts.tree))
+    yield from (found[0] for found in _discarded_moves(facts.tree) if not evidence.surely_not_a_tensor(*found))
 
 
 # A move statement, its innermost function, its outermost function and its innermost class.
@@ -262,5 +261,6 @@ RULE = Rule(
         made with moves nothing and is not reported.
     """,
     tokens=("torch", method_call(*MOVES)),
-    screen=_screen,
+    screen=any_candidate(_candidates),
+    candidates=_candidates,
 )

@@ -3,40 +3,52 @@
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Iterator, Optional
 
 from devlint.analysis.vocabulary import (
     CAST_METHODS, FACTORIES, LEGACY_CONSTRUCTORS, RESHAPING_METHODS, UNARY_ELEMENTWISE,
 )
 from devlint.analysis.prefilter import method_call, words
-from devlint.rules.rule import FixSafety, Rule
+from devlint.rules.rule import FixSafety, Rule, any_candidate
 from devlint.analysis.screen import SyntaxFacts, dtype_only, strip_casts as strip_casts_of_ast
 
 _LEGACY = frozenset(f"torch.{name}" for name in LEGACY_CONSTRUCTORS)
 
 
-def screen_moved_factories(facts: SyntaxFacts, *, data: bool = False) -> bool:
-    """A CPU factory of the rule's kind (`data`: DEV011's `torch.tensor(...)`; else DEV002's allocating ones; a
-    legacy constructor for both: its arguments decide) moved in its own chain, or assigned to `x` where some
-    `x = x.to(...)` is (DEV002's screen and DEV011's: they share the premise); or what is computed from such a
-    factory with numbers, then moved."""
+def moved_factories(facts: SyntaxFacts, *, data: Optional[bool] = None) -> Iterator[ast.AST]:
+    """A CPU factory of the rule's kind (`data`: DEV011's `torch.tensor(...)`; False: DEV002's allocating ones; a
+    legacy constructor for both: its arguments decide; None: any) moved in its own chain, or assigned to `x` where
+    some `x = x.to(...)` is (the factory and those moves); or what is computed from such a factory with numbers,
+    then moved. The screens of DEV002 and DEV011 (they share the premise); the candidates of both are every kind,
+    as each rule's visitor reads the type oracle at a factory of the other's kind (the oracle's first answers are
+    kept: they must be asked in the same places)."""
     for move in facts.moves:
         if dtype_only(move):
             continue
         receiver = strip_casts_of_ast(move.func.value)  # type: ignore[attr-defined]
-        if _may_be_cpu_tensor(facts, receiver) and _may_be_data(facts, receiver) in (data, None):  # type: ignore
-            return True
+        if _may_be_cpu_tensor(facts, receiver) and _of_kind(facts, receiver, data):  # type: ignore[arg-type]
+            yield move
         # what is computed from a factory with numbers (`torch.exp(c * torch.arange(n)).to(d)`)
-        if any(type(node) is ast.Call and _may_be_cpu_tensor(facts, node) and _may_be_data(facts, node) in (data, None)
-               for node in _operands(receiver)):
-            return True
-    return any(name in facts.moved_in_place and _may_be_cpu_tensor(facts, call) and _may_be_data(facts, call) in (data, None)
-               for name, call in facts.assigned_calls)
+        elif any(type(node) is ast.Call and _may_be_cpu_tensor(facts, node)
+                 and _of_kind(facts, node, data) for node in _operands(receiver)):  # type: ignore[arg-type]
+            yield move
+    paired = {name for name, call in facts.assigned_calls if name in facts.moved_in_place
+              and _may_be_cpu_tensor(facts, call) and _of_kind(facts, call, data)}
+    yield from (call for name, call in facts.assigned_calls if name in paired)  # (its `x = x.to(...)` too)
 
 
-def screen_moved_host_data(facts: SyntaxFacts) -> bool:
-    """DEV011's screen: DEV002's, with host data factories for the computed shape."""
-    return screen_moved_factories(facts, data=True)
+def moved_allocations(facts: SyntaxFacts) -> Iterator[ast.AST]:
+    """DEV002's screen's candidates: allocating factories (and legacy constructors) moved."""
+    return moved_factories(facts, data=False)
+
+
+def moved_host_data(facts: SyntaxFacts) -> Iterator[ast.AST]:
+    """DEV011's screen's candidates: host data factories (and legacy constructors) moved."""
+    return moved_factories(facts, data=True)
+
+
+def _of_kind(facts: SyntaxFacts, call: ast.Call, data: Optional[bool]) -> bool:
+    return data is None or _may_be_data(facts, call) in (data, None)
 
 
 def _may_be_data(facts: SyntaxFacts, call: ast.Call) -> Optional[bool]:
@@ -129,5 +141,6 @@ RULE = Rule(
         also casts.
     """,
     tokens=("torch", method_call("to", "cuda"), words(*FACTORIES, *LEGACY_CONSTRUCTORS)),
-    screen=screen_moved_factories,
+    screen=any_candidate(moved_allocations),
+    candidates=moved_factories,
 )

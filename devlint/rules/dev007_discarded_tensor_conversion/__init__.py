@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import ast
+from typing import Iterator
+
 from devlint.analysis.prefilter import method_call
 from devlint.analysis.screen import SyntaxFacts
 from devlint.analysis.vocabulary import CONVERSIONS
-from devlint.rules.rule import FixSafety, Rule
+from devlint.rules.rule import FixSafety, Rule, any_candidate
 
 
-def _screen(facts: SyntaxFacts) -> bool:
+def _candidates(facts: SyntaxFacts) -> Iterator[ast.Call]:
     """A conversion that is a statement of its own: `R.float()`, whatever `R` is."""
-    return not facts.methods_discarded.isdisjoint(CONVERSIONS)
+    return (call for call in facts.discarded_calls if call.func.attr in CONVERSIONS)  # type: ignore[attr-defined]
 
 
 RULE = Rule(
@@ -56,5 +59,6 @@ RULE = Rule(
         uses.
     """,
     tokens=("torch", method_call(*CONVERSIONS)),
-    screen=_screen,
+    screen=any_candidate(_candidates),
+    candidates=_candidates,
 )

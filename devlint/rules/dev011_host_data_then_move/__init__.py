@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from devlint.analysis.prefilter import method_call, words
 from devlint.analysis.vocabulary import LEGACY_CONSTRUCTORS
-from devlint.rules.dev002_cpu_then_move import screen_moved_host_data
-from devlint.rules.rule import FixSafety, Rule
+from devlint.rules.dev002_cpu_then_move import moved_factories, moved_host_data
+from devlint.rules.rule import FixSafety, Rule, any_candidate
 
 RULE = Rule(
     code="DEV011",
@@ -40,6 +40,7 @@ RULE = Rule(
         values may round in) or the target may be a tensor.
     """,
     tokens=("torch", method_call("to", "cuda"), words("tensor", "as_tensor", *LEGACY_CONSTRUCTORS)),
-    screen=screen_moved_host_data,
+    screen=any_candidate(moved_host_data),
+    candidates=moved_factories,
     preview=True,
 )
