@@ -151,7 +151,7 @@ def test_analysis_that_exhausts_even_the_large_stack_is_dev998_at_1_1_never_dev9
     from devlint.engine import cst_stage, engine
     from devlint.engine.settings import Settings
 
-    def bottomless(*args):  # stands in for code deeper than any stack
+    def bottomless(*args, **kwargs):  # stands in for code deeper than any stack
         raise RecursionError("maximum recursion depth exceeded")
 
     monkeypatch.setattr(cst_stage, "check", bottomless)

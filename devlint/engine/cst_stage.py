@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import bisect
 import os
+import re
 import types
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, NamedTuple, Optional, Sequence
 
@@ -19,6 +20,7 @@ from libcst._nodes.internal import CodegenState
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from devlint.analysis.context import ContextEnter, ContextExit, FileContext, RawReport
+from devlint.analysis.needed import WHOLE, first_line, header_only, needed_statements
 from devlint.analysis.project_index import IndexReads
 from devlint.analysis.walk import nodes, parents, visit_batched
 from devlint.contract.diagnostics import Diagnostic, Edit, FixInfo
@@ -44,19 +46,27 @@ if TYPE_CHECKING:  # pragma: no cover
 def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleEntry], with_fixes: bool,
           ignore_noqa: bool, suppressions: Suppressions, syntax: Optional[SyntaxFacts] = None,
           reparser: Optional[Reparser] = None, text: Optional[str] = None,
-          module: Optional[cst.Module] = None) -> None:
+          module: Optional[cst.Module] = None, *, narrow: bool = False) -> None:
     """Parse `result.source`, run `rules` in one traversal and add their reports (and fixes) to `result`.
     `syntax`: what the screen read from the text's `ast`, for rules that narrow their work by it;
     `reparser`: the parser of the document's earlier versions (an editor's), if it has one; `text`:
     the source with data stand-ins (devlint/engine/stand_ins.py: same lines and columns) to parse;
-    `module`: LibCST's tree of the text, where the caller parsed it already (a fix's pass)."""
+    `module`: LibCST's tree of the text, where the caller parsed it already (a fix's pass); `narrow`: LibCST may
+    leave out the definitions the rules do not need (devlint/analysis/needed.py), where each lists its candidates.
+    """
     source = result.source
+    tree = syntax.tree if syntax is not None else None
+    lines = placing = Lines(source)  # (`placing`: the text a statement's code is checked in, for its positions)
     if module is None and reparser is not None:
-        module = reparser.parse(source, syntax.tree if syntax is not None else None)
+        module = reparser.parse(source, tree)
     elif module is None:
-        # Python parsed it (engine.py): a failure here is LibCST's, DEV998. A large text is parsed a piece at
-        # a time, into the same tree: LibCST's parser holds memory in proportion to what it is given.
-        module = parse_in_pieces(text if text is not None else source, syntax.tree if syntax is not None else None)
+        whole = text if text is not None else source
+        if narrow and syntax is not None and all(entry.rule.candidates is not None for entry in rules):
+            module, tree, placing = _parse_needed(whole, syntax, rules) or (None, tree, placing)
+        if module is None:
+            # Python parsed it (engine.py): a failure here is LibCST's, DEV998. A large text is parsed a piece at
+            # a time, into the same tree: LibCST's parser holds memory in proportion to what it is given.
+            module = parse_in_pieces(whole, tree)
     result.module = module
     ctx = FileContext(module, path, target_torch(settings.target_torch, path), syntax=syntax,
                       preview=settings.preview, project=IndexReads(index_for(path)))
@@ -79,11 +89,10 @@ def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleE
     wanted = [node for report in raw for node in (report.node, *(report.fix.replacements if report.fix else ()))]
     wanted += [node for node, _ in failures.by_code.values() if node is not None]
     limit = line_limit(settings.line_length, path) if with_fixes else 0
-    lines = Lines(source)
-    if syntax is not None and any(report.fix is not None for report in raw):
-        result.statement_starts = statement_starts(module, syntax.tree)
+    if tree is not None and any(report.fix is not None for report in raw):
+        result.statement_starts = statement_starts(module, tree)
     try:
-        positions = _positions(module, wanted, lines, syntax.tree if syntax is not None else None)
+        positions = _positions(module, wanted, placing, tree)
         _resolve(result, lines, positions, raw, path, with_fixes, ignore_noqa, limit, suppressions)
     except Exception as error:
         if caused_by_recursion(error) and not isinstance(error, RecursionError):
@@ -96,6 +105,56 @@ def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleE
             result.diagnostics.append(internal_error(
                 path, line, col, f"rule {code} failed here; its reports for this file are dropped", error))
     result.diagnostics.sort(key=lambda d: d.sort_key)
+
+
+_LONE_CARRIAGE_RETURN = re.compile(r"\r(?!\n)")
+
+
+def _parse_needed(text: str, syntax: SyntaxFacts,
+                  rules: Sequence[RuleEntry]) -> Optional[tuple[cst.Module, ast.Module, Lines]]:
+    """(LibCST's tree, the `ast` of its statements, its text's lines) of only the statements `rules` need
+    (devlint/analysis/needed.py); None where that is every statement, or where LibCST does not take what is left
+    (the whole text is then parsed, and reports its own errors)."""
+    if _LONE_CARRIAGE_RETURN.search(text):  # (`ast` counts a line at a lone "\r" too)
+        return None
+    needed = needed_statements(syntax.tree, text, (node for entry in rules for node in entry.rule.candidates(syntax)),
+                               syntax.aliases)
+    return None if needed is None else parse_only(text, syntax.tree.body, needed)
+
+
+def parse_only(text: str, body: list[ast.stmt],
+               needed: list[tuple[ast.stmt, int]]) -> Optional[tuple[cst.Module, ast.Module, Lines]]:
+    """(LibCST's tree, the `ast` of its statements, its text's lines) of `text` with only the `needed` statements
+    of `body` (its top-level `ast` statements), each whole or for its header; None where LibCST does not take it."""
+    statements = [statement if what == WHOLE else header_only(statement) for statement, what in needed]
+    parsed = _only(text, body, {id(original): statement for (original, _), statement in zip(needed, statements)})
+    tree = ast.Module(body=statements, type_ignores=[])
+    try:
+        return parse_in_pieces(parsed, tree), tree, Lines(parsed)
+    except Exception as error:  # (never seen: what is left out is whole statements, and of a header its body)
+        if caused_by_recursion(error):
+            raise  # tried again on a large stack (devlint/engine/deep_stack.py)
+        return None
+
+
+def _only(text: str, body: list[ast.stmt], parsed: dict[int, ast.stmt]) -> str:
+    """`text` with every line of the top-level statements of `body` not in `parsed` (by id: what of each is
+    parsed) left empty, their line breaks kept, and the body of a definition parsed for its header `...` (as
+    `header_only` places it): what is parsed keeps its lines and columns, and LibCST reads an empty line at little
+    cost."""
+    original = text.split("\n")
+    lines = list(original)
+    for statement in body:
+        kept = parsed.get(id(statement))
+        if kept is statement:
+            continue
+        stub = kept.body[0] if kept is not None else None  # type: ignore[attr-defined]
+        start = stub.lineno if stub is not None else first_line(statement)
+        for index in range(start - 1, statement.end_lineno or statement.lineno):
+            lines[index] = "\r" if lines[index].endswith("\r") else ""
+        if stub is not None:
+            lines[start - 1] = original[start - 1][:stub.col_offset] + "..." + lines[start - 1]
+    return "\n".join(lines)
 
 
 class _Failures:
@@ -275,7 +334,7 @@ def _first_lines(body: Sequence[cst.BaseStatement],
         if index >= len(statements):
             return None
         node = statements[index]
-        found.append((node, min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])))
+        found.append((node, first_line(node)))
         index += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
     return found if index == len(statements) else None
 

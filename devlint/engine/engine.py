@@ -82,12 +82,15 @@ def _cst_stage() -> ModuleType:
 
 def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = None,
             *, with_fixes: bool = False, ignore_noqa: bool = False, tree: Optional[ast.AST] = None,
-            reparser: Optional[Reparser] = None, stand_ins: bool = True, trees: Optional[Trees] = None) -> Analysis:
+            reparser: Optional[Reparser] = None, stand_ins: bool = True, trees: Optional[Trees] = None,
+            whole: bool = False) -> Analysis:
     """Lint `source`. `with_fixes` computes each fix's text edits (for output formats);
     `ignore_noqa` keeps suppressed reports (flake8 applies `# noqa` itself); `tree` is the
     text's `ast` when the caller has it (flake8), saving the screen its own parse; `reparser`
     parses successive versions of one document (an editor's), re-parsing only what changed; `trees`: the
-    text's `ast` and LibCST tree where the caller parsed both (a fix's pass), used where no stand-in changes it.
+    text's `ast` and LibCST tree where the caller parsed both (a fix's pass), used where no stand-in changes it;
+    `whole`: LibCST parses every statement (`fix_text` rewrites the tree), where otherwise it may leave out
+    definitions no rule needs (devlint/analysis/needed.py; never with fixes' edits nor for an editor).
 
     Large tables of constants are parsed as stand-ins (devlint/engine/stand_ins.py; not with
     `stand_ins=False` nor for an editor's document, whose parser keeps its trees); a file whose code
@@ -124,7 +127,7 @@ def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = 
     def attempt() -> Analysis:
         result = Analysis(source, text=text)
         _cst_stage().check(result, path, settings, rules, with_fixes, ignore_noqa, suppressions, facts, reparser,
-                           text, module)
+                           text, module, narrow=not (whole or with_fixes))
         return result
 
     try:
@@ -177,7 +180,7 @@ def _fix_text(source: str, path: str, settings: Settings, unsafe: bool,
     trees: Optional[Trees] = None  # the trees of `current`, where the last pass parsed them checking its fixes
     for _ in range(MAX_FIX_PASSES):
         # (stand-ins off where a veto reads offsets of `current`)
-        analysis = analyze(current, path, settings, stand_ins=keep is None, trees=trees)
+        analysis = analyze(current, path, settings, stand_ins=keep is None, trees=trees, whole=True)
         lines = Lines(current)
         suppressions = Suppressions(current)
         chosen: list[tuple[str, Fix, int]] = []

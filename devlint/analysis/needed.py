@@ -1,0 +1,181 @@
+"""Which top-level statements of a module LibCST must parse, for rules that name their candidates (issue 31).
+
+A rule whose `Rule.candidates` lists, from the screen's `ast`, every node it may report at reads, besides the
+function or class that holds such a node, only what the module says at its top level and what a name leads it
+to; of a definition it reaches by its name (`Encoder(...)`, `class Net(Base)`, `x: "Stack"`), only the header:
+whether it is a class and its bases. No such rule reads a function's callers. So the LibCST stage keeps:
+- every top-level statement that is not a definition (imports, torch aliases, module-level bindings, guards,
+  `if __name__ == "__main__":`): they are the module-wide facts;
+- every definition (`def`, `async def`, `class`) that holds a candidate, whole;
+- the header of every definition whose name a kept statement mentions (a name, an attribute's name, a word of an
+  annotation written as a string), transitively through what the headers mention; whole where the name is one
+  it binds inside (a class defined in it: the class table holds every class of the file; a name it declares
+  `global`); every other definition of a name a kept definition binds, likewise;
+- every definition that says something of the whole file wherever it is, whole: an import (the torch aliases
+  are the file's), `set_default_device` (DEV002 reports nothing after one), a class with its own `to()` (the type
+  oracle then doubts any object of unknown type).
+Where a candidate lies in a top-level statement that is not a definition, every statement is parsed: a rule may
+read the module's statements in order there (DEV002 looks for the move a few statements after the factory).
+
+What is left out is parsed as empty lines, and a header's body as `...` on its first line
+(devlint/engine/cst_stage.py), so every line and column stays where it was. A rule that fails on a node left out
+would have lost its reports for the file; it keeps them.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import copy
+import re
+from typing import Iterable, Mapping, Optional
+
+from devlint.analysis.screen import walk
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_WORD = re.compile(r"[A-Za-z_]\w*")
+HEADER, WHOLE = 1, 2  # what of a statement is parsed
+
+
+def needed_statements(tree: ast.Module, text: str, candidates: Iterable[ast.AST],
+                      aliases: Mapping[str, Iterable[str]]) -> Optional[list[tuple[ast.stmt, int]]]:
+    """The top-level statements of `tree` (the `ast` of `text`) to parse, in order, each with what of it
+    (`WHOLE`, or its `HEADER` only); None when that is every statement whole. `aliases`: the torch names each
+    local name may be bound to (the screen's)."""
+    body = tree.body
+    definitions = [i for i, statement in enumerate(body) if isinstance(statement, _DEFINITIONS)]
+    if not definitions:
+        return None
+    starts = [first_line(statement) for statement in body]
+    parsed = [0 if isinstance(statement, _DEFINITIONS) else WHOLE for statement in body]
+    for node in candidates:
+        line = getattr(node, "lineno", None)
+        index = bisect.bisect_right(starts, line) - 1 if line is not None else -1
+        if index < 0 or not isinstance(body[index], _DEFINITIONS):
+            return None  # a candidate at the module's top level (or one no statement holds): parse everything
+        parsed[index] = WHOLE
+    default_device = {"set_default_device", *(local for local, names in aliases.items()
+                                              if any(name.endswith(".set_default_device") for name in names))}
+    inside: dict[int, set[str]] = {}
+    binders: dict[str, list[int]] = {}  # name -> the definitions that bind it
+    for i in definitions:
+        inside[i], whole_file = _read(body[i], default_device)
+        if whole_file:
+            parsed[i] = WHOLE
+        for name in {body[i].name, *inside[i]}:  # type: ignore[attr-defined]
+            binders.setdefault(name, []).append(i)
+    lines = text.split("\n")
+    read: set[str] = set()  # every name a kept statement mentions, or a kept definition binds
+    work = [i for i, what in enumerate(parsed) if what]
+    while work:
+        i = work.pop()
+        if parsed[i] == WHOLE:
+            names = _mentioned_in(body[i]) | inside.get(i, set())
+        else:
+            names = _mentioned_in_header(body[i])
+        names.add(getattr(body[i], "name", ""))
+        for name in names - read:
+            read.add(name)
+            for j in binders.get(name, ()):
+                wanted = WHOLE if name in inside[j] or not _header_apart(body[j], lines) else HEADER
+                if parsed[j] < wanted:
+                    parsed[j] = wanted
+                    work.append(j)  # (again, where a header becomes whole: what its body mentions is read)
+    if all(what == WHOLE for what in parsed):
+        return None
+    return [(statement, what) for statement, what in zip(body, parsed) if what]
+
+
+def first_line(statement: ast.stmt) -> int:
+    """The line of the statement's first token: a decorator's `@` for a decorated definition."""
+    return min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
+
+
+def header_only(definition: ast.stmt) -> ast.stmt:
+    """The definition's `ast` with its body `...` at the first line and indent of its first statement (the line
+    of its first decorator, for a decorated method: `ast` puts a definition at its `def`)."""
+    first = definition.body[0]  # type: ignore[attr-defined]
+    line, column = first_line(first), _indent_of(first)
+    stub = ast.Expr(ast.Constant(...))
+    stub.lineno = stub.value.lineno = stub.end_lineno = stub.value.end_lineno = line  # type: ignore[attr-defined]
+    stub.col_offset = stub.value.col_offset = column  # type: ignore[attr-defined]
+    stub.end_col_offset = stub.value.end_col_offset = column + 3  # type: ignore[attr-defined]
+    header = copy.copy(definition)
+    header.body = [stub]  # type: ignore[attr-defined]
+    header.end_lineno, header.end_col_offset = line, column + 3
+    return header
+
+
+def _indent_of(statement: ast.stmt) -> int:
+    """The column of the statement's first token (a decorator's `@`)."""
+    decorators = getattr(statement, "decorator_list", ())
+    return min(decorator.col_offset for decorator in decorators) - 1 if decorators else statement.col_offset
+
+
+def _header_apart(definition: ast.stmt, lines: list[str]) -> bool:
+    """Does the definition's body start on a line of its own, after its header, with only its indentation
+    before it (where `...` can stand for it)?"""
+    first = definition.body[0]  # type: ignore[attr-defined]
+    line = first_line(first)
+    if line <= definition.lineno:
+        return False
+    text, column = lines[line - 1], _indent_of(first)
+    return column > 0 and text[:column].strip(" \t") == "" and text[column:column + 1] not in ("", " ", "\t")
+
+
+def _read(definition: ast.stmt, default_device: set[str]) -> tuple[set[str], bool]:
+    """(the names the definition binds inside for the rest of the module: a class defined in it, a name it declares
+    `global`; does it say something of the whole file). `default_device`: the names `torch.set_default_device` may
+    be called by."""
+    inside: set[str] = set()
+    whole_file = False
+    for node in walk(definition):
+        kind = type(node)
+        if kind is ast.ClassDef:
+            if node is not definition:
+                inside.add(node.name)  # type: ignore[attr-defined]
+            whole_file = whole_file or any(isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                           and member.name == "to" for member in node.body)  # type: ignore
+        elif kind is ast.Global:
+            inside.update(node.names)  # type: ignore[attr-defined]
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            whole_file = True
+        elif kind is ast.Call:
+            func = node.func  # type: ignore[attr-defined]
+            whole_file = whole_file or getattr(func, "attr", getattr(func, "id", "")) in default_device
+    return inside, whole_file
+
+
+def _mentioned_in(statement: ast.AST) -> set[str]:
+    """Every name the statement writes: names, attributes' names (`module.helper`), the words of an annotation
+    written as a string (`"Stack"`: the type oracle reads the class it names)."""
+    found: set[str] = set()
+    for node in walk(statement):
+        kind = type(node)
+        if kind is ast.Name:
+            found.add(node.id)  # type: ignore[attr-defined]
+        elif kind is ast.Attribute:
+            found.add(node.attr)  # type: ignore[attr-defined]
+        elif kind is ast.arg or kind is ast.AnnAssign:
+            _words_of_strings(node.annotation, found)  # type: ignore[attr-defined]
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            _words_of_strings(node.returns, found)  # type: ignore[attr-defined]
+    return found
+
+
+def _mentioned_in_header(definition: ast.stmt) -> set[str]:
+    """`_mentioned_in` of the definition's header: decorators, and bases and keywords or parameters and returns."""
+    if type(definition) is ast.ClassDef:
+        parts: list[ast.AST] = [*definition.decorator_list, *definition.bases, *definition.keywords]
+        return set().union(*(_mentioned_in(part) for part in parts))
+    returns = definition.returns  # type: ignore[attr-defined]
+    parts = [*definition.decorator_list, definition.args, *([returns] if returns is not None else [])]  # type: ignore
+    found = set().union(*(_mentioned_in(part) for part in parts))
+    _words_of_strings(returns, found)
+    return found
+
+
+def _words_of_strings(annotation: Optional[ast.expr], found: set[str]) -> None:
+    for node in walk(annotation) if annotation is not None else ():
+        if type(node) is ast.Constant and type(node.value) is str:  # type: ignore[attr-defined]
+            found.update(_WORD.findall(node.value))  # type: ignore[attr-defined]

@@ -1,0 +1,258 @@
+"""LibCST parses only the statements the rules need (devlint/analysis/needed.py): where every rule left after the
+screen lists its candidates, the definitions nothing kept can name are left out as empty lines, and the reports
+are those of the whole file, at the same lines and columns."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from conftest import RULE_DIRS
+from devlint.analysis.needed import HEADER as HEADER_ONLY, WHOLE, needed_statements
+from devlint.analysis.prefilter import prefilter
+from devlint.analysis.screen import screen_with_facts
+from devlint.engine.engine import analyze, enabled_rules
+from devlint.engine.settings import Settings
+from devlint.engine import cst_stage
+from devlint.rules import all_rules
+
+DEFAULT = Settings()
+PREVIEW = Settings(preview=True)
+
+
+def _reports(source: str, settings: Settings = DEFAULT, whole: bool = False) -> list[tuple]:
+    analysis = analyze(source, "example.py", settings, whole=whole)
+    return [(d.line, d.col, d.end_line, d.end_col, d.code, d.message) for d in analysis.diagnostics]
+
+
+def _kept(source: str) -> list[str]:
+    """The names (or kinds) of the top-level statements LibCST parses by default, `:header` after a definition
+    parsed for its header only; all of them when every statement is parsed whole."""
+    tree = ast.parse(source)
+    rules, facts = screen_with_facts(source, prefilter(source, enabled_rules(DEFAULT, "example.py")), tree,
+                                     preview=False)
+    needed = None
+    if facts is not None and rules and all(entry.rule.candidates is not None for entry in rules):
+        needed = needed_statements(tree, source, [node for entry in rules for node in entry.rule.candidates(facts)],
+                                   facts.aliases)
+    return [getattr(statement, "name", type(statement).__name__) + (":header" if what == HEADER_ONLY else "")
+            for statement, what in needed or [(statement, WHOLE) for statement in tree.body]]
+
+
+def _same_as_whole(source: str, settings: Settings = DEFAULT) -> list[tuple]:
+    narrowed = _reports(source, settings)
+    assert narrowed == _reports(source, settings, whole=True)
+    return narrowed
+
+
+HEADER = "import torch\nimport torch.nn as nn\n\n"
+
+LEFT_OUT = HEADER + textwrap.dedent('''\
+    def unused(a):
+        return a * 2
+
+
+    @staticmethod
+    def decorated(a):  # a comment
+        return [
+            a,
+        ]
+
+    # a comment between definitions
+
+    class Net(nn.Module):
+        def forward(self, x):
+            return x
+
+
+    def make(n, device):
+        mask = torch.ones(n).to(device)
+        return mask
+    ''')
+
+
+def test_definitions_no_kept_statement_names_are_left_out_and_the_reports_stay_where_they_are() -> None:
+    assert _kept(LEFT_OUT) == ["Import", "Import", "make"]
+    reports = _same_as_whole(LEFT_OUT)
+    assert [(line, col, code) for line, col, _, _, code, _ in reports] == [(22, 12, "DEV002")]
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_windows_line_ends_and_a_last_line_without_a_break(newline: str) -> None:
+    source = LEFT_OUT.rstrip("\n").replace("\n", newline)
+    assert len(_same_as_whole(source)) == 1
+
+
+def test_a_lone_carriage_return_parses_everything() -> None:
+    source = LEFT_OUT.replace("def unused(a):\n", "def unused(a):\r")
+    assert len(_same_as_whole(source)) == 1
+
+
+def test_a_definition_a_kept_statement_names_is_parsed_for_its_header_and_what_that_names() -> None:
+    source = HEADER + textwrap.dedent('''\
+        def inner():
+            return torch.zeros(2)
+
+        def helper(size: "Size" = Default()):
+            return inner()
+
+        class Base(nn.Module):
+            \tdef forward(self, x):
+            \t\treturn x
+
+        class Encoder(Base, metaclass=Meta):
+            """Its body is not read."""
+            def forward(self, x):
+                return inner(x)
+
+        class Size: pass
+
+        def Default(): return 1
+
+        class Meta(type):
+            pass
+
+        def train(device):
+            x = helper()
+            encoder = Encoder()
+            encoder.to(device)
+            x.to(device)
+        ''')
+    assert _kept(source) == ["Import", "Import", "helper:header", "Base:header", "Encoder:header", "Size", "Default",
+                             "Meta:header", "train"]
+    _same_as_whole(source)
+    _same_as_whole(source.replace("\n", "\r\n"))
+
+
+def test_a_class_defined_in_a_definition_that_a_kept_statement_names_keeps_that_definition_whole() -> None:
+    source = HEADER + textwrap.dedent('''\
+        def factory():
+            class Layer(nn.Module):
+                pass
+            return Layer
+
+        def body_on_the_closing_line(
+            a,
+        ): return a
+
+        def train(device):
+            layer = Layer()
+            layer.to(device)
+            body_on_the_closing_line(1).to(device)
+        ''')
+    assert _kept(source) == ["Import", "Import", "factory", "body_on_the_closing_line", "train"]
+    _same_as_whole(source)
+
+
+@pytest.mark.parametrize("source, kept", [
+    # `set_default_device` anywhere: DEV002 reports nothing in the file
+    (HEADER + "def setup():\n    torch.set_default_device('cuda')\n\nx = 1\n\n"
+              "def f():\n    return torch.zeros(3).to('cuda')\n", ["Import", "Import", "setup", "Assign", "f"]),
+    ("from torch import set_default_device as use\nimport torch\n\ndef setup():\n    use('cuda')\n\n"
+     "def f():\n    return torch.zeros(3).to('cuda')\n", ["ImportFrom", "Import", "setup", "f"]),
+    # an import in a function binds a torch name for the whole file (the aliases are the file's)
+    ("import torch\n\ndef _init():\n    from torch import zeros\n\ndef f():\n    return zeros(3).to('cuda')\n",
+     ["Import", "_init", "f"]),
+    ("def lazy():\n    import torch\n\ndef f(torch):\n    return torch.zeros(3).to('cuda')\n", ["lazy", "f"]),
+    # a class with its own `to()`, wherever it is: the type oracle doubts any object of unknown type
+    (HEADER + "class M(nn.Module):\n    def forward(self, x):\n        x.to('cuda')\n\n"
+              "def make():\n    class Batch:\n        def to(self, d):\n            return self\n",
+     ["Import", "Import", "M", "make"]),
+    # another class of a kept name: the class table keeps one of them
+    (HEADER + "class A:\n    def to(self, d):\n        return self\n\n"
+              "class M(nn.Module):\n    def forward(self, x):\n        x.to('cuda')\n\nclass A:\n    pass\n",
+     ["Import", "Import", "A", "M", "A:header"]),
+    # a class named by a string annotation
+    (HEADER + "class Stack(nn.Module):\n    pass\n\ndef run(m: 'Stack', d):\n    m[0].to(d)\n",
+     ["Import", "Import", "Stack:header", "run"]),
+    # a factory of DEV011's kind moved reads the type oracle: its first answers are kept
+    ("import torch\n\ndef early():\n    return torch.tensor(z).to('cuda')\n\nimport torch as th\nz = load()\n"
+     "y = th.sin(z)\n\ndef g():\n    z.to('cuda')\n\ndef h():\n    return th.zeros(2).to('cuda')\n",
+     ["Import", "early", "Import", "Assign", "Assign", "g", "h"]),
+])
+def test_what_a_definition_says_of_the_whole_file_is_kept(source: str, kept: list[str]) -> None:
+    assert _kept(source) == kept
+    _same_as_whole(source)
+
+
+def test_a_discarded_conversion_is_a_candidate_too() -> None:
+    source = LEFT_OUT + "\n\ndef half():\n    x = torch.zeros(3)\n    x.half()\n"
+    assert _kept(source) == ["Import", "Import", "make", "half"]
+    assert [code for *_, code, _ in _same_as_whole(source)] == ["DEV002", "DEV007"]
+
+
+def test_where_libcst_does_not_take_what_is_left_the_whole_text_is_parsed(monkeypatch) -> None:
+    texts: list[str] = []
+
+    def failing_first(text: str, tree: ast.Module) -> object:
+        texts.append(text)
+        if len(texts) == 1:
+            raise ValueError("not taken")
+        return parse_in_pieces(text, tree)
+
+    parse_in_pieces = cst_stage.parse_in_pieces
+    monkeypatch.setattr(cst_stage, "parse_in_pieces", failing_first)
+    analysis = analyze(LEFT_OUT, "example.py", DEFAULT)
+    assert texts[0] != LEFT_OUT and texts[1] == LEFT_OUT
+    assert analysis.module is not None and analysis.module.code == LEFT_OUT
+    assert [d.line for d in analysis.diagnostics] == [22]
+
+
+def test_a_candidate_at_the_module_level_parses_every_statement() -> None:
+    # DEV002 looks for `x = x.to(...)` a few statements after the factory: statements in between count
+    between = "".join(f"def f{i}():\n    pass\n" for i in range(8))
+    source = HEADER + "x = torch.zeros(3)\n" + between + "x = x.to('cuda')\n"
+    assert len(_kept(source)) == 2 + 1 + 8 + 1
+    _same_as_whole(source)
+
+
+def test_a_rule_that_reads_the_whole_file_parses_every_statement() -> None:
+    assert all(entry.rule.candidates is None for entry in all_rules() if entry.rule.code == "DEV005")
+    source = LEFT_OUT + "\n\ndef load(path):\n    return torch.load(path)\n"
+    analysis = analyze(source, "example.py", PREVIEW)
+    assert analysis.module is not None and len(analysis.module.body) == len(ast.parse(source).body)
+
+
+def test_fixing_and_fix_edits_parse_every_statement() -> None:
+    for with_fixes, whole in ((True, False), (False, True)):
+        analysis = analyze(LEFT_OUT, "example.py", DEFAULT, with_fixes=with_fixes, whole=whole)
+        assert analysis.module is not None and analysis.module.code == LEFT_OUT
+    narrowed = analyze(LEFT_OUT, "example.py", DEFAULT)
+    assert narrowed.module is not None and len(narrowed.module.body) == 3
+
+
+@pytest.mark.parametrize("settings", [DEFAULT, PREVIEW], ids=["default", "preview"])
+@pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)
+def test_every_fixture_gives_the_reports_of_the_whole_file(rule_dir, settings: Settings) -> None:
+    for path in sorted(rule_dir.glob("*.py")):
+        _same_as_whole(path.read_text(), settings)
+
+
+def test_a_header_whose_first_member_is_decorated_stands_in_from_the_decorator() -> None:
+    source = HEADER + textwrap.dedent('''\
+        class Control(Base):
+            @override
+            def no_sync(self, module):
+                return module
+
+            @staticmethod
+            def other():
+                pass
+
+        class Spaced(Base):
+            @ override
+            def no_sync(self, module):
+                return module
+
+        def train(device):
+            control = Control()
+            control.to(device)
+            Spaced().to(device)
+        ''')
+    assert _kept(source) == ["Import", "Import", "Control:header", "Spaced", "train"]
+    for text in (source, source.replace("    ", "\t"), source.replace("\n", "\r\n")):
+        _same_as_whole(text)
+        module = analyze(text, "example.py", DEFAULT).module
+        assert module is not None and type(module.body[2].body.body[0].body[0].value).__name__ == "Ellipsis"
