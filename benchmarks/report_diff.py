@@ -7,7 +7,9 @@
 
 Each checkout runs its own devlint (`python -m devlint --isolated --no-cache --exit-zero
 --output-format json --unsafe-fixes ROOT`, PYTHONPATH set to the checkout, run in ROOT) over each
-root; the default roots are the `full` and `wide` corpus sets. Every report is reduced to what a
+root; the default roots are the `full` and `wide` corpus sets. `--concise` reads the default output
+instead (no end positions, no fix edits: the run the CLI makes by default, where LibCST may parse only
+the statements the rules need; with fix edits it parses every statement). Every report is reduced to what a
 user sees: its path relative to the root, position, code, message, `# noqa` row, notebook cell,
 and its fix (applicability, description, message and every edit). Prints each difference, grouped
 by file: a report that is gone (`-`), new (`+`), or changed at the same place and code (`~`, with
@@ -25,6 +27,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -37,15 +40,29 @@ DEFAULT_ROOTS = [os.path.join(CORPUS, "src"), os.path.join(CORPUS, "wide")]
 PLACE = ("path", "line", "column", "code")
 
 
-def devlint_json(checkout: str, root: str, extra: tuple[str, ...] = ()) -> tuple[list[dict[str, Any]], str]:
-    """(the JSON reports, devlint's stderr) of one cold run of `checkout`'s devlint over `root`."""
+def devlint_json(checkout: str, root: str, extra: tuple[str, ...] = (),
+                 concise: bool = False) -> tuple[list[dict[str, Any]], str]:
+    """(the JSON reports, devlint's stderr) of one cold run of `checkout`'s devlint over `root`; `concise`: the
+    reports of the default output read back (no fix edits: devlint does not compute them there)."""
     env = {**os.environ, "PYTHONPATH": os.path.abspath(checkout)}
     command = [sys.executable, "-m", "devlint", "--isolated", "--no-cache", "--exit-zero",
-               "--output-format", "json", "--unsafe-fixes", *extra, root]
+               "--output-format", "concise" if concise else "json", "--unsafe-fixes", *extra, root]
     done = subprocess.run(command, env=env, cwd=root, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"devlint of {checkout} failed on {root} (exit {done.returncode}):\n{done.stderr}")
+    if concise:
+        return [_concise_report(match) for match in CONCISE_LINE.finditer(done.stdout)], done.stderr
     return json.loads(done.stdout), done.stderr
+
+
+# `path:line:column: CODE [*] message`, a line of the concise output
+CONCISE_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<column>\d+): (?P<code>DEV\d+) (?P<message>.*)$", re.M)
+
+
+def _concise_report(match: re.Match[str]) -> dict[str, Any]:
+    """A concise line as the JSON report fields `normalised` reads (the fix marker stays in the message)."""
+    return {"path": match["path"], "line": int(match["line"]), "column": int(match["column"]), "end_line": None,
+            "end_column": None, "code": match["code"], "message": match["message"]}
 
 
 def normalised(report: dict[str, Any], root: str) -> dict[str, Any]:
@@ -86,14 +103,14 @@ def commit_of(checkout: str) -> str:
     return (done.stdout.strip() or "unknown") + (" (with uncommitted changes)" if dirty else "")
 
 
-def collect(checkout: str, roots: list[str], extra: tuple[str, ...] = ()) -> dict[str, Any]:
+def collect(checkout: str, roots: list[str], extra: tuple[str, ...] = (), concise: bool = False) -> dict[str, Any]:
     """Every root's normalised reports from one checkout, keyed by the root's name."""
     sets: dict[str, Any] = {}
     for root in roots:
         name = os.path.basename(os.path.normpath(root))
         start = time.perf_counter()
         print(f"{checkout}: {root} ...", file=sys.stderr, flush=True)
-        reports, stderr = devlint_json(checkout, root, extra)
+        reports, stderr = devlint_json(checkout, root, extra, concise)
         sets[name] = {
             "root": root,
             "seconds": round(time.perf_counter() - start, 1),
@@ -101,7 +118,8 @@ def collect(checkout: str, roots: list[str], extra: tuple[str, ...] = ()) -> dic
             "reports": sorted((normalised(report, root) for report in reports), key=sort_key),
         }
         print(f"  {len(reports)} reports, {sets[name]['seconds']} s", file=sys.stderr, flush=True)
-    return {"checkout": os.path.abspath(checkout), "commit": commit_of(checkout), "args": list(extra),
+    return {"checkout": os.path.abspath(checkout), "commit": commit_of(checkout),
+            "args": [*extra, *(["--output-format", "concise"] if concise else [])],
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "sets": sets}
 
 
@@ -171,13 +189,16 @@ def main() -> int:
     parser.add_argument("--against", metavar="FILE", help="compare the checkout with reports saved by --save")
     parser.add_argument("--devlint-args", default="", metavar="ARGS",
                         help="more options for both sides' devlint, as one string (`--preview`)")
+    parser.add_argument("--concise", action="store_true",
+                        help="compare the default output's reports (positions, codes, messages, fix markers), which "
+                             "computes no fix edits, instead of the JSON's")
     args = parser.parse_args()
     extra = tuple(args.devlint_args.split())
     roots = [os.path.abspath(os.path.expanduser(root)) for root in args.roots or DEFAULT_ROOTS]
     wanted = 1 if args.against else 2
     if len(args.checkouts) > wanted or (len(args.checkouts) < wanted and not args.save):
         parser.error("give OLD NEW, or OLD with --save, or NEW with --against")
-    first = collect(args.checkouts[0], roots, extra)
+    first = collect(args.checkouts[0], roots, extra, args.concise)
     if args.save:
         with open(args.save, "w") as handle:
             json.dump(first, handle, indent=1, sort_keys=True)
@@ -187,7 +208,7 @@ def main() -> int:
         with open(args.against) as handle:
             return 1 if compare(json.load(handle), first) else 0
     if len(args.checkouts) == 2:
-        return 1 if compare(first, collect(args.checkouts[1], roots, extra)) else 0
+        return 1 if compare(first, collect(args.checkouts[1], roots, extra, args.concise)) else 0
     return 0
 
 

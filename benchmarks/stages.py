@@ -4,7 +4,7 @@
 
 Runs `engine.analyze` on every `.py` file with each stage wrapped in a timer: the text
 prefilter, the `# noqa` scan, data stand-ins, Python's `ast.parse` and the screen's facts
-(devlint/analysis/screen.py), the file context, LibCST's parse, the batched traversal (context and every
+(devlint/analysis/screen.py), the file context, the statements LibCST needs, LibCST's parse, the batched traversal (context and every
 rule's visitor), positions, the reports (noqa, statements, fix edits), the rules' `finish`, and the rest
 (the engine's per-file glue). The files are read before the clock starts. Run by hand, like benchmarks/run.py; the figures go in benchmarks/README.md.
 """
@@ -50,6 +50,7 @@ def main() -> int:
     screen.parse = timer("ast.parse (screen)", screen.parse)  # type: ignore[assignment]
     engine.screen_with_facts = timer("screen (ast.parse + facts)", engine.screen_with_facts)  # type: ignore[assignment]
     cst_stage.cst.parse_module = timer("LibCST parse", cst_stage.cst.parse_module)  # type: ignore[assignment]
+    cst_stage.needed_statements = timer("statements LibCST needs (ast)", cst_stage.needed_statements)  # type: ignore
     cst_stage.visit_batched = timer("traversal (context + rule visitors)", cst_stage.visit_batched)  # type: ignore
     cst_stage._positions = timer("positions (files with reports)", cst_stage._positions)  # type: ignore[assignment]
     cst_stage._resolve = timer("reports (noqa, statements, fixes)", cst_stage._resolve)  # type: ignore[assignment]
@@ -71,7 +72,7 @@ def main() -> int:
     print("| stage | files | CPU s | share |\n|---|---:|---:|---:|")
     for stage in ("text prefilter", "noqa comments (every file)", "data stand-ins (files over 256 KB)",
                   "ast.parse (Python's parser)", "ast.parse (screen)", "screen facts",
-                  "file context (torch names, project index)", "LibCST parse",
+                  "file context (torch names, project index)", "statements LibCST needs (ast)", "LibCST parse",
                   "traversal (context + rule visitors)", "positions (files with reports)",
                   "reports (noqa, statements, fixes)", "rules' finish", "the rest of the engine (per-file glue)"):
         count = calls[stage] if stage in calls else "-"
