@@ -71,7 +71,7 @@ def check_forced(path: str, source: str, counts: dict[str, int]) -> list[str]:
         return []
     definitions = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
     facts = SyntaxFacts(tree, False, source)
-    needed = needed_statements(tree, source, definitions[::3], facts.aliases)
+    needed = needed_statements(facts, source, definitions[::3])
     if needed is None or cst_stage._LONE_CARRIAGE_RETURN.search(source):
         return []
     counts["narrowed"] += 1

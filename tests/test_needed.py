@@ -35,8 +35,7 @@ def _kept(source: str) -> list[str]:
                                      preview=False)
     needed = None
     if facts is not None and rules and all(entry.rule.candidates is not None for entry in rules):
-        needed = needed_statements(tree, source, [node for entry in rules for node in entry.rule.candidates(facts)],
-                                   facts.aliases)
+        needed = needed_statements(facts, source, [node for entry in rules for node in entry.rule.candidates(facts)])
     return [getattr(statement, "name", type(statement).__name__) + (":header" if what == HEADER_ONLY else "")
             for statement, what in needed or [(statement, WHOLE) for statement in tree.body]]
 
@@ -164,6 +163,9 @@ def test_a_class_defined_in_a_definition_that_a_kept_statement_names_keeps_that_
     (HEADER + "class A:\n    def to(self, d):\n        return self\n\n"
               "class M(nn.Module):\n    def forward(self, x):\n        x.to('cuda')\n\nclass A:\n    pass\n",
      ["Import", "Import", "A", "M", "A:header"]),
+    # a name a function declares `global` and binds: kept whole where a kept statement names it
+    (HEADER + "def setup():\n    global layer\n    layer = nn.Linear(2, 2)\n\n"
+              "def train(device):\n    layer.to(device)\n", ["Import", "Import", "setup", "train"]),
     # a class named by a string annotation
     (HEADER + "class Stack(nn.Module):\n    pass\n\ndef run(m: 'Stack', d):\n    m[0].to(d)\n",
      ["Import", "Import", "Stack:header", "run"]),

@@ -28,40 +28,47 @@ import ast
 import bisect
 import copy
 import re
-from typing import Iterable, Mapping, Optional
+from typing import Callable, Iterable, Optional
 
-from devlint.analysis.screen import walk
+from devlint.analysis.screen import SyntaxFacts, walk
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 HEADER, WHOLE = 1, 2  # what of a statement is parsed
 
 
-def needed_statements(tree: ast.Module, text: str, candidates: Iterable[ast.AST],
-                      aliases: Mapping[str, Iterable[str]]) -> Optional[list[tuple[ast.stmt, int]]]:
-    """The top-level statements of `tree` (the `ast` of `text`) to parse, in order, each with what of it
-    (`WHOLE`, or its `HEADER` only); None when that is every statement whole. `aliases`: the torch names each
-    local name may be bound to (the screen's)."""
-    body = tree.body
+def needed_statements(facts: SyntaxFacts, text: str,
+                      candidates: Iterable[ast.AST]) -> Optional[list[tuple[ast.stmt, int]]]:
+    """The top-level statements of `facts.tree` (the `ast` of `text`) to parse, in order, each with what of it
+    (`WHOLE`, or its `HEADER` only); None when that is every statement whole."""
+    body = facts.tree.body
     definitions = [i for i, statement in enumerate(body) if isinstance(statement, _DEFINITIONS)]
     if not definitions:
         return None
     starts = [first_line(statement) for statement in body]
+
+    def holding(node: ast.AST) -> int:
+        """The index of the top-level statement that holds `node` (-1: none)."""
+        line = getattr(node, "lineno", None)
+        return bisect.bisect_right(starts, line) - 1 if line is not None else -1
+
     parsed = [0 if isinstance(statement, _DEFINITIONS) else WHOLE for statement in body]
     for node in candidates:
-        line = getattr(node, "lineno", None)
-        index = bisect.bisect_right(starts, line) - 1 if line is not None else -1
+        index = holding(node)
         if index < 0 or not isinstance(body[index], _DEFINITIONS):
             return None  # a candidate at the module's top level (or one no statement holds): parse everything
         parsed[index] = WHOLE
-    default_device = {"set_default_device", *(local for local, names in aliases.items()
-                                              if any(name.endswith(".set_default_device") for name in names))}
-    inside: dict[int, set[str]] = {}
+    inside: dict[int, set[str]] = {i: set() for i in definitions}
+    for i in _says_of_the_whole_file(facts, holding):
+        parsed[i] = WHOLE
+    for cls in facts.classes:
+        i = holding(cls)
+        if i in inside and cls is not body[i]:
+            inside[i].add(cls.name)  # (the class table holds every class of the file)
+    for declared in facts.globals:
+        inside.get(holding(declared), set()).update(declared.names)
     binders: dict[str, list[int]] = {}  # name -> the definitions that bind it
     for i in definitions:
-        inside[i], whole_file = _read(body[i], default_device)
-        if whole_file:
-            parsed[i] = WHOLE
         for name in {body[i].name, *inside[i]}:  # type: ignore[attr-defined]
             binders.setdefault(name, []).append(i)
     lines = text.split("\n")
@@ -84,6 +91,19 @@ def needed_statements(tree: ast.Module, text: str, candidates: Iterable[ast.AST]
     if all(what == WHOLE for what in parsed):
         return None
     return [(statement, what) for statement, what in zip(body, parsed) if what]
+
+
+def _says_of_the_whole_file(facts: SyntaxFacts, holding: Callable[[ast.AST], int]) -> set[int]:
+    """The top-level statements that hold an import (the torch aliases are the file's), a call that may be
+    `torch.set_default_device` (DEV002 reports nothing after one), or a class with its own `to()`."""
+    default_device = {"set_default_device", *(local for local, names in facts.aliases.items()
+                                              if any(name.endswith(".set_default_device") for name in names))}
+    found = {holding(node) for node in facts.imports}
+    found.update(holding(call) for call in facts.calls
+                 if getattr(call.func, "attr", getattr(call.func, "id", "")) in default_device)
+    found.update(holding(cls) for cls in facts.classes if any(
+        isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) and member.name == "to" for member in cls.body))
+    return found
 
 
 def first_line(statement: ast.stmt) -> int:
@@ -121,29 +141,6 @@ def _header_apart(definition: ast.stmt, lines: list[str]) -> bool:
         return False
     text, column = lines[line - 1], _indent_of(first)
     return column > 0 and text[:column].strip(" \t") == "" and text[column:column + 1] not in ("", " ", "\t")
-
-
-def _read(definition: ast.stmt, default_device: set[str]) -> tuple[set[str], bool]:
-    """(the names the definition binds inside for the rest of the module: a class defined in it, a name it declares
-    `global`; does it say something of the whole file). `default_device`: the names `torch.set_default_device` may
-    be called by."""
-    inside: set[str] = set()
-    whole_file = False
-    for node in walk(definition):
-        kind = type(node)
-        if kind is ast.ClassDef:
-            if node is not definition:
-                inside.add(node.name)  # type: ignore[attr-defined]
-            whole_file = whole_file or any(isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef))
-                                           and member.name == "to" for member in node.body)  # type: ignore
-        elif kind is ast.Global:
-            inside.update(node.names)  # type: ignore[attr-defined]
-        elif kind is ast.Import or kind is ast.ImportFrom:
-            whole_file = True
-        elif kind is ast.Call:
-            func = node.func  # type: ignore[attr-defined]
-            whole_file = whole_file or getattr(func, "attr", getattr(func, "id", "")) in default_device
-    return inside, whole_file
 
 
 def _mentioned_in(statement: ast.AST) -> set[str]:

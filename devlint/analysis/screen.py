@@ -127,6 +127,8 @@ class SyntaxFacts:
         self.moved_in_place: set[str] = set()  # `x` of `x = x.to(...)` / `x = x.cuda(...)` (not to a dtype only)
         self.moved_callees: set[str] = set()  # `f` of every `f(...).to(...)` / `m.f(...).cuda(...)`
         self.classes: list[ast.ClassDef] = []
+        self.imports: list[ast.Import | ast.ImportFrom] = []
+        self.globals: list[ast.Global] = []
         self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         # A `"cuda"` / `"cuda:N"` (or `"mps"`, `"xpu:N"`) literal where DEV003 looks: a call's first
         # argument, `device=` or `map_location=`, a dict's value, an assigned value, a parameter's default.
@@ -153,8 +155,24 @@ class SyntaxFacts:
         # DEV005's screen: the names of the classes that may start an attribute on the host and concatenate onto it
         self.accumulating_classes: set[str] = set()
         self._local_calls: list[tuple[int, str]] = []  # (line, name) of `f(...)` and `self.f(...)`
+        # a rule's candidates (`Rule.candidates`), found so far, and what finds the rest
+        self._candidates: dict[object, tuple[list[ast.AST], Iterator[ast.AST]]] = {}
         self._gather(tree)
         self._local_calls.sort()
+
+    def candidates_of(self, candidates: Callable[["SyntaxFacts"], Iterable[ast.AST]]) -> Iterator[ast.AST]:
+        """`candidates(self)`, each found once however often asked: the screen asks for one, the LibCST stage
+        for all of them (devlint/analysis/needed.py)."""
+        found, rest = self._candidates.setdefault(candidates, ([], iter(candidates(self))))
+        index = 0
+        while True:
+            if index == len(found):
+                following = next(rest, None)
+                if following is None:
+                    return
+                found.append(following)
+            yield found[index]
+            index += 1
 
     def _gather(self, tree: ast.Module) -> None:
         for node in walk(tree):
@@ -192,6 +210,9 @@ class SyntaxFacts:
                         self.local_rank_string = True
             elif kind is ast.Import or kind is ast.ImportFrom:
                 self._import(node)
+                self.imports.append(node)
+            elif kind is ast.Global:
+                self.globals.append(node)
             elif kind in _OTHER_BINDERS:
                 self._binders.append(node)
 

@@ -117,8 +117,8 @@ def _parse_needed(text: str, syntax: SyntaxFacts,
     (the whole text is then parsed, and reports its own errors)."""
     if _LONE_CARRIAGE_RETURN.search(text):  # (`ast` counts a line at a lone "\r" too)
         return None
-    needed = needed_statements(syntax.tree, text, (node for entry in rules for node in entry.rule.candidates(syntax)),
-                               syntax.aliases)
+    candidates = (node for entry in rules for node in syntax.candidates_of(entry.rule.candidates))  # type: ignore
+    needed = needed_statements(syntax, text, candidates)
     return None if needed is None else parse_only(text, syntax.tree.body, needed)
 
 

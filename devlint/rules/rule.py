@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
 def any_candidate(candidates: Callable[["SyntaxFacts"], Iterable["ast.AST"]]) -> Callable[["SyntaxFacts"], bool]:
     """The screen of a rule that lists its candidates: one is enough (the list stops at the first)."""
     def screen(facts: "SyntaxFacts") -> bool:
-        return next(iter(candidates(facts)), None) is not None
+        return next(facts.candidates_of(candidates), None) is not None
 
     return screen
 
