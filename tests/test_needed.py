@@ -155,6 +155,9 @@ def test_a_class_defined_in_a_definition_that_a_kept_statement_names_keeps_that_
     ("import torch\n\ndef _init():\n    from torch import zeros\n\ndef f():\n    return zeros(3).to('cuda')\n",
      ["Import", "_init", "f"]),
     ("def lazy():\n    import torch\n\ndef f(torch):\n    return torch.zeros(3).to('cuda')\n", ["lazy", "f"]),
+    # another library's import in a function binds no torch name: that function is left out
+    ("import torch\n\ndef lazy():\n    import numpy as np\n    from .utils import zeros\n\n"
+     "def f():\n    return torch.zeros(3).to('cuda')\n", ["Import", "f"]),
     # a class with its own `to()`, wherever it is: the type oracle doubts any object of unknown type
     (HEADER + "class M(nn.Module):\n    def forward(self, x):\n        x.to('cuda')\n\n"
               "def make():\n    class Batch:\n        def to(self, d):\n            return self\n",

@@ -11,8 +11,8 @@ whether it is a class and its bases. No such rule reads a function's callers. So
   annotation written as a string), transitively through what the headers mention; whole where the name is one
   it binds inside (a class defined in it: the class table holds every class of the file; a name it declares
   `global`); every other definition of a name a kept definition binds, likewise;
-- every definition that says something of the whole file wherever it is, whole: an import (the torch aliases
-  are the file's), `set_default_device` (DEV002 reports nothing after one), a class with its own `to()` (the type
+- every definition that says something of the whole file wherever it is, whole: an import of torch (the torch
+  names are the file's), `set_default_device` (DEV002 reports nothing after one), a class with its own `to()` (the type
   oracle then doubts any object of unknown type).
 Where a candidate lies in a top-level statement that is not a definition, every statement is parsed: a rule may
 read the module's statements in order there (DEV002 looks for the move a few statements after the factory).
@@ -94,16 +94,28 @@ def needed_statements(facts: SyntaxFacts, text: str,
 
 
 def _says_of_the_whole_file(facts: SyntaxFacts, holding: Callable[[ast.AST], int]) -> set[int]:
-    """The top-level statements that hold an import (the torch aliases are the file's), a call that may be
-    `torch.set_default_device` (DEV002 reports nothing after one), or a class with its own `to()`."""
+    """The top-level statements that hold an import of torch (the torch names are the file's, wherever it imports
+    them), a call that may be `torch.set_default_device` (DEV002 reports nothing after one), or a class with its
+    own `to()`."""
     default_device = {"set_default_device", *(local for local, names in facts.aliases.items()
                                               if any(name.endswith(".set_default_device") for name in names))}
-    found = {holding(node) for node in facts.imports}
+    found = {holding(node) for node in facts.imports if _imports_torch(node)}
     found.update(holding(call) for call in facts.calls
                  if getattr(call.func, "attr", getattr(call.func, "id", "")) in default_device)
     found.update(holding(cls) for cls in facts.classes if any(
         isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) and member.name == "to" for member in cls.body))
     return found
+
+
+def _imports_torch(node: ast.Import | ast.ImportFrom) -> bool:
+    """`import torch`, `import torch.nn as nn`, `from torch import zeros` (what `TorchNames` records)."""
+    if type(node) is ast.ImportFrom:
+        return not node.level and _is_torch(node.module or "")  # type: ignore[attr-defined]
+    return any(_is_torch(alias.name) for alias in node.names)
+
+
+def _is_torch(module: str) -> bool:
+    return module == "torch" or module.startswith("torch.")
 
 
 def first_line(statement: ast.stmt) -> int:
