@@ -17,8 +17,8 @@ whether it is a class and its bases. No such rule reads a function's callers. So
 Where a candidate lies in a top-level statement that is not a definition, every statement is parsed: a rule may
 read the module's statements in order there (DEV002 looks for the move a few statements after the factory).
 
-What is left out is parsed as empty lines, and a header's body as `...` on its first line
-(devlint/engine/cst_stage.py), so every line and column stays where it was. A rule that fails on a node left out
+What is left out is parsed as a string across its lines, and a header's body likewise (`stand_in`;
+devlint/engine/cst_stage.py), so every line and column stays where it was. A rule that fails on a node left out
 would have lost its reports for the file; it keeps them.
 """
 
@@ -123,19 +123,34 @@ def first_line(statement: ast.stmt) -> int:
     return min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
 
 
-def header_only(definition: ast.stmt) -> ast.stmt:
-    """The definition's `ast` with its body `...` at the first line and indent of its first statement (the line
-    of its first decorator, for a decorated method: `ast` puts a definition at its `def`)."""
-    first = definition.body[0]  # type: ignore[attr-defined]
-    line, column = first_line(first), _indent_of(first)
-    stub = ast.Expr(ast.Constant(...))
-    stub.lineno = stub.value.lineno = stub.end_lineno = stub.value.end_lineno = line  # type: ignore[attr-defined]
-    stub.col_offset = stub.value.col_offset = column  # type: ignore[attr-defined]
-    stub.end_col_offset = stub.value.end_col_offset = column + 3  # type: ignore[attr-defined]
-    header = copy.copy(definition)
-    header.body = [stub]  # type: ignore[attr-defined]
-    header.end_lineno, header.end_col_offset = line, column + 3
-    return header
+def stand_in(statement: ast.stmt, what: int) -> Optional[ast.stmt]:
+    """What LibCST parses for a top-level statement and its `ast`: the statement (`WHOLE`); its header with one
+    statement for its body, at the first line and indent of the body's first statement (`HEADER`: the line of its
+    first decorator, for a decorated method: `ast` puts a definition at its `def`); else (left out) one statement
+    for all its lines, none for a statement of one line. A statement that stands for lines is `...` on one line,
+    and a string across several: LibCST reads it as one token, where an empty line costs it a node."""
+    if what == WHOLE:
+        return statement
+    if what == HEADER:
+        first = statement.body[0]  # type: ignore[attr-defined]
+        stub = _standing_for(first_line(first), _indent_of(first), statement.end_lineno or first.lineno)
+        header = copy.copy(statement)
+        header.body = [stub]  # type: ignore[attr-defined]
+        header.end_lineno, header.end_col_offset = stub.end_lineno, stub.end_col_offset
+        return header
+    start, last = first_line(statement), statement.end_lineno or statement.lineno
+    return _standing_for(start, 0, last) if last > start else None
+
+
+def _standing_for(line: int, column: int, last: int) -> ast.Expr:
+    """`...` at `line` and `column`, or a string from there to the start of line `last`."""
+    value = ast.Constant(...) if last == line else ast.Constant("")
+    stub = ast.Expr(value)
+    stub.lineno = value.lineno = line  # type: ignore[attr-defined]
+    stub.col_offset = value.col_offset = column  # type: ignore[attr-defined]
+    stub.end_lineno = value.end_lineno = last  # type: ignore[attr-defined]
+    stub.end_col_offset = value.end_col_offset = column + 3 if last == line else 3  # type: ignore[attr-defined]
+    return stub
 
 
 def _indent_of(statement: ast.stmt) -> int:

@@ -20,7 +20,7 @@ from libcst._nodes.internal import CodegenState
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from devlint.analysis.context import ContextEnter, ContextExit, FileContext, RawReport
-from devlint.analysis.needed import WHOLE, first_line, header_only, needed_statements
+from devlint.analysis.needed import first_line, needed_statements, stand_in
 from devlint.analysis.project_index import IndexReads
 from devlint.analysis.walk import nodes, parents, visit_batched
 from devlint.contract.diagnostics import Diagnostic, Edit, FixInfo
@@ -126,9 +126,10 @@ def parse_only(text: str, body: list[ast.stmt],
                needed: list[tuple[ast.stmt, int]]) -> Optional[tuple[cst.Module, ast.Module, Lines]]:
     """(LibCST's tree, the `ast` of its statements, its text's lines) of `text` with only the `needed` statements
     of `body` (its top-level `ast` statements), each whole or for its header; None where LibCST does not take it."""
-    statements = [statement if what == WHOLE else header_only(statement) for statement, what in needed]
-    parsed = _only(text, body, {id(original): statement for (original, _), statement in zip(needed, statements)})
-    tree = ast.Module(body=statements, type_ignores=[])
+    what_of = {id(statement): what for statement, what in needed}
+    stand_ins = [(statement, stand_in(statement, what_of.get(id(statement), 0))) for statement in body]
+    parsed = _only(text, [(statement, standing) for statement, standing in stand_ins if standing is not statement])
+    tree = ast.Module(body=[standing for _, standing in stand_ins if standing is not None], type_ignores=[])
     try:
         return parse_in_pieces(parsed, tree), tree, Lines(parsed)
     except Exception as error:  # (never seen: what is left out is whole statements, and of a header its body)
@@ -137,23 +138,25 @@ def parse_only(text: str, body: list[ast.stmt],
         return None
 
 
-def _only(text: str, body: list[ast.stmt], parsed: dict[int, ast.stmt]) -> str:
-    """`text` with every line of the top-level statements of `body` not in `parsed` (by id: what of each is
-    parsed) left empty, their line breaks kept, and the body of a definition parsed for its header `...` (as
-    `header_only` places it): what is parsed keeps its lines and columns, and LibCST reads an empty line at little
-    cost."""
+def _only(text: str, replaced: list[tuple[ast.stmt, Optional[ast.stmt]]]) -> str:
+    """`text` with each top-level statement of `replaced` standing for itself as `stand_in` gives (None: its line
+    left empty; a header: its body's lines): every line and line break is kept, so what is parsed keeps its
+    lines and columns."""
     original = text.split("\n")
     lines = list(original)
-    for statement in body:
-        kept = parsed.get(id(statement))
-        if kept is statement:
-            continue
-        stub = kept.body[0] if kept is not None else None  # type: ignore[attr-defined]
+    for statement, standing in replaced:
+        stub = standing.body[0] if standing is not None and hasattr(standing, "body") else standing
         start = stub.lineno if stub is not None else first_line(statement)
         for index in range(start - 1, statement.end_lineno or statement.lineno):
             lines[index] = "\r" if lines[index].endswith("\r") else ""
-        if stub is not None:
-            lines[start - 1] = original[start - 1][:stub.col_offset] + "..." + lines[start - 1]
+        if stub is None:
+            continue
+        opening = original[start - 1][:stub.col_offset]  # the body's indent (none for a whole statement)
+        if stub.end_lineno == start:
+            lines[start - 1] = opening + "..." + lines[start - 1]
+        else:
+            lines[start - 1] = opening + '"""' + lines[start - 1]
+            lines[stub.end_lineno - 1] = '"""' + lines[stub.end_lineno - 1]  # type: ignore[operator]
     return "\n".join(lines)
 
 
