@@ -34,7 +34,7 @@ from devlint.analysis.screen import SyntaxFacts, walk
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _WORD = re.compile(r"[A-Za-z_]\w*")
-HEADER, WHOLE = 1, 2  # what of a statement is parsed
+LEFT_OUT, HEADER, WHOLE = 0, 1, 2  # what of a statement is parsed
 
 
 def needed_statements(facts: SyntaxFacts, text: str,
@@ -52,7 +52,7 @@ def needed_statements(facts: SyntaxFacts, text: str,
         line = getattr(node, "lineno", None)
         return bisect.bisect_right(starts, line) - 1 if line is not None else -1
 
-    parsed = [0 if isinstance(statement, _DEFINITIONS) else WHOLE for statement in body]
+    parsed = [LEFT_OUT if isinstance(statement, _DEFINITIONS) else WHOLE for statement in body]
     for node in candidates:
         index = holding(node)
         if index < 0 or not isinstance(body[index], _DEFINITIONS):

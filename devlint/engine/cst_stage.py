@@ -20,7 +20,7 @@ from libcst._nodes.internal import CodegenState
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from devlint.analysis.context import ContextEnter, ContextExit, FileContext, RawReport
-from devlint.analysis.needed import first_line, needed_statements, stand_in
+from devlint.analysis.needed import LEFT_OUT, first_line, needed_statements, stand_in
 from devlint.analysis.project_index import IndexReads
 from devlint.analysis.walk import nodes, parents, visit_batched
 from devlint.contract.diagnostics import Diagnostic, Edit, FixInfo
@@ -127,7 +127,7 @@ def parse_only(text: str, body: list[ast.stmt],
     """(LibCST's tree, the `ast` of its statements, its text's lines) of `text` with only the `needed` statements
     of `body` (its top-level `ast` statements), each whole or for its header; None where LibCST does not take it."""
     what_of = {id(statement): what for statement, what in needed}
-    stand_ins = [(statement, stand_in(statement, what_of.get(id(statement), 0))) for statement in body]
+    stand_ins = [(statement, stand_in(statement, what_of.get(id(statement), LEFT_OUT))) for statement in body]
     parsed = _only(text, [(statement, standing) for statement, standing in stand_ins if standing is not statement])
     tree = ast.Module(body=[standing for _, standing in stand_ins if standing is not None], type_ignores=[])
     try:
@@ -151,7 +151,7 @@ def _only(text: str, replaced: list[tuple[ast.stmt, Optional[ast.stmt]]]) -> str
             lines[index] = "\r" if lines[index].endswith("\r") else ""
         if stub is None:
             continue
-        opening = original[start - 1][:stub.col_offset]  # the body's indent (none for a whole statement)
+        opening = original[start - 1][:stub.col_offset]  # a header's body's indent (none for a statement left out)
         if stub.end_lineno == start:
             lines[start - 1] = opening + "..." + lines[start - 1]
         else:

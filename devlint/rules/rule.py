@@ -52,8 +52,9 @@ class Rule:
     screen: Optional[Callable[["SyntaxFacts"], bool]] = None
     # Every node (of the screen's `ast`) the rule may report at, a superset; None: the rule reads the whole
     # file. A rule that lists them reads only their top-level statements, the module's other statements that
-    # are not definitions, and what a name leads to: LibCST may leave the other definitions out
-    # (devlint/analysis/needed.py). Its screen is "the list is not empty".
+    # are not definitions, and the headers of the definitions a name leads to: LibCST may leave the rest out
+    # (devlint/analysis/needed.py says what else it keeps). Its screen is `any_candidate(candidates)`, or one of
+    # fewer nodes (DEV002's and DEV011's list both rules' kinds: each reads the type oracle at the other's).
     candidates: Optional[Callable[["SyntaxFacts"], Iterable["ast.AST"]]] = None
     # A rule in preview is off unless `preview` is on (`--preview`, `preview = true`; then it is
     # selected as any other rule) or its code is selected by name (`--select DEV004`). Rules whose
