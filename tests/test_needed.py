@@ -1,6 +1,7 @@
 """LibCST parses only the statements the rules need (devlint/analysis/needed.py): where every rule left after the
-screen lists its candidates, the definitions nothing kept can name are left out as empty lines, and the reports
-are those of the whole file, at the same lines and columns."""
+screen lists its candidates, the definitions nothing kept can name are left out (a string stands across their
+lines), those a kept statement names are parsed for their header, and the reports (and the fixes they offer) are
+those of the whole file, at the same lines and columns."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ PREVIEW = Settings(preview=True)
 
 def _reports(source: str, settings: Settings = DEFAULT, whole: bool = False) -> list[tuple]:
     analysis = analyze(source, "example.py", settings, whole=whole)
-    return [(d.line, d.col, d.end_line, d.end_col, d.code, d.message) for d in analysis.diagnostics]
+    return [(d.line, d.col, d.end_line, d.end_col, d.code, d.message, d.fix.applicability if d.fix else None)
+            for d in analysis.diagnostics]
 
 
 def _kept(source: str) -> list[str]:
@@ -75,7 +77,7 @@ LEFT_OUT = HEADER + textwrap.dedent('''\
 def test_definitions_no_kept_statement_names_are_left_out_and_the_reports_stay_where_they_are() -> None:
     assert _kept(LEFT_OUT) == ["Import", "Import", "make"]
     reports = _same_as_whole(LEFT_OUT)
-    assert [(line, col, code) for line, col, _, _, code, _ in reports] == [(22, 12, "DEV002")]
+    assert [(line, col, code) for line, col, _, _, code, _, _ in reports] == [(22, 12, "DEV002")]
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
@@ -185,7 +187,7 @@ def test_what_a_definition_says_of_the_whole_file_is_kept(source: str, kept: lis
 def test_a_discarded_conversion_is_a_candidate_too() -> None:
     source = LEFT_OUT + "\n\ndef half():\n    x = torch.zeros(3)\n    x.half()\n"
     assert _kept(source) == ["Import", "Import", "make", "half"]
-    assert [code for *_, code, _ in _same_as_whole(source)] == ["DEV002", "DEV007"]
+    assert [code for *_, code, _, _ in _same_as_whole(source)] == ["DEV002", "DEV007"]
 
 
 def test_where_libcst_does_not_take_what_is_left_the_whole_text_is_parsed(monkeypatch) -> None:
