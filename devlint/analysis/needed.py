@@ -30,7 +30,7 @@ import copy
 import re
 from typing import Callable, Iterable, Optional
 
-from devlint.analysis.screen import SyntaxFacts, walk
+from devlint.analysis.screen import SyntaxFacts, call_name, walk
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -99,23 +99,11 @@ def _says_of_the_whole_file(facts: SyntaxFacts, holding: Callable[[ast.AST], int
     own `to()`."""
     default_device = {"set_default_device", *(local for local, names in facts.aliases.items()
                                               if any(name.endswith(".set_default_device") for name in names))}
-    found = {holding(node) for node in facts.imports if _imports_torch(node)}
-    found.update(holding(call) for call in facts.calls
-                 if getattr(call.func, "attr", getattr(call.func, "id", "")) in default_device)
+    found = {holding(node) for node in facts.torch_imports}
+    found.update(holding(call) for call in facts.calls if call_name(call) in default_device)
     found.update(holding(cls) for cls in facts.classes if any(
         isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) and member.name == "to" for member in cls.body))
     return found
-
-
-def _imports_torch(node: ast.Import | ast.ImportFrom) -> bool:
-    """`import torch`, `import torch.nn as nn`, `from torch import zeros` (what `TorchNames` records)."""
-    if type(node) is ast.ImportFrom:
-        return not node.level and _is_torch(node.module or "")  # type: ignore[attr-defined]
-    return any(_is_torch(alias.name) for alias in node.names)
-
-
-def _is_torch(module: str) -> bool:
-    return module == "torch" or module.startswith("torch.")
 
 
 def first_line(statement: ast.stmt) -> int:

@@ -127,7 +127,7 @@ class SyntaxFacts:
         self.moved_in_place: set[str] = set()  # `x` of `x = x.to(...)` / `x = x.cuda(...)` (not to a dtype only)
         self.moved_callees: set[str] = set()  # `f` of every `f(...).to(...)` / `m.f(...).cuda(...)`
         self.classes: list[ast.ClassDef] = []
-        self.imports: list[ast.Import | ast.ImportFrom] = []
+        self.torch_imports: list[ast.Import | ast.ImportFrom] = []  # every import of torch, anywhere
         self.globals: list[ast.Global] = []
         self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         # A `"cuda"` / `"cuda:N"` (or `"mps"`, `"xpu:N"`) literal where DEV003 looks: a call's first
@@ -210,7 +210,6 @@ class SyntaxFacts:
                         self.local_rank_string = True
             elif kind is ast.Import or kind is ast.ImportFrom:
                 self._import(node)
-                self.imports.append(node)
             elif kind is ast.Global:
                 self.globals.append(node)
             elif kind in _OTHER_BINDERS:
@@ -224,7 +223,7 @@ class SyntaxFacts:
     def parameter_moves(self) -> list[ast.Call]:
         """Each `nn.Parameter(...).to(...)` / `.cuda(...)` (the moves `parameter_moved` tells of)."""
         return [move for move in self.moves if type(move.func.value) is ast.Call  # type: ignore[attr-defined]
-                and self._names_parameter(_call_name(move.func.value))]  # type: ignore[attr-defined]
+                and self._names_parameter(call_name(move.func.value))]  # type: ignore[attr-defined]
 
     def _names_parameter(self, callee: str) -> bool:
         return callee == "Parameter" or any(name.endswith(".Parameter") for name in self.aliases.get(callee, ()))
@@ -263,7 +262,7 @@ class SyntaxFacts:
                 self.moves.append(node)
                 wrapped = func.value
                 if type(wrapped) is ast.Call:
-                    self.moved_callees.add(_call_name(wrapped))
+                    self.moved_callees.add(call_name(wrapped))
             elif func.attr in NUMPY_CONVERSIONS:
                 self.conversions.append(node)
             elif func.attr in NUMPY_READERS and type(func.value) is ast.Name:
@@ -310,6 +309,7 @@ class SyntaxFacts:
 
     def _import(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.Import):
+            of_torch = False
             for alias in node.names:
                 if alias.name == "numpy":
                     self.numpy_modules.add(alias.asname or "numpy")
@@ -319,6 +319,9 @@ class SyntaxFacts:
                     # `import torch.nn` binds `torch`; `import torch.nn as nn` binds `nn`
                     local, full = (alias.asname, alias.name) if alias.asname else ("torch", "torch")
                     self.aliases.setdefault(local, set()).add(full)
+                    of_torch = True
+            if of_torch:
+                self.torch_imports.append(node)
             return
         module = node.module
         if not node.level and module == "numpy":
@@ -331,6 +334,7 @@ class SyntaxFacts:
                                           if alias.name in SKLEARN_READERS)
         if node.level or not module or not (module == "torch" or module.startswith("torch.")):
             return
+        self.torch_imports.append(node)
         for alias in node.names:
             if alias.name != "*":
                 self.aliases.setdefault(alias.asname or alias.name, set()).add(f"{module}.{alias.name}")
@@ -603,7 +607,7 @@ def _accumulator_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.Async
     (`self.X = torch.cat([self.X, ...])`) and binds it somewhere to a call that may make a host tensor: its
     start may reach that concatenation on the CPU (a superset of what `flow.accumulated_attributes` keeps). Only
     a class that holds a concatenation given `self.<attribute>` (among the screen's calls) is walked."""
-    onto_self = [call for call in facts.calls if _call_name(call) in CONCATENATIONS and call.args
+    onto_self = [call for call in facts.calls if call_name(call) in CONCATENATIONS and call.args
                  and type(call.args[0]) in (ast.List, ast.Tuple) and any(
                      type(e) is ast.Attribute and type(e.value) is ast.Name and e.value.id == "self"  # type: ignore
                      for e in call.args[0].elts)]  # type: ignore[attr-defined]
@@ -628,7 +632,7 @@ def _accumulator_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.Async
                 continue
             for target in targets:
                 if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self":  # type: ignore
-                    if _call_name(value) in CONCATENATIONS:  # type: ignore[arg-type]
+                    if call_name(value) in CONCATENATIONS:  # type: ignore[arg-type]
                         grown.add(target.attr)  # type: ignore[attr-defined]
                     elif _may_make_host_tensor(facts, value):  # type: ignore[arg-type]
                         started.add(target.attr)  # type: ignore[attr-defined]
@@ -649,7 +653,7 @@ def _callers_of_makers(facts: SyntaxFacts, returning: set[int]) -> list[ast.Func
     class with a base, or without one where it binds an `nn.Parameter` or registers a buffer)."""
     callers = []
     for cls in facts.classes:
-        if not cls.bases and not any(type(n) is ast.Call and _call_name(n) in _MODULE_STATE for n in walk(cls)):  # type: ignore
+        if not cls.bases and not any(type(n) is ast.Call and call_name(n) in _MODULE_STATE for n in walk(cls)):  # type: ignore
             continue  # not a module: neither a base nor a parameter or buffer of its own
         methods = [s for s in cls.body if type(s) in (ast.FunctionDef, ast.AsyncFunctionDef)]
         called = {id(m): {n.func.attr for n in walk(m) if _is_self_call(n)} for m in methods}  # type: ignore
@@ -724,7 +728,7 @@ class _FunctionScreen:
         self.returns = [n for n in nodes if type(n) is ast.Return and n.value is not None]  # type: ignore
         self.several_returns = len(self.returns) > 1 or any(type(r.value) is ast.IfExp for r in self.returns)  # type: ignore
         self.constructs = [node for node in nodes if type(node) in _CONSTRUCTS or _is_indexing(node) or (
-            type(node) is ast.Call and _call_name(node) in _MEETING_CALLS or _is_self_call(node))]  # type: ignore
+            type(node) is ast.Call and call_name(node) in _MEETING_CALLS or _is_self_call(node))]  # type: ignore
         self.spans: dict[int, _Span] = {}
         self._inputs: Optional[_InputTrace] = None
 
@@ -808,7 +812,7 @@ class _FunctionScreen:
                 func = node.func  # type: ignore[attr-defined]
                 if _is_self_call(node) and func.attr in inputs.module_attributes and mentions(node):
                     return True  # a submodule's call: it meets the submodule's parameters
-                if _call_name(node) in (_SCALAR_REFUSING if scalar else _MEETING_CALLS) and mentions(node) and (  # type: ignore
+                if call_name(node) in (_SCALAR_REFUSING if scalar else _MEETING_CALLS) and mentions(node) and (  # type: ignore
                         _joined_meet(self.facts, node, mentions, inputs, self.list_names)):  # type: ignore[arg-type]
                     return True
         return False
@@ -894,7 +898,7 @@ def _return_paths(value: ast.AST) -> list[ast.AST]:
     return [value]
 
 
-def _call_name(call: ast.Call) -> str:
+def call_name(call: ast.Call) -> str:
     func = call.func
     return func.attr if type(func) is ast.Attribute else (func.id if type(func) is ast.Name else "")  # type: ignore
 
