@@ -5,7 +5,8 @@
 Runs `engine.analyze` on every `.py` file with each stage wrapped in a timer: the text
 prefilter, the `# noqa` scan, data stand-ins, Python's `ast.parse` and the screen's facts
 (devlint/analysis/screen.py), the file context, the statements LibCST needs, LibCST's parse, the batched traversal (context and every
-rule's visitor), positions, the reports (noqa, statements, fix edits), the rules' `finish`, and the rest
+rule's visitor), positions, the reports (noqa, statements, fix edits), the rules' `finish`, freeing the trees
+the two parsers made (kept until the file is done, then freed apart: reference counting's share), and the rest
 (the engine's per-file glue). The files are read before the clock starts. Run by hand, like benchmarks/run.py; the figures go in benchmarks/README.md.
 """
 
@@ -20,6 +21,7 @@ from typing import Callable
 
 from devlint.analysis import screen
 from devlint.engine import cst_stage, engine
+from devlint.engine.collector import collector_paused
 from devlint.engine.settings import Settings
 from devlint.rules import all_rules
 
@@ -38,6 +40,18 @@ def timer(stage: str, function: Callable[..., object]) -> Callable[..., object]:
     return timed
 
 
+born: list[object] = []  # the trees the parsers made for the file being analysed
+
+
+def keeping(function: Callable[..., object]) -> Callable[..., object]:
+    """`function`, whose result (a parser's tree) is also kept in `born`, to be freed apart after the file."""
+    def kept(*args: object, **kwargs: object) -> object:
+        tree = function(*args, **kwargs)
+        born.append(tree)
+        return tree
+    return kept
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("roots", nargs="+")
@@ -45,11 +59,11 @@ def main() -> int:
     args = parser.parse_args()
     engine.prefilter = timer("text prefilter", engine.prefilter)  # type: ignore[assignment]
     engine.with_stand_ins = timer("data stand-ins (files over 256 KB)", engine.with_stand_ins)  # type: ignore
-    engine.parse_python = timer("ast.parse (Python's parser)", engine.parse_python)  # type: ignore[assignment]
+    engine.parse_python = timer("ast.parse (Python's parser)", keeping(engine.parse_python))  # type: ignore[assignment]
     engine.Suppressions = timer("noqa comments (every file)", engine.Suppressions)  # type: ignore[assignment]
     screen.parse = timer("ast.parse (screen)", screen.parse)  # type: ignore[assignment]
     engine.screen_with_facts = timer("screen (ast.parse + facts)", engine.screen_with_facts)  # type: ignore[assignment]
-    cst_stage.cst.parse_module = timer("LibCST parse", cst_stage.cst.parse_module)  # type: ignore[assignment]
+    cst_stage.cst.parse_module = timer("LibCST parse", keeping(cst_stage.cst.parse_module))  # type: ignore[assignment]
     cst_stage.needed_statements = timer("statements LibCST needs (ast)", cst_stage.needed_statements)  # type: ignore
     cst_stage.visit_batched = timer("traversal (context + rule visitors)", cst_stage.visit_batched)  # type: ignore
     cst_stage._positions = timer("positions (files with reports)", cst_stage._positions)  # type: ignore[assignment]
@@ -63,7 +77,11 @@ def main() -> int:
     reports = 0
     start = time.process_time()
     for path, source in sources:
-        reports += len(engine.analyze(source, path, settings).diagnostics)
+        with collector_paused():  # (as in `analyze`: the trees are freed before the collector is on again)
+            reports += len(engine.analyze(source, path, settings).diagnostics)
+            freeing = time.process_time()
+            born.clear()
+            spent["freeing the trees (reference counting)"] += time.process_time() - freeing
     total = time.process_time() - start
     spent["screen facts"] = spent.pop("screen (ast.parse + facts)") - spent["ast.parse (screen)"]
     calls["screen facts"] = calls.pop("screen (ast.parse + facts)")
@@ -74,7 +92,8 @@ def main() -> int:
                   "ast.parse (Python's parser)", "ast.parse (screen)", "screen facts",
                   "file context (torch names, project index)", "statements LibCST needs (ast)", "LibCST parse",
                   "traversal (context + rule visitors)", "positions (files with reports)",
-                  "reports (noqa, statements, fixes)", "rules' finish", "the rest of the engine (per-file glue)"):
+                  "reports (noqa, statements, fixes)", "rules' finish", "freeing the trees (reference counting)",
+                  "the rest of the engine (per-file glue)"):
         count = calls[stage] if stage in calls else "-"
         print(f"| {stage} | {count} | {spent[stage]:.1f} | {spent[stage] / total:.1%} |")
     return 0

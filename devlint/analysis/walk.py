@@ -175,7 +175,10 @@ def visit_batched(module: cst.Module, visitors: Sequence[cst.BatchableCSTVisitor
             except Exception as error:
                 failed(function, node, error)
 
-    walk(module)
+    try:
+        walk(module)
+    finally:
+        walk = None  # type: ignore[assignment]  (it calls itself through its closure: a cycle that would hold the tree)
 
 
 def _skip(node: cst.CSTNode) -> None:

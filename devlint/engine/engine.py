@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from devlint.analysis.prefilter import prefilter
 from devlint.analysis.screen import screen_with_facts
 from devlint.contract.diagnostics import Applicability, Diagnostic, FixResult
+from devlint.engine.collector import collector_paused
 from devlint.engine.deep_stack import caused_by_recursion, with_deep_stack
 from devlint.engine.line_length import line_limit
 from devlint.engine.lines import Lines
@@ -98,8 +99,17 @@ def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = 
 
     Text that Python rejects gets DEV999 (Python's line and message) and nothing else; a file that
     devlint cannot analyse although Python parses it gets DEV998, and a rule that fails loses only
-    its own reports (devlint/engine/cst_stage.py)."""
-    settings = settings or DEFAULT_SETTINGS
+    its own reports (devlint/engine/cst_stage.py).
+
+    Python's cyclic garbage collector is off meanwhile (devlint/engine/collector.py)."""
+    with collector_paused():
+        return _analyze(source, path, settings or DEFAULT_SETTINGS, with_fixes, ignore_noqa, tree, reparser,
+                        stand_ins, trees, whole)
+
+
+def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignore_noqa: bool,
+             tree: Optional[ast.AST], reparser: Optional[Reparser], stand_ins: bool, trees: Optional[Trees],
+             whole: bool) -> Analysis:
     suppressions = Suppressions(source)
     if suppressions.devlint_whole_file or (suppressions.whole_file and not ignore_noqa):
         return Analysis(source, skipped=True)  # `# flake8: noqa` / `# devlint: noqa`: as flake8, not even parsed
