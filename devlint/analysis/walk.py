@@ -13,6 +13,7 @@ and on generated programs.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import typing
 from typing import Callable, Iterator, Optional, Sequence
 
@@ -63,6 +64,25 @@ _KIND: dict[type, int] = {}
 _METHOD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
+def _concrete_nodes() -> tuple[type, ...]:
+    """LibCST's node classes that trees are made of: the public classes of the modules that define its nodes (those
+    `libcst/__init__.py` exports; read from the modules, the package's other names are never imported:
+    devlint/engine/libcst_loader.py), less those with abstract methods or with a class of them below.
+    (Subclass questions here read `__mro__`: `issubclass` of LibCST's abstract classes walks every subclass.)"""
+    classes = {value for module in ("base", "expression", "statement", "module", "op", "whitespace")
+               for name, value in vars(importlib.import_module(f"libcst._nodes.{module}")).items()
+               if not name.startswith("_") and isinstance(value, type) and cst.CSTNode in value.__mro__}
+    below = {base for cls in classes for base in cls.__mro__[1:]}
+    return tuple(sorted((cls for cls in classes if cls not in below and not getattr(cls, "__abstractmethods__", None)),
+                        key=lambda cls: cls.__name__))
+
+
+# No class among them is a subclass of another (tests/test_walk.py): for them, the analysis's hot paths ask
+# `type(node) is cst.Name` rather than `isinstance(node, cst.Name)`, the same answer without ABCMeta's
+# `__instancecheck__` (a fifth of the rules' `finish`).
+_CONCRETE_NODES = _concrete_nodes()
+
+
 def _token_types() -> frozenset[type]:
     """LibCST's whitespace, comment, punctuation and operator nodes: their subtrees hold only
     nodes of these kinds. About half of a tree's nodes, and no rule looks at them."""
@@ -71,10 +91,7 @@ def _token_types() -> frozenset[type]:
     found = {cst.TrailingWhitespace, cst.EmptyLine, cst.Comment, cst.Newline, cst.Comma, cst.Dot,
              cst.Colon, cst.Semicolon, cst.AssignEqual, cst.LeftParen, cst.RightParen, cst.LeftSquareBracket,
              cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.ImportStar}
-    for name in dir(cst):
-        value = getattr(cst, name)
-        if isinstance(value, type) and issubclass(value, bases) and not getattr(value, "__abstractmethods__", None):
-            found.add(value)
+    found.update(cls for cls in _CONCRETE_NODES if any(base in cls.__mro__ for base in bases))
     return frozenset(found)
 
 
@@ -191,26 +208,15 @@ _CHILD_KIND: dict[type, int] = dict(_TOKENS_UNWALKED)
 _NODE_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def _concrete_nodes() -> tuple[type, ...]:
-    return tuple(value for value in vars(cst).values() if isinstance(value, type) and issubclass(value, cst.CSTNode)
-                 and not getattr(value, "__abstractmethods__", None))
-
-
-# No class among them is a subclass of another (tests/test_walk.py): for them, the analysis's hot paths ask
-# `type(node) is cst.Name` rather than `isinstance(node, cst.Name)`, the same answer without ABCMeta's
-# `__instancecheck__` (a fifth of the rules' `finish`).
-_CONCRETE_NODES = _concrete_nodes()
-
-
 def _holds_nodes(annotation: object) -> bool:
     """Can a field of this type hold a node that is no token? `Sequence[LeftParen]`, `SimpleWhitespace`,
     `Union[Comma, MaybeSentinel]`, `str` cannot; a base class can when one of LibCST's classes below it is no token."""
     arguments = typing.get_args(annotation)
     if typing.get_origin(annotation) is not None:
         return any(_holds_nodes(argument) for argument in arguments if not isinstance(argument, str))
-    if not isinstance(annotation, type) or not issubclass(annotation, cst.CSTNode):
+    if not isinstance(annotation, type) or cst.CSTNode not in annotation.__mro__:
         return False
-    return any(issubclass(cls, annotation) and cls not in _TOKEN_TYPES for cls in _CONCRETE_NODES)
+    return any(annotation in cls.__mro__ and cls not in _TOKEN_TYPES for cls in _CONCRETE_NODES)
 
 
 def _node_fields(node: cst.CSTNode) -> tuple[str, ...]:
