@@ -16,6 +16,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from devlint.engine.cst_stage import _positions, _positions_by_statement
 from devlint.engine.lines import Lines
+from devlint.engine.placing import Placing
 from devlint.analysis.walk import children
 
 from conftest import RULE_DIRS
@@ -91,3 +92,15 @@ def test_ordinary_files_are_placed_statement_by_statement(source):
     module = cst.parse_module(source)
     inside = {node for statement in module.body for node in _nodes(statement)}
     assert _positions_by_statement(module, inside, Lines(source), ast.parse(source)) is not None
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
+@pytest.mark.parametrize("source", SOURCES + AWKWARD, ids=range(len(SOURCES + AWKWARD)))
+def test_placing_gives_every_node_the_range_libcsts_provider_gives(source, newline):
+    # devlint/engine/placing.py records what LibCST's PositionProvider does, without importing `libcst.metadata`.
+    source = source.replace("\n", newline)
+    module = cst.parse_module(source)
+    full = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    state = Placing(module)
+    module._codegen(state)
+    assert {id(node): state.positions[node] for node in full} == {id(node): full[node] for node in full}

@@ -15,9 +15,8 @@ import types
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, NamedTuple, Optional, Sequence
 
 import libcst as cst
-from libcst.metadata import CodeRange, PositionProvider
 from libcst._nodes.internal import CodegenState
-from libcst.metadata.position_provider import PositionProvidingCodegenState
+from libcst._position import CodeRange
 
 from devlint.analysis.context import ContextEnter, ContextExit, FileContext, RawReport
 from devlint.analysis.needed import LEFT_OUT, first_line, needed_statements, stand_in
@@ -29,6 +28,7 @@ from devlint.engine.layout import Refused, lay_out, smallest
 from devlint.engine.line_length import line_limit
 from devlint.engine.lines import Lines
 from devlint.engine.noqa import Suppressions
+from devlint.engine.placing import Placing
 from devlint.engine.project import index_for
 from devlint.engine.reparse import parse_in_pieces
 from devlint.engine.settings import INTERNAL_ERROR_CODE, Settings
@@ -215,8 +215,8 @@ def _needs_torch_import(report: RawReport, rules: Sequence[RuleEntry]) -> bool:
     return True
 
 
-class _PositionsUpTo(PositionProvidingCodegenState):
-    """LibCST's position-recording codegen, stopped once every wanted node is placed."""
+class _PositionsUpTo(Placing):
+    """The position-recording codegen, stopped once every wanted node is placed."""
 
     wanted: set[cst.CSTNode]
     done: bool
@@ -248,13 +248,11 @@ def _positions(module: cst.Module, wanted: Sequence[cst.CSTNode], lines: Optiona
 
 
 def _positions_up_to(module: cst.Module, wanted: Sequence[cst.CSTNode]) -> Mapping[cst.CSTNode, CodeRange]:
-    """LibCST's PositionProvider, run on its own and only as far into the file as the last wanted
-    node. Through a MetadataWrapper it would cost more than twice as much: the codegen runs to the
+    """The positions LibCST's PositionProvider gives (devlint/engine/placing.py), only as far into the file as the
+    last wanted node. Through a MetadataWrapper it would cost more than twice as much: the codegen runs to the
     end of the file, and `resolve` also walks (and rebuilds) the whole tree for an empty batch of
-    batchable providers. `_computed` and the codegen state are the interface LibCST gives providers."""
-    provider = PositionProvider()
-    state = _PositionsUpTo(default_indent=module.default_indent, default_newline=module.default_newline,
-                           provider=provider)
+    batchable providers."""
+    state = _PositionsUpTo(module)
     state.wanted, state.done = set(wanted), False
     try:
         module._codegen(state)
@@ -263,7 +261,7 @@ def _positions_up_to(module: cst.Module, wanted: Sequence[cst.CSTNode]) -> Mappi
         # fail for want of a child's position: nothing wanted is lost by that.
         if not state.done:
             raise
-    return provider._computed  # type: ignore[return-value]
+    return state.positions
 
 
 def _positions_by_statement(module: cst.Module, wanted: set[cst.CSTNode], lines: Lines,
@@ -277,18 +275,18 @@ def _positions_by_statement(module: cst.Module, wanted: set[cst.CSTNode], lines:
     statements = _first_lines(module.body, tree.body)
     if statements is None:
         return None
-    provider = PositionProvider()
+    positions: dict[cst.CSTNode, CodeRange] = {}
     for statement, (node, first) in zip(module.body, statements):
         if not wanted:
             break
         held = {found for found in nodes(statement) if found in wanted}
-        if held and not _place(statement, held, node, first, [], module, wanted, lines, provider):
+        if held and not _place(statement, held, node, first, [], module, wanted, lines, positions):
             return None
-    return provider._computed if not wanted else None  # type: ignore[return-value]
+    return positions if not wanted else None
 
 
 def _place(statement: cst.BaseStatement, held: set[cst.CSTNode], node: ast.stmt, first: int, indents: list[str],
-           module: cst.Module, wanted: set[cst.CSTNode], lines: Lines, provider: PositionProvider) -> bool:
+           module: cst.Module, wanted: set[cst.CSTNode], lines: Lines, positions: dict[cst.CSTNode, CodeRange]) -> bool:
     """Record the positions of the wanted nodes `statement` holds (`held`; its first token is on line
     `first`, inside blocks indented by `indents`) and take them out of `wanted`; False when the
     generated text is not the text there."""
@@ -299,16 +297,13 @@ def _place(statement: cst.BaseStatement, held: set[cst.CSTNode], node: ast.stmt,
         in_members = [{found for found in nodes(member) if found in held} for member in block.body]
         if members is not None and sum(map(len, in_members)) == len(held):  # none in the header or clauses
             inner = [*indents, block.indent if block.indent is not None else module.default_indent]
-            return all(_place(member, member_held, member_node, member_first, inner, module, wanted, lines, provider)
+            return all(_place(member, member_held, member_node, member_first, inner, module, wanted, lines, positions)
                        for member, member_held, (member_node, member_first) in zip(block.body, in_members, members)
                        if member_held)
     start = first - _lines_before(statement)
     if start < 1:
         return False
-    state = PositionProvidingCodegenState(default_indent=module.default_indent,
-                                          default_newline=module.default_newline, provider=provider)
-    state.line = start
-    state.indent_tokens = list(indents)
+    state = Placing(module, line=start, indents=indents, positions=positions)
     statement._codegen(state)
     code = "".join(state.tokens).rstrip("\r\n")  # the file's last line may have no line break
     if not lines.source.startswith(code, lines.offset(start, 0)):
@@ -505,13 +500,10 @@ class Statements:
         if window is None:
             return None
         statement, indents = window
-        provider = PositionProvider()
-        state = PositionProvidingCodegenState(default_indent=self.module.default_indent,
-                                              default_newline=self.module.default_newline, provider=provider)
-        state.indent_tokens = list(indents)
+        state = Placing(self.module, indents=indents)
         statement._codegen(state)
         code = "".join(state.tokens)
-        placed = provider._computed
+        placed = state.positions
         if any(node not in placed for node in fix.replacements):
             return None
         start = line - min(placed[node].start.line for node in fix.replacements) + 1
