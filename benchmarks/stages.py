@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from devlint.analysis import screen
-from devlint.engine import cst_stage, engine
+from devlint.engine import cst_stage, engine, parsing
 from devlint.engine.collector import collector_paused
 from devlint.engine.settings import Settings
 from devlint.rules import all_rules
@@ -63,7 +63,7 @@ def main() -> int:
     engine.Suppressions = timer("noqa comments (every file)", engine.Suppressions)  # type: ignore[assignment]
     screen.parse = timer("ast.parse (screen)", screen.parse)  # type: ignore[assignment]
     engine.screen_with_facts = timer("screen (ast.parse + facts)", engine.screen_with_facts)  # type: ignore[assignment]
-    cst_stage.cst.parse_module = timer("LibCST parse", keeping(cst_stage.cst.parse_module))  # type: ignore[assignment]
+    parsing._parse = timer("LibCST parse", keeping(parsing._parse))  # type: ignore[assignment]
     cst_stage.needed_statements = timer("statements LibCST needs (ast)", cst_stage.needed_statements)  # type: ignore
     cst_stage.visit_batched = timer("traversal (context + rule visitors)", cst_stage.visit_batched)  # type: ignore
     cst_stage._positions = timer("positions (files with reports)", cst_stage._positions)  # type: ignore[assignment]

@@ -9,6 +9,7 @@ import threading
 import libcst as cst
 import pytest
 
+from devlint.engine import parsing
 from devlint.engine.parsing import parse_module
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -42,6 +43,13 @@ def test_nodes_built_outside_a_parse_are_validated() -> None:
         _invalid_node()
 
 
+def test_the_parse_calls_libcsts_native_parser_as_libcst_does() -> None:
+    if parsing._parse is cst.parse_module:
+        pytest.skip("this LibCST has no native parser, or is told to use its pure-Python one")
+    assert parsing._parse("x = 1\r\n").deep_equals(cst.parse_module("x = 1\r\n"))
+    assert parsing._parse("x = 1\r\n").encoding == cst.parse_module("x = 1\r\n").encoding
+
+
 def test_nodes_another_thread_builds_during_a_parse_are_validated() -> None:
     errors: list[BaseException] = []
     started, done = threading.Event(), threading.Event()
@@ -59,13 +67,14 @@ def test_nodes_another_thread_builds_during_a_parse_are_validated() -> None:
         done.wait(5)
         return original(text)
 
-    original = cst.parse_module
+    original = parsing._parse
     thread = threading.Thread(target=build)
     thread.start()
-    cst.parse_module = parse_slowly  # type: ignore[assignment]
+    parsing._parse = parse_slowly  # type: ignore[assignment]  (LibCST's parser, as `parse_module` calls it)
     try:
         parse_module("x = 1\n")
     finally:
-        cst.parse_module = original  # type: ignore[assignment]
+        parsing._parse = original  # type: ignore[assignment]
+        started.set()  # (never left waiting, whatever happened)
         thread.join()
     assert len(errors) == 1

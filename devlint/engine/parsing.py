@@ -8,10 +8,16 @@ the largest stage of a run. `parse_module` leaves it out for the nodes built dur
 its own thread only: nodes built anywhere else (a fix's replacement, another library's code in the
 same process, another thread) are validated as before. Where LibCST has no such hook (another
 version), it is plain `cst.parse_module`.
+
+It calls LibCST's native parser as `cst.parse_module` does for a text (given as `str`, UTF-8), without importing
+what `cst.parse_module` does besides (the detection of a configuration from bytes, a third of what devlint imports
+of LibCST's parser: devlint/engine/libcst_loader.py); where there is no such parser, or LibCST is told to use
+its pure-Python one (`LIBCST_PARSER_TYPE=pure`, older releases), `cst.parse_module` itself.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Callable, Optional
 
@@ -40,12 +46,28 @@ def _install() -> Optional[Callable[[cst.CSTNode], None]]:
 _ORIGINAL = _install()
 
 
+def _native_parser() -> Callable[[str], cst.Module]:
+    """`cst.parse_module` for a text: LibCST's native parser, called as `cst.parse_module` calls it."""
+    if os.environ.get("LIBCST_PARSER_TYPE") != "pure":
+        try:
+            from libcst import native
+        except ImportError:
+            native = None
+        parse = getattr(native, "parse_module", None)
+        if parse is not None:
+            return lambda text: parse(text, "utf-8")  # type: ignore[no-any-return]
+    return cst.parse_module
+
+
+_parse = _native_parser()
+
+
 def parse_module(text: str) -> cst.Module:
     """`cst.parse_module(text)` (the same tree, the same errors) for a text `ast.parse` accepted."""
     if _ORIGINAL is None or getattr(_parsing, "active", False):
-        return cst.parse_module(text)
+        return _parse(text)
     _parsing.active = True
     try:
-        return cst.parse_module(text)
+        return _parse(text)
     finally:
         _parsing.active = False
