@@ -10,6 +10,7 @@ process started as users start it.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -109,6 +110,29 @@ def test_a_file_that_reaches_libcst_imports_it(tmp_path):
     modules = check(path)
     assert "devlint.engine.cst_stage" in modules
     assert {name.split(".")[0] for name in heavy(modules)} == {"libcst"}
+
+
+def loaded(front_end: str, *args: str) -> set[str]:
+    """Every module in `sys.modules` once `python -m FRONT_END ARGS` is done (what `importlib` loads included)."""
+    code = ("import json, runpy, sys\nsys.argv = sys.argv[1:]\ntry:\n"
+            f"    runpy.run_module({front_end!r}, run_name='__main__', alter_sys=True)\n"
+            "except SystemExit:\n    pass\nprint(json.dumps(sorted(sys.modules)), file=sys.stderr)")
+    result = subprocess.run([sys.executable, "-c", code, front_end, *args], capture_output=True, text=True,
+                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return set(json.loads(result.stderr.strip().splitlines()[-1]))
+
+
+@pytest.mark.parametrize("front_end", ["devlint", "flake8"])
+def test_of_libcst_a_run_loads_its_nodes_parser_and_visitors_only(tmp_path, front_end):
+    # `import libcst` alone would load its metadata providers, helpers and the parser's configuration detection
+    # too: devlint/engine/libcst_loader.py
+    path = tmp_path / "model.py"
+    path.write_text(REACHES_LIBCST)
+    arguments = ("--no-cache",) if front_end == "devlint" else ("--select", "DEV")
+    modules = loaded(front_end, "--isolated", *arguments, str(path))
+    assert {"devlint.engine.cst_stage", "libcst._nodes.expression", "libcst.native"} <= modules
+    unused = ("libcst.metadata", "libcst.helpers", "libcst.codemod", "libcst.matchers", "libcst._parser.detect_config")
+    assert sorted(name for name in modules if name.startswith(unused)) == []
 
 
 @pytest.mark.parametrize("entry", all_rules(), ids=lambda entry: entry.rule.code)

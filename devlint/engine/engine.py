@@ -28,6 +28,7 @@ from devlint.analysis.screen import screen_with_facts
 from devlint.contract.diagnostics import Applicability, Diagnostic, FixResult
 from devlint.engine.collector import collector_paused
 from devlint.engine.deep_stack import caused_by_recursion, with_deep_stack
+from devlint.engine.libcst_loader import load_libcst
 from devlint.engine.line_length import line_limit
 from devlint.engine.lines import Lines
 from devlint.engine.noqa import Suppressions
@@ -76,6 +77,7 @@ class Analysis:
 
 def _cst_stage() -> ModuleType:
     """devlint/engine/cst_stage.py, imported (with LibCST) the first time a file gets past the screen."""
+    load_libcst()  # (only what devlint uses of LibCST, where nothing imported it before)
     from devlint.engine import cst_stage
 
     return cst_stage

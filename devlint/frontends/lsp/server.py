@@ -173,6 +173,9 @@ class DevlintServer(LanguageServer):
         """The parser of `key`'s versions (on the checker thread)."""
         found = self.reparsers.pop(key, None)
         if found is None:
+            from devlint.engine.libcst_loader import load_libcst
+
+            load_libcst()
             from devlint.engine.reparse import Reparser  # LibCST: imported with the first check that needs it
 
             found = Reparser()
