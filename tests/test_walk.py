@@ -131,3 +131,10 @@ def test_no_concrete_node_class_is_a_subclass_of_another():
     # so `type(node) is cst.Call` answers as `isinstance(node, cst.Call)` does (devlint/analysis/walk.py)
     assert len(_CONCRETE_NODES) > 150
     assert [(a, b) for a in _CONCRETE_NODES for b in _CONCRETE_NODES if a is not b and issubclass(b, a)] == []
+
+
+def test_the_node_classes_are_those_libcst_exports():
+    # walk.py reads them from the modules that define them (the package's other names are never imported:
+    # devlint/engine/libcst_loader.py); they must be what `libcst` itself exports.
+    exported = {value for value in vars(cst).values() if isinstance(value, type) and issubclass(value, cst.CSTNode)}
+    assert set(_CONCRETE_NODES) == {cls for cls in exported if not getattr(cls, "__abstractmethods__", None)}
