@@ -116,3 +116,30 @@ def test_a_files_trees_are_freed_without_the_collector(collector_on, fixture):
             gc.garbage.clear()
             gc.enable()
         assert held == []
+
+
+def _garbage_of(source: str) -> int:
+    """How many objects `analyze` of `source` (every rule) leaves to the cyclic collector."""
+    engine.analyze(source, "m.py", EVERY_RULE)  # (imports and caches first)
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        result = engine.analyze(source, "m.py", EVERY_RULE)
+        assert result.diagnostics
+        del result
+        gc.collect()
+        return len(gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+
+
+def test_what_a_file_leaves_to_the_collector_does_not_grow_with_its_literals(collector_on):
+    # Strings read as devices and numbers as device counts, hundreds of them: `ast.literal_eval` (LibCST's
+    # `evaluated_value`) would leave a cycle of about a kilobyte for each, held until the file is done.
+    function = ('def f{i}(x):\n    if torch.cuda.device_count() > {i}:\n        y = torch.zeros({i}, device="cuda")\n'
+                '        return x.to("cuda:{i}") + y\n    return x.to(\'cuda\')\n\n\n')
+    source = "import torch\n\n\n" + "".join(function.format(i=i) for i in range(400))
+    assert _garbage_of(source) < 200

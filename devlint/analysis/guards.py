@@ -30,7 +30,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from devlint.analysis.names import dotted_name, identifiers, is_cuda_device_expr, keyword, positional, string_value
+from devlint.analysis.names import (
+    dotted_name, identifiers, integer_value, is_cuda_device_expr, keyword, positional, string_value,
+)
 from devlint.analysis.walk import children, nodes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -168,10 +170,10 @@ def _comparison_implies_cuda(left: cst.BaseExpression, target: cst.ComparisonTar
     if isinstance(right, cst.Name) and right.value == "None" and isinstance(operator, (cst.Is, cst.IsNot)):
         # `args.gpu is not None`: a GPU was given
         return outcome if negative else not outcome
-    number = _integer(right)
+    number = integer_value(right)
     flipped = False
     if number is None:
-        number = _integer(left)
+        number = integer_value(left)
         flipped = True
     if number is not None:
         # a count of GPUs (never negative): the outcome shows CUDA where it rules out a count of 0
@@ -195,15 +197,6 @@ def _holds(operator: cst.BaseCompOp, left: int, right: int) -> "bool | None":
         return left < right
     if isinstance(operator, cst.LessThanEqual):
         return left <= right
-    return None
-
-
-def _integer(expr: cst.BaseExpression) -> "int | None":
-    if isinstance(expr, cst.Integer):
-        try:
-            return int(expr.evaluated_value)
-        except ValueError:
-            return None
     return None
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Iterator, Optional
 
 import libcst as cst
@@ -23,20 +24,31 @@ def dotted_name(expr: cst.BaseExpression) -> Optional[str]:
 
 
 def string_value(expr: cst.BaseExpression) -> Optional[str]:
-    """The value of a plain (non f-) string literal, else None."""
+    """The value of a plain (non f-) string literal, else None (LibCST's `evaluated_value` where it is a `str`)."""
     if isinstance(expr, cst.SimpleString):
-        try:
-            value = expr.evaluated_value
-        except Exception:  # malformed escapes and the like: not a value we reason about
-            return None
+        value = _literal(expr.value)
         return value if isinstance(value, str) else None
-    if isinstance(expr, cst.ConcatenatedString):
-        try:
-            value = expr.evaluated_value
-        except Exception:
-            return None
-        return value if isinstance(value, str) else None
+    if isinstance(expr, cst.ConcatenatedString):  # (`"a" "b"`: its right side may be one again; an f-string is None)
+        left, right = string_value(expr.left), string_value(expr.right)
+        return left + right if left is not None and right is not None else None
     return None
+
+
+def integer_value(expr: cst.BaseExpression) -> Optional[int]:
+    """The value of an integer literal (`3`, `0x10`, `1_000`), else None."""
+    value = _literal(expr.value) if isinstance(expr, cst.Integer) else None
+    return value if type(value) is int else None
+
+
+def _literal(code: str) -> object:
+    """The value of a literal's code as Python reads it; None where Python does not (a malformed escape). What
+    `ast.literal_eval` gives, without the reference cycle each of its calls leaves (its helpers refer to each
+    other): the garbage collector is off while a file is analysed (devlint/engine/collector.py)."""
+    try:
+        body = ast.parse(code.lstrip(" \t"), mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    return body.value if type(body) is ast.Constant else None
 
 
 def is_cuda_string(expr: cst.BaseExpression) -> bool:

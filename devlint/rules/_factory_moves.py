@@ -19,7 +19,7 @@ from devlint.analysis.factories import (
     EXACT_IN_EVERY_DTYPE, LEGACY_CONSTRUCTORS, LEGACY_DTYPES, RANDOM_FACTORIES, cpu_factory_name,
     is_dtype, is_plain_device, legacy_constructor_name, move_target, strip_casts,
 )
-from devlint.analysis.names import dotted_name, identifiers, keyword, positional
+from devlint.analysis.names import dotted_name, identifiers, integer_value, keyword, positional
 from devlint.analysis.torch_names import TorchNames
 from devlint.analysis.types import Kind
 from devlint.analysis.vocabulary import CAST_METHODS, RESHAPING_METHODS, UNARY_ELEMENTWISE
@@ -535,4 +535,4 @@ def _empty(factory: cst.Call, name: str) -> bool:
     sizes = args[:1] if name == "full" else args[-1:] if name == "randint" else args
     if len(sizes) == 1 and isinstance(sizes[0], (cst.List, cst.Tuple)):
         sizes = [element.value for element in sizes[0].elements]
-    return any(isinstance(size, cst.Integer) and size.evaluated_value == 0 for size in sizes)
+    return any(integer_value(size) == 0 for size in sizes)
