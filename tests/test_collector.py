@@ -61,23 +61,27 @@ def test_an_error_inside_still_turns_it_on_again(collector_on):
     assert gc.isenabled()
 
 
-def test_another_thread_still_analysing_keeps_it_off(collector_on):
+def test_a_pause_is_the_threads_that_began_it(collector_on):
+    # Another thread's analysis meanwhile neither pauses the collector nor keeps it off: with threads analysing
+    # one after the other without a gap, it would otherwise never be on.
     inside, release = threading.Event(), threading.Event()
+    seen: list[bool] = []
 
     def other_file() -> None:
         with collector_paused():
             inside.set()
             release.wait(10)
+            seen.append(gc.isenabled())
 
-    thread = threading.Thread(target=other_file)
-    thread.start()
-    inside.wait(10)
     with collector_paused():
-        pass
-    assert not gc.isenabled()  # the other thread's file is not done
+        thread = threading.Thread(target=other_file)
+        thread.start()
+        inside.wait(10)
+        assert not gc.isenabled()
+    assert gc.isenabled()  # this thread's file is done, though the other's is not
     release.set()
     thread.join()
-    assert gc.isenabled()
+    assert seen == [True] and gc.isenabled()
 
 
 def test_analyze_runs_with_the_collector_off(collector_on, monkeypatch):

@@ -135,3 +135,60 @@ def test_names_read_from_several_threads_at_once_are_libcsts_own():
         print("ok")
     """)
     assert out.strip() == "ok"
+
+
+def test_a_thread_importing_a_submodule_meanwhile_never_finds_the_package_half_made():
+    # Each try in a process of its own, the two threads released together: one reads the names a plain import binds
+    # last (`LIBCST_VERSION`, `__all__`), the other imports what a flake8 plugin would (`libcst.codemod`).
+    out = run("""
+        import os, threading
+        from devlint.engine.libcst_loader import load_libcst
+        load_libcst()
+        failed = 0
+        for _ in range(16):
+            child = os.fork()
+            if child == 0:
+                import libcst
+                errors, start = [], threading.Barrier(2)
+
+                def read():
+                    start.wait()
+                    try:
+                        assert libcst.LIBCST_VERSION and "MetadataWrapper" in libcst.__all__
+                    except BaseException as error:
+                        errors.append(repr(error))
+
+                def import_codemod():
+                    start.wait()
+                    try:
+                        import libcst.codemod
+                        assert libcst.codemod.CodemodContext
+                    except BaseException as error:
+                        errors.append(repr(error))
+
+                threads = [threading.Thread(target=read), threading.Thread(target=import_codemod)]
+                for thread in threads:
+                    thread.start()
+                for thread in threads:
+                    thread.join()
+                os._exit(1 if errors else 0)
+            failed += os.waitpid(child, 0)[1] != 0
+        print(failed)
+    """)
+    assert out.strip() == "0"
+
+
+def test_submodules_are_there_as_after_a_plain_import():
+    plain = run("""
+        import libcst
+        print(sorted(name for name in ("metadata", "helpers", "_nodes", "codemod", "matchers", "tool", "native")
+                     if hasattr(libcst, name)))
+    """)
+    loaded = run("""
+        from devlint.engine.libcst_loader import load_libcst
+        load_libcst()
+        import libcst
+        print(sorted(name for name in ("metadata", "helpers", "_nodes", "codemod", "matchers", "tool", "native")
+                     if hasattr(libcst, name)))
+    """)
+    assert loaded == plain
