@@ -39,13 +39,15 @@ def load_libcst() -> None:
         return
     try:
         with open(spec.origin, "rb") as file:
-            found = _bindings(ast.parse(file.read()))
+            init = ast.parse(file.read())
     except (OSError, SyntaxError, ValueError):
         return
+    found = _bindings(init)
     if found is None:
         return
     bindings, submodules = found
     package = importlib.util.module_from_spec(spec)
+    package.__doc__ = ast.get_docstring(init, clean=False)
     package.__getattr__, package.__dir__ = _readers(package, bindings, submodules)  # type: ignore[attr-defined]
     sys.modules.setdefault(PACKAGE, package)  # (a plain import another thread made meanwhile stays)
 
