@@ -158,8 +158,18 @@ def test_a_class_defined_in_a_definition_that_a_kept_statement_names_keeps_that_
      ["Import", "_init", "f"]),
     ("def lazy():\n    import torch\n\ndef f(torch):\n    return torch.zeros(3).to('cuda')\n", ["lazy", "f"]),
     # another library's import in a function binds no torch name: that function is left out
-    ("import torch\n\ndef lazy():\n    import numpy as np\n    from .utils import zeros\n\n"
+    ("import torch\n\ndef lazy():\n    import pandas as pd\n    from .utils import zeros\n\n"
      "def f():\n    return torch.zeros(3).to('cuda')\n", ["Import", "f"]),
+    # an import of numpy or scikit-learn in a function: DEV006 reads their names as the file's
+    ("import torch\n\ndef setup():\n    from numpy import asarray\n\ndef other():\n    return 1\n\n"
+     "def f(batch):\n    x = batch.cuda()\n    return asarray(x)\n", ["Import", "setup", "f"]),
+    ("import torch\n\ndef setup():\n    import sklearn.metrics as M\n\ndef other():\n    return 1\n\n"
+     "def f(y, batch):\n    p = batch.cuda()\n    return M.f1_score(y, p)\n", ["Import", "setup", "f"]),
+    # a class that calls `super()`: DEV006 reads the overridden method in its base, whole
+    ("import torch\n\nclass Base:\n    def process(self, x):\n        return x.detach().cpu().numpy()\n\n"
+     "class Other:\n    def g(self):\n        return 1\n\n"
+     "class Child(Base):\n    def process(self, x):\n        super().process(x)\n        return x.numpy()\n",
+     ["Import", "Base", "Child"]),
     # a class with its own `to()`, wherever it is: the type oracle doubts any object of unknown type
     (HEADER + "class M(nn.Module):\n    def forward(self, x):\n        x.to('cuda')\n\n"
               "def make():\n    class Batch:\n        def to(self, d):\n            return self\n",

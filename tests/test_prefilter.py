@@ -519,3 +519,15 @@ def test_the_factory_move_screens_keep_only_their_own_kind_of_factory(source, ke
 ])
 def test_the_numpy_screen_skips_arguments_that_are_never_one_tensor(source, kept, monkeypatch):
     _assert_screen_keeps("DEV006", source, kept, monkeypatch)
+
+
+@pytest.mark.parametrize("source, kept", [
+    # another tensor copied to the host anywhere down its chain: the rule reads the function's inputs as on a device
+    ("import torch\ndef f(logits, labels):\n    p = logits.cpu().to(torch.float32).numpy()\n"
+     "    return p, labels.numpy()\n", True),
+    ("import torch\ndef f(logits, labels):\n    p = logits.cpu()[0].float().numpy()\n    return p, labels.numpy()\n",
+     True),
+    ("import torch\ndef f(logits, labels):\n    p = logits.float().numpy()\n    return p, labels.numpy()\n", False),
+])
+def test_the_numpy_screen_reads_a_copy_to_the_host_as_the_rule_does(source, kept, monkeypatch):
+    _assert_screen_keeps("DEV006", source, kept, monkeypatch)

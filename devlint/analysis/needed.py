@@ -11,9 +11,11 @@ whether it is a class and its bases. No such rule reads a function's callers. So
   annotation written as a string), transitively through what the headers mention; whole where the name is one
   it binds inside (a class defined in it: the class table holds every class of the file; a name it declares
   `global`); every other definition of a name a kept definition binds, likewise;
+- the definition of a base of a class kept whole that calls `super()`, whole (DEV006 reads the overridden method);
 - every definition that says something of the whole file wherever it is, whole: an import of torch (the torch
-  names are the file's), `set_default_device` (DEV002 reports nothing after one), a class with its own `to()` (the type
-  oracle then doubts any object of unknown type).
+  names are the file's), of numpy or scikit-learn (DEV006 reads their names as the file's), `set_default_device`
+  (DEV002 reports nothing after one), a class with its own `to()` (the type oracle then doubts any object of
+  unknown type).
 Where a candidate lies in a top-level statement that is not a definition, every statement is parsed: a rule may
 read the module's statements in order there (DEV002 looks for the move a few statements after the factory).
 
@@ -73,18 +75,23 @@ def needed_statements(facts: SyntaxFacts, text: str,
             binders.setdefault(name, []).append(i)
     lines = text.split("\n")
     read: set[str] = set()  # every name a kept statement mentions, or a kept definition binds
+    read_whole: set[str] = set()  # every base that a class kept whole reaches through `super()`
     work = [i for i, what in enumerate(parsed) if what]
     while work:
         i = work.pop()
+        reached: set[str] = set()
         if parsed[i] == WHOLE:
             names = _mentioned_in(body[i]) | inside.get(i, set())
+            reached = _reached_through_super(facts, body[i]) - read_whole
+            read_whole |= reached
         else:
             names = _mentioned_in_header(body[i])
         names.add(getattr(body[i], "name", ""))
-        for name in names - read:
+        for name in (names - read) | reached:
             read.add(name)
             for j in binders.get(name, ()):
-                wanted = WHOLE if name in inside[j] or not _header_apart(body[j], lines) else HEADER
+                wanted = WHOLE if name in inside[j] or name in reached or not _header_apart(body[j], lines) \
+                    else HEADER
                 if parsed[j] < wanted:
                     parsed[j] = wanted
                     work.append(j)  # (again, where a header becomes whole: what its body mentions is read)
@@ -94,16 +101,28 @@ def needed_statements(facts: SyntaxFacts, text: str,
 
 
 def _says_of_the_whole_file(facts: SyntaxFacts, holding: Callable[[ast.AST], int]) -> set[int]:
-    """The top-level statements that hold an import of torch (the torch names are the file's, wherever it imports
-    them), a call that may be `torch.set_default_device` (DEV002 reports nothing after one), or a class with its
-    own `to()`."""
+    """The top-level statements that hold an import of torch, numpy or scikit-learn (their names are the file's,
+    wherever it imports them), a call that may be `torch.set_default_device` (DEV002 reports nothing after one),
+    or a class with its own `to()`."""
     default_device = {"set_default_device", *(local for local, names in facts.aliases.items()
                                               if any(name.endswith(".set_default_device") for name in names))}
-    found = {holding(node) for node in facts.torch_imports}
+    found = {holding(node) for node in (*facts.torch_imports, *facts.numpy_imports)}
     found.update(holding(call) for call in facts.calls if call_name(call) in default_device)
     found.update(holding(cls) for cls in facts.classes if any(
         isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) and member.name == "to" for member in cls.body))
     return found
+
+
+def _reached_through_super(facts: SyntaxFacts, statement: ast.stmt) -> set[str]:
+    """The bases (by name) of every class in `statement` that calls `super()`: the method it calls there is read in
+    the base's body (DEV006 asks whether the overridden method copies to the host)."""
+    first, last = first_line(statement), statement.end_lineno or statement.lineno
+    reached: set[str] = set()
+    for cls in facts.classes:
+        if first <= cls.lineno <= last and any(type(node) is ast.Call and type(node.func) is ast.Name
+                                               and node.func.id == "super" for node in walk(cls)):  # type: ignore
+            reached.update(base.id for base in cls.bases if type(base) is ast.Name)
+    return reached
 
 
 def first_line(statement: ast.stmt) -> int:

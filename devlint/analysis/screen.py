@@ -128,6 +128,8 @@ class SyntaxFacts:
         self.moved_callees: set[str] = set()  # `f` of every `f(...).to(...)` / `m.f(...).cuda(...)`
         self.classes: list[ast.ClassDef] = []
         self.torch_imports: list[ast.Import | ast.ImportFrom] = []  # every import of torch, anywhere
+        # every import of numpy or scikit-learn, anywhere (DEV006 reads their names as the file's)
+        self.numpy_imports: list[ast.Import | ast.ImportFrom] = []
         self.globals: list[ast.Global] = []
         self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         # A `"cuda"` / `"cuda:N"` (or `"mps"`, `"xpu:N"`) literal where DEV003 looks: a call's first
@@ -313,8 +315,10 @@ class SyntaxFacts:
             for alias in node.names:
                 if alias.name == "numpy":
                     self.numpy_modules.add(alias.asname or "numpy")
+                    self.numpy_imports.append(node)
                 if alias.name in ("sklearn", "sklearn.metrics"):
                     self.sklearn_modules.add(alias.asname or "sklearn")
+                    self.numpy_imports.append(node)
                 if alias.name == "torch" or alias.name.startswith("torch."):
                     # `import torch.nn` binds `torch`; `import torch.nn as nn` binds `nn`
                     local, full = (alias.asname, alias.name) if alias.asname else ("torch", "torch")
@@ -324,6 +328,8 @@ class SyntaxFacts:
                 self.torch_imports.append(node)
             return
         module = node.module
+        if not node.level and module in ("numpy", "sklearn", "sklearn.metrics"):
+            self.numpy_imports.append(node)
         if not node.level and module == "numpy":
             self.numpy_conversions.update(alias.asname or alias.name for alias in node.names
                                           if alias.name in NUMPY_CONVERSIONS or alias.name in NUMPY_READERS

@@ -4,22 +4,22 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Optional
+from typing import Iterator, Optional
 
 from devlint.analysis.prefilter import words
 from devlint.analysis.screen import SKLEARN_READERS, SyntaxFacts, contains, walk
-from devlint.rules.rule import FixSafety, Rule
+from devlint.rules.rule import FixSafety, Rule, any_candidate
 
 
-def _screen(facts: SyntaxFacts) -> bool:
-    """A conversion (`.numpy()`, `<numpy>.asarray/array(...)`, an imported `asarray`/`array`, a scikit-learn
-    metric) that does not come back through `.cpu()` first, in a function that shows a sign of a device: it
-    holds a way onto one (a `.to(...)`/`.cuda(...)` call or a call given `device=`), converts another value
-    through `.cpu()`, or calls the method it overrides through `super()`; with preview on also a method of a
-    class with a base (a module's method: its inputs and state), a function that reads a `.device` or calls
-    an input named like a module (`model(x)`). Outside every function: a file that holds a way onto a device.
-    Without preview, a `.to(...)` or `device=` is a way onto a device only where its target may be shown to be
-    an accelerator (a device the caller chooses is not: `.to(device)`, `.to(args.device)`)."""
+def _candidates(facts: SyntaxFacts) -> Iterator[ast.Call]:
+    """The conversions the rule may report: a conversion (`.numpy()`, `<numpy>.asarray/array(...)`, an imported
+    `asarray`/`array`, a scikit-learn metric) that does not come back through `.cpu()` first, in a function that
+    shows a sign of a device: it holds a way onto one (a `.to(...)`/`.cuda(...)` call or a call given `device=`),
+    converts another value through `.cpu()`, or calls the method it overrides through `super()`; with preview on
+    also a method of a class with a base (a module's method: its inputs and state), a function that reads a
+    `.device` or calls an input named like a module (`model(x)`). Outside every function: in a file that holds a
+    way onto a device. Without preview, a `.to(...)` or `device=` is a way onto a device only where its target
+    may be shown to be an accelerator (a device the caller chooses is not: `.to(device)`, `.to(args.device)`)."""
     conversions = []  # each left to the rule, with the functions it is in
     for conversion in facts.numpy_conversions_made():
         if _comes_back_first(conversion):
@@ -29,7 +29,7 @@ def _screen(facts: SyntaxFacts) -> bool:
         if not _converts_no_tensor(conversion, innermost):
             conversions.append((conversion, functions))
     if not conversions:
-        return False
+        return
     if facts.preview:
         placing = facts.moves + facts.device_calls
     elif facts.may_name_an_accelerator:
@@ -39,21 +39,19 @@ def _screen(facts: SyntaxFacts) -> bool:
     methods = {id(statement) for cls in facts.classes if cls.bases for statement in cls.body
                if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef)}
     places: dict[int, bool] = {}  # a function's answer, asked once however many conversions it holds
-    for _, functions in conversions:
+    for conversion, functions in conversions:
         if not functions:
             if placing:
-                return True
+                yield conversion
             continue
         for f in functions:
             if id(f) not in places:
                 places[id(f)] = any(contains(f, call) for call in placing) or _copies_to_host(f) or (
                     id(f) in methods and _calls_itself_in_super(f))
         if any(places[id(f)] for f in functions):
-            return True
-        if facts.preview and (any(id(f) in methods for f in functions) or any(_shows_a_device_sign(f)
-                                                                               for f in functions)):
-            return True
-    return False
+            yield conversion
+        elif facts.preview and any(id(f) in methods or _shows_a_device_sign(f) for f in functions):
+            yield conversion
 
 
 def _converts_no_tensor(conversion: ast.Call, innermost: Optional[ast.FunctionDef | ast.AsyncFunctionDef]) -> bool:
@@ -91,9 +89,22 @@ def _may_place_on_an_accelerator(facts: SyntaxFacts, call: ast.Call) -> bool:
 
 
 def _copies_to_host(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Another tensor converted through `.cpu()` (`y.detach().cpu().numpy()`)."""
+    """Another tensor converted through `.cpu()` anywhere down its chain (`y.detach().cpu().numpy()`, and as the
+    rule reads it also `y.cpu().to(torch.float32).numpy()`: the code copies its tensors to the host first)."""
     return any(type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "numpy"  # type: ignore
-               and _comes_back_first(node) for node in walk(function))  # type: ignore[arg-type]
+               and _cpu_down_the_chain(node.func.value) for node in walk(function))  # type: ignore[arg-type]
+
+
+def _cpu_down_the_chain(value: ast.expr) -> bool:
+    while True:
+        if type(value) is ast.Subscript:
+            value = value.value  # type: ignore[attr-defined]
+        elif type(value) is ast.Call and type(value.func) is ast.Attribute:  # type: ignore[attr-defined]
+            if value.func.attr == "cpu":  # type: ignore[attr-defined]
+                return True
+            value = value.func.value  # type: ignore[attr-defined]
+        else:
+            return False
 
 
 def _calls_itself_in_super(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -215,7 +226,8 @@ RULE = Rule(
         shown to be one tensor (a model's output object, a list of tensors): `.cpu()` may not exist there.
     """,
     tokens=("torch", words("numpy", "sklearn")),
-    screen=_screen,
+    screen=any_candidate(_candidates),
+    candidates=_candidates,
     preview_shapes="""
         tensors that come from the caller with a sign of a device: an input of a function that asks where
         its inputs are (`x.device`) and moves none of them itself; an input of a public method of an
