@@ -32,7 +32,7 @@ import copy
 import re
 from typing import Callable, Iterable, Optional
 
-from devlint.analysis.screen import SyntaxFacts, call_name, walk
+from devlint.analysis.screen import SyntaxFacts, call_name, contains, walk
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -74,16 +74,15 @@ def needed_statements(facts: SyntaxFacts, text: str,
         for name in {body[i].name, *inside[i]}:  # type: ignore[attr-defined]
             binders.setdefault(name, []).append(i)
     lines = text.split("\n")
+    through_super = _reached_through_super(facts, holding)
     read: set[str] = set()  # every name a kept statement mentions, or a kept definition binds
-    read_whole: set[str] = set()  # every base that a class kept whole reaches through `super()`
     work = [i for i, what in enumerate(parsed) if what]
     while work:
         i = work.pop()
-        reached: set[str] = set()
+        reached: set[str] = set()  # (a statement is taken whole once: these are read once)
         if parsed[i] == WHOLE:
             names = _mentioned_in(body[i]) | inside.get(i, set())
-            reached = _reached_through_super(facts, body[i]) - read_whole
-            read_whole |= reached
+            reached = through_super.get(i, set())
         else:
             names = _mentioned_in_header(body[i])
         names.add(getattr(body[i], "name", ""))
@@ -113,15 +112,14 @@ def _says_of_the_whole_file(facts: SyntaxFacts, holding: Callable[[ast.AST], int
     return found
 
 
-def _reached_through_super(facts: SyntaxFacts, statement: ast.stmt) -> set[str]:
-    """The bases (by name) of every class in `statement` that calls `super()`: the method it calls there is read in
-    the base's body (DEV006 asks whether the overridden method copies to the host)."""
-    first, last = first_line(statement), statement.end_lineno or statement.lineno
-    reached: set[str] = set()
+def _reached_through_super(facts: SyntaxFacts, holding: Callable[[ast.AST], int]) -> dict[int, set[str]]:
+    """By top-level statement, the bases (by name) of its classes that call `super()`: the method called there is
+    read in the base's body (DEV006 asks whether the overridden method copies to the host)."""
+    supers = [call for call in facts.calls if type(call.func) is ast.Name and call.func.id == "super"]  # type: ignore
+    reached: dict[int, set[str]] = {}
     for cls in facts.classes:
-        if first <= cls.lineno <= last and any(type(node) is ast.Call and type(node.func) is ast.Name
-                                               and node.func.id == "super" for node in walk(cls)):  # type: ignore
-            reached.update(base.id for base in cls.bases if type(base) is ast.Name)
+        if cls.bases and any(contains(cls, call) for call in supers):  # type: ignore[arg-type]
+            reached.setdefault(holding(cls), set()).update(base.id for base in cls.bases if type(base) is ast.Name)
     return reached
 
 

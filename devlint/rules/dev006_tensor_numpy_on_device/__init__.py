@@ -92,19 +92,7 @@ def _copies_to_host(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Another tensor converted through `.cpu()` anywhere down its chain (`y.detach().cpu().numpy()`, and as the
     rule reads it also `y.cpu().to(torch.float32).numpy()`: the code copies its tensors to the host first)."""
     return any(type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "numpy"  # type: ignore
-               and _cpu_down_the_chain(node.func.value) for node in walk(function))  # type: ignore[arg-type]
-
-
-def _cpu_down_the_chain(value: ast.expr) -> bool:
-    while True:
-        if type(value) is ast.Subscript:
-            value = value.value  # type: ignore[attr-defined]
-        elif type(value) is ast.Call and type(value.func) is ast.Attribute:  # type: ignore[attr-defined]
-            if value.func.attr == "cpu":  # type: ignore[attr-defined]
-                return True
-            value = value.func.value  # type: ignore[attr-defined]
-        else:
-            return False
+               and "cpu" in _methods_down_the_chain(node.func.value) for node in walk(function))  # type: ignore
 
 
 def _calls_itself_in_super(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -153,18 +141,24 @@ def _converted_arguments(conversion: ast.Call) -> Optional[list[ast.expr]]:
 
 
 def _through_host(value: ast.expr) -> bool:
+    for method in _methods_down_the_chain(value):
+        if method in ("cpu", "tolist", "item"):
+            return True
+        if method in ("to", "cuda"):
+            return False
+    return False
+
+
+def _methods_down_the_chain(value: ast.expr) -> Iterator[str]:
+    """The methods called down a chain, last first, through indexing: `x.cpu()[0].float()` gives float, cpu."""
     while True:
         if type(value) is ast.Subscript:
             value = value.value  # type: ignore[attr-defined]
         elif type(value) is ast.Call and type(value.func) is ast.Attribute:  # type: ignore[attr-defined]
-            method = value.func.attr  # type: ignore[attr-defined]
-            if method in ("cpu", "tolist", "item"):
-                return True
-            if method in ("to", "cuda"):
-                return False
+            yield value.func.attr  # type: ignore[attr-defined]
             value = value.func.value  # type: ignore[attr-defined]
         else:
-            return False
+            return
 
 
 RULE = Rule(
