@@ -120,12 +120,14 @@ def test_a_visitor_is_told_whether_preview_is_on(monkeypatch):
 
     def recording(self, ctx):  # type: ignore[no-untyped-def]
         original(self, ctx)
-        seen.append(self.preview)
+        if self.rule.code == "DEV004":
+            seen.append(self.preview)
 
     monkeypatch.setattr(RuleVisitor, "__init__", recording)
-    analyze(BUGGY, "train.py", Settings(select=("DEV004",)))
-    analyze(BUGGY, "train.py", Settings(select=("DEV004",), preview=True))
-    assert seen == [False, True]
+    analyze(BUGGY, "train.py", Settings(select=("DEV00",)))  # a prefix: the default shapes
+    analyze(BUGGY, "train.py", Settings(select=("DEV004",)))  # the rule named: all of it
+    analyze(BUGGY, "train.py", Settings(select=("DEV00",), preview=True))
+    assert seen == [False, True, True]
 
 
 def test_the_flake8_plugin_reads_its_preview_option(monkeypatch):

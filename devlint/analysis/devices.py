@@ -12,7 +12,7 @@ from devlint.analysis.context import FileContext
 from devlint.analysis.edits import code_of
 from devlint.analysis.names import dotted_name, is_cuda_device_expr, named_parameters, string_value
 from devlint.analysis.terminating import terminating
-from devlint.analysis.vocabulary import ACCELERATOR_TYPES
+from devlint.analysis.vocabulary import ACCELERATOR_TYPES, names_a_device
 from devlint.analysis.walk import children
 
 _DEVICE_NAMES = ("device", "DEVICE", "dev")
@@ -21,8 +21,6 @@ _DEVICE_STRING = re.compile(r"(cpu|cuda|mps|xpu|meta|npu|hpu|xla)(:\d+)?")
 # ... never these calls, which return an int index (or a count), not a device
 _INT_DEVICE_CALLS = {"get_device", "current_device", "device_count", "get_device_index", "_get_device_index"}
 # A name that holds a device, not its kind or its index (`device_type`, `device_id`)
-_DEVICE_WORD = re.compile(r"device|^dev$|^_dev$|^dev_$", re.IGNORECASE)
-_NOT_A_DEVICE_WORD = re.compile(r"(type|types|kind|name|names|index|idx|id|ids|count|map|str)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -33,12 +31,6 @@ class DeviceVariable:
 
     name: Optional[str] = None
     blocked: bool = False
-
-
-def names_a_device(name: str) -> bool:
-    """`device`, `self.device`, `dev`, `target_device`; not `device_type`, `device_id`, `n_devices`."""
-    last = name.rsplit(".", 1)[-1]
-    return bool(_DEVICE_WORD.search(last)) and not _NOT_A_DEVICE_WORD.search(last)
 
 
 def device_variable(ctx: FileContext, exclude: AbstractSet[str] = frozenset(), *,

@@ -33,6 +33,7 @@ import libcst as cst
 from devlint.analysis.names import (
     dotted_name, identifiers, integer_value, is_cuda_device_expr, keyword, positional, string_value,
 )
+from devlint.analysis.vocabulary import CUDA_ONLY_CALLS
 from devlint.analysis.walk import children, nodes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -251,14 +252,6 @@ def decorator_requires_cuda(decorator: cst.Decorator, backend: Backend = CUDA) -
 
 # torch.cuda functions that fail without CUDA (unlike is_available, device_count, empty_cache,
 # manual_seed, which are safe to call anywhere).
-CUDA_ONLY_CALLS = frozenset({
-    "synchronize", "Stream", "Event", "current_stream", "default_stream", "stream", "mem_get_info",
-    "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
-    "reset_peak_memory_stats", "set_device", "get_device_properties", "get_device_name",
-    "get_device_capability", "current_device", "CUDAGraph", "graph", "make_graphed_callables",
-    "ExternalStream", "caching_allocator_alloc", "set_stream", "memory_stats", "nvtx.range_push",
-    "nvtx.range_pop", "nvtx.range", "nvtx.mark",
-})
 # Libraries that only run on CUDA: a function that uses one is CUDA-only.
 _CUDA_LIBRARIES = ("tensorrt", "torch_tensorrt", "pycuda", "cupy", "cuda", "polygraphy")
 
@@ -365,7 +358,7 @@ def module_cuda_only_reason(module: cst.Module, torch: "TorchNames", cuda_module
     statements: list[cst.CSTNode] = list(module.body)
     while statements:
         statement = statements.pop()
-        if isinstance(statement, cst.If) and _is_main_test(statement.test):
+        if isinstance(statement, cst.If) and is_main_test(statement.test):
             statements.extend(statement.body.body if isinstance(statement.body, cst.IndentedBlock) else [])
         elif isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             reason = _cuda_only_expression(statement, torch, cuda_modules)
@@ -378,10 +371,10 @@ def module_cuda_only_reason(module: cst.Module, torch: "TorchNames", cuda_module
 
 def is_script(module: cst.Module) -> bool:
     """The module has an `if __name__ == "__main__":` block at its top level: a program, not only a library."""
-    return any(isinstance(statement, cst.If) and _is_main_test(statement.test) for statement in module.body)
+    return any(isinstance(statement, cst.If) and is_main_test(statement.test) for statement in module.body)
 
 
-def _is_main_test(test: cst.BaseExpression) -> bool:
+def is_main_test(test: cst.BaseExpression) -> bool:
     return (isinstance(test, cst.Comparison) and dotted_name(test.left) == "__name__"
             and any(string_value(c.comparator) == "__main__" for c in test.comparisons))
 

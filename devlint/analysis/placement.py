@@ -147,8 +147,9 @@ class Placement:
     """Where the values of one scope are: `placed(expr)` after `read()`."""
 
     def __init__(self, ctx: FileContext, scope: Scope, functions: list[cst.FunctionDef],
-                 cls: Optional[cst.ClassDef]) -> None:
+                 cls: Optional[cst.ClassDef], preview: bool = False) -> None:
         self.ctx = ctx
+        self.preview = preview  # the asking rule's preview shapes are on
         self.torch = ctx.torch
         self.scope = scope
         self.functions = functions  # innermost first: `scope` itself when it is a function
@@ -194,7 +195,7 @@ class Placement:
             return {p.name.value: Placed(f"`{p.name.value}`, {how}", False, False, known=False,
                                          holder=bool(_MODULE_NAME.search(p.name.value)))
                     for p in params if not moves or (_MODULE_NAME.search(p.name.value) and p.name.value in called)}
-        if not self.ctx.preview:
+        if not self.preview:
             return {}  # the other signs from the caller are in preview until measured blind
         if self._module_method() and not name.startswith("_"):
             # (a private helper is called by the class's own code, which may have copied to the host first)
@@ -237,7 +238,7 @@ class Placement:
     def _module_attribute(self, name: str) -> Optional[Placed]:
         """`self.weight`, `self.crf.transitions`, `self.preds` (a metric's state): what a module holds is on
         the device the module was moved to."""
-        if not self.ctx.preview or not name.startswith("self.") or not self._module_method():
+        if not self.preview or not name.startswith("self.") or not self._module_method():
             return None
         kind = self.ctx.types.kind_of(cst.parse_expression(name), self.functions, self.cls)
         how = f"`{short(name, 30)}`, held by a module, which may be moved to a device"
@@ -663,7 +664,7 @@ class Placement:
         if isinstance(known, Placed) and known.is_tensor:
             return True  # `.to(other)`: where `other` is
         # `.to(device)`, `.to(args.device)`: a device the caller chooses, unless the code shows the host (preview)
-        return self.ctx.preview and is_plain_device(target, self.torch) and not self._shows_host(target)
+        return self.preview and is_plain_device(target, self.torch) and not self._shows_host(target)
 
     def _shows_host(self, target: cst.BaseExpression) -> bool:
         """`"cpu"`, `torch.device("cpu")`, or a name whose every binding in its innermost scope is one."""

@@ -11,6 +11,9 @@ first time a rule asks, and kept for the process (one index per project root):
   arguments: which keywords, how many positional, whether `*args`/`**kwargs` (DEV003: a `device="cuda"`
   default that every caller overrides never runs); unknown (None) for a name called from more than
   `MAX_CALLER_FILES` files (`forward`, `__call__`: too common to tell one function's callers).
+- `called_repeatedly(function)`: some call of a function of that name in the project runs over and over:
+  inside a loop or a comprehension, or in a `forward` / `__call__` / `*_step` (DEV002: a copy made in it is
+  paid on every call); unknown (False) past `MAX_CALLER_FILES` files.
 - `default_device_for(path)`: `torch.set_default_device(...)` runs before the code of `path` does: it
   is called at the top level of a `conftest.py` in `path`'s folder or above (pytest runs it before the
   tests there), or of any other module of the project (an entry point, a package's `__init__`), so
@@ -92,6 +95,7 @@ class ProjectIndex:
         self._saves: Optional[dict[str, bool]] = None  # key -> every save of it writes host data
         self._calls: dict[str, Optional[tuple[CallShape, ...]]] = {}
         self._default_device: Optional[tuple[str, ...]] = None
+        self._repeated: dict[str, bool] = {}
 
     def _trees(self, word: str) -> Iterator[tuple[str, ast.Module]]:
         for path, text in self._files_holding(word):
@@ -145,6 +149,20 @@ class ProjectIndex:
             self._calls[function] = tuple(sorted(shapes, key=lambda s: (s.keywords, s.positional, s.star)))
         return self._calls[function]
 
+    def called_repeatedly(self, function: str) -> bool:
+        """Some call `function(...)` / `x.function(...)` in the project is inside a loop, a comprehension or a
+        function that runs per step (`repeating_function`)."""
+        if function not in self._repeated:
+            texts = []
+            for _, text in self._files_holding(f"{function}("):
+                texts.append(text)
+                if len(texts) > MAX_CALLER_FILES:
+                    self._repeated[function] = False
+                    return False
+            self._repeated[function] = any(
+                tree is not None and _calls_repeatedly(tree, function) for tree in map(parse, texts))
+        return self._repeated[function]
+
     # -- the default device -------------------------------------------------------------
     def default_device_for(self, path: str) -> bool:
         if self._default_device is None:
@@ -183,6 +201,13 @@ class IndexReads:
         self.reads[f"calls_of:{function}"] = _calls_json(answer)
         return answer
 
+    def called_repeatedly(self, function: str) -> bool:
+        if self.index is None:
+            return False
+        answer = self.index.called_repeatedly(function)
+        self.reads[f"called_repeatedly:{function}"] = answer
+        return answer
+
     def default_device_for(self, path: str) -> bool:
         if self.index is None:
             return False
@@ -200,6 +225,8 @@ def answer(index: ProjectIndex, read: str) -> object:
         return _calls_json(index.calls_of(argument))
     if kind == "default_device_for":
         return index.default_device_for(argument)
+    if kind == "called_repeatedly":
+        return index.called_repeatedly(argument)
     raise ValueError(f"unknown index question {read!r}")
 
 
@@ -409,6 +436,28 @@ def _shape(call: ast.Call) -> CallShape:
     star = any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords)
     keywords = tuple(sorted(k.arg for k in call.keywords if k.arg is not None))
     return CallShape(keywords, sum(not isinstance(arg, ast.Starred) for arg in call.args), star)
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def repeating_function(name: str) -> bool:
+    """A function that runs once per batch or step: a module's `forward`, `__call__`, a training or eval step."""
+    return name in ("forward", "__call__", "step") or name.endswith("_step")
+
+
+def _calls_repeatedly(tree: ast.Module, name: str) -> bool:
+    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+    while stack:
+        node, repeats = stack.pop()
+        if type(node) is ast.Call and repeats and _called_name(node.func) == name:  # type: ignore[attr-defined]
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            repeats = repeating_function(node.name)  # a loop around a definition does not run its body
+        elif isinstance(node, _LOOPS):
+            repeats = True
+        stack.extend((child, repeats) for child in ast.iter_child_nodes(node))
+    return False
 
 
 def _calls_at_top_level(tree: ast.Module, name: str) -> bool:

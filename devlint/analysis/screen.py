@@ -108,10 +108,12 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
 class SyntaxFacts:
     """What one walk over a module's `ast` tells the rules' screens."""
 
-    def __init__(self, tree: ast.Module, preview: bool = True, source: Optional[str] = None) -> None:
+    def __init__(self, tree: ast.Module, preview: bool = True, source: Optional[str] = None,
+                 named: frozenset[str] = frozenset()) -> None:
         self.tree = tree
         # Preview is on: a screen keeps the rule for its preview shapes too (a rule may screen for fewer without).
         self.preview = preview
+        self.named = named  # rules selected by their full code: their preview shapes are on too
         self.source = source  # the file's text (None: not given), for what only its words can tell
         self._names_an_accelerator: Optional[bool] = None
         self._accelerator_bound: Optional[set[str]] = None  # names bound to what may name an accelerator
@@ -159,8 +161,14 @@ class SyntaxFacts:
         self._local_calls: list[tuple[int, str]] = []  # (line, name) of `f(...)` and `self.f(...)`
         # a rule's candidates (`Rule.candidates`), found so far, and what finds the rest
         self._candidates: dict[object, tuple[list[ast.AST], Iterator[ast.AST]]] = {}
+        # what a rule's own analysis read from `tree`, once for its screen and its visitor (key: the rule's)
+        self.memo: dict[object, object] = {}
         self._gather(tree)
         self._local_calls.sort()
+
+    def preview_for(self, code: str) -> bool:
+        """Are rule `code`'s preview shapes on: preview is, or the rule is selected by its full code."""
+        return self.preview or code in self.named
 
     def candidates_of(self, candidates: Callable[["SyntaxFacts"], Iterable[ast.AST]]) -> Iterator[ast.AST]:
         """`candidates(self)`, each found once however often asked: the screen asks for one, the LibCST stage
@@ -1352,14 +1360,15 @@ def parse(source: str) -> Optional[ast.Module]:
 
 
 def screen(source: str, rules: Sequence["RuleEntry"], tree: Optional[ast.AST] = None, *,
-           preview: bool = True) -> list["RuleEntry"]:
+           preview: bool = True, named: frozenset[str] = frozenset()) -> list["RuleEntry"]:
     """The rules of `rules` that have a candidate in `source` (`tree`: its `ast`, if parsed already), with the
-    preview shapes (`preview=False`: only the shapes rules report by default)."""
-    return screen_with_facts(source, rules, tree, preview=preview)[0]
+    preview shapes (`preview=False`: only the shapes rules report by default, but those of the `named` rules)."""
+    return screen_with_facts(source, rules, tree, preview=preview, named=named)[0]
 
 
 def screen_with_facts(source: str, rules: Sequence["RuleEntry"], tree: Optional[ast.AST] = None, *,
-                      preview: bool = True) -> tuple[list["RuleEntry"], Optional[SyntaxFacts]]:
+                      preview: bool = True, named: frozenset[str] = frozenset(),
+                      ) -> tuple[list["RuleEntry"], Optional[SyntaxFacts]]:
     """`screen`, and the facts it read (None when `ast` could not parse the text, or no rule asked)."""
     if not any(entry.rule.screen is not None for entry in rules):
         return list(rules), None
@@ -1367,5 +1376,5 @@ def screen_with_facts(source: str, rules: Sequence["RuleEntry"], tree: Optional[
         tree = parse(source)
         if tree is None:
             return list(rules), None
-    facts = SyntaxFacts(tree, preview, source)
+    facts = SyntaxFacts(tree, preview, source, named)
     return [entry for entry in rules if entry.rule.screen is None or entry.rule.screen(facts)], facts

@@ -165,3 +165,23 @@ MODULE_METHODS = frozenset({
     "register_parameter", "register_forward_hook", "register_forward_pre_hook", "add_module", "forward",
     "generate", "config", "save_pretrained", "to_empty",
 })
+
+
+# `torch.cuda` calls that need a CUDA device to run (not the queries that answer without one)
+CUDA_ONLY_CALLS = frozenset({
+    "synchronize", "Stream", "Event", "current_stream", "default_stream", "stream", "mem_get_info",
+    "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
+    "reset_peak_memory_stats", "set_device", "get_device_properties", "get_device_name",
+    "get_device_capability", "current_device", "CUDAGraph", "graph", "make_graphed_callables",
+    "ExternalStream", "caching_allocator_alloc", "set_stream", "memory_stats", "nvtx.range_push",
+    "nvtx.range_pop", "nvtx.range", "nvtx.mark",
+})
+
+_DEVICE_WORD = re.compile(r"device|^dev$|^_dev$|^dev_$", re.IGNORECASE)
+_NOT_A_DEVICE_WORD = re.compile(r"(type|types|kind|name|names|index|idx|id|ids|count|map|str)$", re.IGNORECASE)
+
+
+def names_a_device(name: str) -> bool:
+    """`device`, `self.device`, `dev`, `target_device`; not `device_type`, `device_id`, `n_devices`."""
+    last = name.rsplit(".", 1)[-1]
+    return bool(_DEVICE_WORD.search(last)) and not _NOT_A_DEVICE_WORD.search(last)

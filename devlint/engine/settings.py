@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import re
 import os
 from dataclasses import dataclass
 from typing import Iterable, Optional
@@ -59,8 +60,8 @@ class Settings:
     target_torch: Optional[tuple[int, int]] = None
     root: str = "."  # directory per-file-ignores and excludes are relative to
     # Preview: rules in preview run when selected (by `DEV`, `ALL`, a prefix), and rules' preview
-    # shapes report (a visitor asks `self.preview`). Off, a preview rule runs only where its full
-    # code is selected (`--select DEV004`): naming the rule is asking for it; its shapes stay off.
+    # shapes report (a visitor asks `self.preview`). Off, a rule whose full code is selected
+    # (`--select DEV004`) still runs whole, its preview shapes included: naming a rule is asking for all of it.
     preview: bool = False
     # Characters of code (tables of constants aside) above which a file is only prefiltered (DEV997).
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
@@ -78,6 +79,15 @@ class Settings:
             return False
         return selected > 0 and selected > ignored
 
+    @property
+    def named_codes(self) -> frozenset[str]:
+        """The rule codes selected by their full code (`--select DEV004`, not `DEV` or `DEV00`)."""
+        return frozenset(code for code in (*self.select, *self.extend_select) if _FULL_CODE.fullmatch(code))
+
+    def shapes_in_preview(self, code: str) -> bool:
+        """Does rule `code` report its preview shapes: preview is on, or the rule is named."""
+        return self.preview or code in self.named_codes
+
     def file_ignores(self, path: str) -> list[str]:
         if not self.per_file_ignores:
             return []
@@ -87,6 +97,9 @@ class Settings:
             if _glob_match(rel, pattern) or _glob_match(os.path.basename(path), pattern):
                 codes.extend(pattern_codes)
         return codes
+
+
+_FULL_CODE = re.compile(r"DEV\d{3}")
 
 
 @functools.lru_cache(maxsize=1)

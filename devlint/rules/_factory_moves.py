@@ -19,6 +19,7 @@ from devlint.analysis.factories import (
     EXACT_IN_EVERY_DTYPE, LEGACY_CONSTRUCTORS, LEGACY_DTYPES, RANDOM_FACTORIES, cpu_factory_name,
     is_dtype, is_plain_device, legacy_constructor_name, move_target, strip_casts,
 )
+from devlint.analysis.project_index import repeating_function
 from devlint.analysis.names import dotted_name, identifiers, integer_value, keyword, positional
 from devlint.analysis.torch_names import TorchNames
 from devlint.analysis.types import Kind
@@ -45,6 +46,65 @@ class FactoryMoveVisitor(RuleVisitor):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self.pending: list[tuple[cst.CSTNode, str, Optional[Fix]]] = []
+        self.repeats: dict[int, str] = {}  # id(factory) -> where the copy is paid over and over (`repeating`)
+        self._loops: list[Optional[cst.FunctionDef]] = []  # the function each enclosing loop body is in
+
+    def _pend(self, finding: tuple[cst.CSTNode, str, Optional[Fix]]) -> None:
+        self.pending.append(finding)
+        where = self.repeating()
+        if where is not None:
+            self.repeats[id(finding[0])] = where
+
+    def repeating(self) -> Optional[str]:
+        """Where the code here runs over and over, said for a message: a loop's body in this function, a
+        `forward` or a step, or a function the project calls so (the project index); None: maybe once."""
+        function = self.ctx.current_function()
+        if any(loop is function for loop in self._loops):
+            return "in a loop: the copy is paid on every iteration"
+        if function is None:
+            return None
+        name = function.name.value
+        if repeating_function(name):
+            return f"in `{name}`: the copy is paid on every call"
+        if self.ctx.project.called_repeatedly(name):
+            return f"in `{name}`, which the project calls in a loop or per step: the copy is paid on every call"
+        return None
+
+    def _enter_loop(self) -> None:
+        self._loops.append(self.ctx.current_function())
+
+    def _leave_loop(self) -> None:
+        self._loops.pop()
+
+    def visit_For_body(self, node: cst.For) -> None:
+        self._enter_loop()
+
+    def leave_For_body(self, node: cst.For) -> None:
+        self._leave_loop()
+
+    def visit_While_body(self, node: cst.While) -> None:
+        self._enter_loop()
+
+    def leave_While_body(self, node: cst.While) -> None:
+        self._leave_loop()
+
+    def visit_ListComp_elt(self, node: cst.ListComp) -> None:
+        self._enter_loop()
+
+    def leave_ListComp_elt(self, node: cst.ListComp) -> None:
+        self._leave_loop()
+
+    def visit_GeneratorExp_elt(self, node: cst.GeneratorExp) -> None:
+        self._enter_loop()
+
+    def leave_GeneratorExp_elt(self, node: cst.GeneratorExp) -> None:
+        self._leave_loop()
+
+    def visit_DictComp_value(self, node: cst.DictComp) -> None:
+        self._enter_loop()
+
+    def leave_DictComp_value(self, node: cst.DictComp) -> None:
+        self._leave_loop()
 
     def describe(self, name: str, move: str, suggestion: str, later: bool, computed: bool = False) -> str:
         """The report's message for factory `name` moved with `move` (`computed`: what is computed from
@@ -101,14 +161,14 @@ class FactoryMoveVisitor(RuleVisitor):
         if computed is not None:
             if tensor_target is None:  # (`.to(other)` also casts to other's dtype: computed in the factory's)
                 message = self.describe(name, move, _suggestion(factory, name), later=False, computed=True)
-                self.pending.append((factory, message, self._computed_fix(node, computed, factory, name, target)))
+                self._pend((factory, message, self._computed_fix(node, computed, factory, name, target)))
             return
         if tensor_target is not None:
-            self.pending.append((factory, self._tensor_target_message(factory, name, tensor_target),
+            self._pend((factory, self._tensor_target_message(factory, name, tensor_target),
                                  self._new_factory_fix(node, factory, name, tensor_target)))
             return
         message = self.describe(name, move, _suggestion(factory, name), later=False)
-        self.pending.append((factory, message, self._inline_fix(node, factory, name, target)))
+        self._pend((factory, message, self._inline_fix(node, factory, name, target)))
 
     def _tensor_target(self, target: cst.BaseExpression) -> Optional[str]:
         """The target's code when it is shown to be a tensor (`.to(other)`: its device and dtype)."""
@@ -237,7 +297,7 @@ class FactoryMoveVisitor(RuleVisitor):
                       move: cst.Call) -> None:
         method = move.func.attr.value  # type: ignore[union-attr]
         message = self.describe(name, f".{method}(...)", _suggestion(factory, name), later=True)
-        self.pending.append((factory, message, self._split_fix(body, i, factory, name, j, move)))
+        self._pend((factory, message, self._split_fix(body, i, factory, name, j, move)))
 
     def _split_fix(self, body: Sequence[cst.BaseStatement], i: int, factory: cst.Call, name: str, j: int,
                    move: cst.Call) -> Optional[Fix]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import lint
 from rules.cases import cases_for, reports
 
 case = cases_for("DEV002")
@@ -287,7 +288,8 @@ NOT_FLAGGED = [
 
 @pytest.mark.parametrize("code, expected", FLAGGED + NOT_FLAGGED)
 def test_dev002(code: str, expected: list[tuple[int, int, str]]) -> None:
-    assert reports("DEV002", code) == expected
+    """Every shape, with preview on (by default only a copy shown to repeat: tests/rules/test_dev002_hot_path.py)."""
+    assert [r for r in lint(code, preview=True) if r[2] == "DEV002"] == expected
 
 
 def test_a_move_to_a_tensor_says_that_it_also_takes_the_dtype() -> None:
@@ -297,7 +299,7 @@ def test_a_move_to_a_tensor_says_that_it_also_takes_the_dtype() -> None:
         import torch
         def pad(hidden: torch.Tensor, n):
             return torch.zeros(n).to(hidden)
-    """, "DEV002")
+    """, "DEV002", preview=True)
     assert messages == ["`torch.zeros(...)` is created on the CPU and then moved with `.to(hidden)`, which also"
                         " converts it to `hidden`'s dtype; create it there: `hidden.new_zeros(...)`"]
 
@@ -307,5 +309,5 @@ def test_a_conftest_that_sets_the_default_device_covers_the_tests_below_it(tmp_p
 
     test_file, module = project_whose_tests_set_a_default_device(tmp_path)
     code = "import torch\nx = torch.zeros(3).to(device)\n"
-    assert [r for r in lint(code, test_file) if r[2] == "DEV002"] == []
-    assert [r for r in lint(code, module) if r[2] == "DEV002"] == [(2, 5, "DEV002")]
+    assert [r for r in lint(code, test_file, preview=True) if r[2] == "DEV002"] == []
+    assert [r for r in lint(code, module, preview=True) if r[2] == "DEV002"] == [(2, 5, "DEV002")]

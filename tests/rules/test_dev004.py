@@ -17,9 +17,10 @@ case = cases_for("DEV004")
 
 
 def reports(code: str, snippet: str, path: str = "example.py") -> list[tuple[int, int, str]]:
-    """(line, col, code) of rule `code`'s reports on the snippet, with the rule named: DEV004 is a
-    preview rule, which runs only with preview on or where its full code is selected."""
-    return [r for r in lint(snippet, path, extend_select=(code,)) if r[2] == code]
+    """(line, col, code) of rule `code`'s reports on the snippet with preview on: every shape the rule knows. Which
+    of them it reports by default (where the load is shown to read device state) is
+    tests/rules/test_dev004_evidence.py's."""
+    return [r for r in lint(snippet, path, preview=True) if r[2] == code]
 
 FLAGGED = [
     case("a_save_into_another_directory_first", """
@@ -252,7 +253,7 @@ def test_map_location_none_is_replaced_not_repeated() -> None:
     from devlint.engine.settings import Settings
 
     source = "import torch\nstate = torch.load(path, map_location=None)\n"
-    fixed = fix_source(source, settings=Settings(extend_select=("DEV004",)), unsafe=True)
+    fixed = fix_source(source, settings=Settings(preview=True), unsafe=True)
     assert fixed.source.endswith('state = torch.load(path, map_location="cpu")\n')
 
 

@@ -92,7 +92,10 @@ RULE = Rule(
         `torch.zeros(n).to(device)` allocates and fills the tensor in host memory, then copies it to the
         device: an extra allocation and a host-to-device transfer (about 0.16 ms for 4 MB over PCIe 4.0)
         that `torch.zeros(n, device=device)` never does. In a training loop this adds up and
-        synchronises with the GPU. Legacy constructors (`torch.LongTensor(ids)`) are CPU tensors too. So is
+        synchronises with the GPU. By default the rule reports the copies the code shows to repeat: in a
+        loop or a comprehension, in a module's `forward` or `__call__`, a training or eval step (`step`,
+        `*_step`), or a function the project calls from one of those (the project index); the message says
+        where the cost is paid. A copy made once (at start-up, a test's input) is a preview shape. Legacy constructors (`torch.LongTensor(ids)`) are CPU tensors too. So is
         what is computed from one factory with numbers only and then moved (`torch.arange(n).view(-1, 1)
         .to(d)`, the timestep embedding `torch.exp(-math.log(p) * torch.arange(half) / half).to(d)`): every
         other operand must be shown to be a number (a literal, `math.*`, `int(...)`, a name bound only to
@@ -115,6 +118,11 @@ RULE = Rule(
         mask = torch.ones(batch_size, seq_len, device=device)
         noise = torch.randn(shape, device="cuda")
         pad = hidden.new_zeros(n)
+    """,
+    preview_shapes="""
+        a copy the code does not show to repeat (at module level, in a function nobody is shown to call in a
+        loop or per step): measured blind on training code, such copies made once (start-up, a test's
+        tiny input, once per epoch) were defensible, never bugs a maintainer would fix.
     """,
     fix_safety=FixSafety.SOMETIMES,
     fix="""

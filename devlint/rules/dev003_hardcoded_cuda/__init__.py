@@ -4,23 +4,50 @@ from __future__ import annotations
 
 from devlint.analysis.prefilter import ACCELERATOR_STRING
 from devlint.analysis.screen import SyntaxFacts
+from devlint.rules.dev003_hardcoded_cuda.evidence import FileEvidence, file_evidence
 from devlint.rules.rule import FixSafety, Rule
 
 
 def _screen(facts: SyntaxFacts) -> bool:
     """A `"cuda"` / `"mps"` / `"xpu"` literal or a run-time `"cuda:..."` string where a device goes, or a
-    `.cuda(...)` call."""
-    return facts.accelerator_string or "cuda" in facts.methods_called
+    `.cuda(...)` call; without preview, in a file shown to be meant to run without CUDA."""
+    if not (facts.accelerator_string or "cuda" in facts.methods_called):
+        return False
+    # (a `.cuda()` of a value computed from an input needs no evidence: the visitor decides)
+    return facts.preview_for("DEV003") or "cuda" in facts.methods_called or evidence_of(facts).reports_by_default
+
+
+def evidence_of(facts: SyntaxFacts) -> FileEvidence:
+    """The file's evidence (devlint/rules/dev003_hardcoded_cuda/evidence.py), read once for the screen and the visitor."""
+    found = facts.memo.get(file_evidence)
+    if found is None:
+        found = facts.memo[file_evidence] = file_evidence(facts.tree)
+    return found  # type: ignore[return-value]
 
 
 RULE = Rule(
     code="DEV003",
     name="hardcoded-cuda",
-    summary='`"cuda"` (or `"mps"`, `"xpu"`) is written into a device position, or `.cuda()` is called, without a check',
+    summary='`"cuda"` (or `"mps"`, `"xpu"`) is hard-coded, or `.cuda()` called, in code shown to run without CUDA',
     why="""
         Code that names CUDA unconditionally fails on CPU-only machines, in CI, and on Apple silicon
         (`AssertionError: Torch not compiled with CUDA enabled`, or `RuntimeError: No CUDA GPUs are
-        available`). Choose the device once, from what the machine has, and pass it around. Device
+        available`). Choose the device once, from what the machine has, and pass it around. By default
+        the rule reports only where the file shows it is meant to run without CUDA, and nothing shows it is
+        CUDA-only by design; the message names the evidence and its line. Evidence of portability: the file
+        asks whether a backend is there (`torch.cuda.is_available()` to choose, not `is_available() and
+        flash` to enable a feature), falls back to the CPU (`"cuda" if ... else "cpu"`, a device set to or
+        defaulting to `"cpu"`), offers a CPU option (`--cpu`, `--no_cuda`, a `--device` option with a CPU
+        default or choice), has an `mps`/`xpu` branch or uses `torch.accelerator`, or follows its inputs'
+        devices (`device=x.device`, `.to(x.device)`). Evidence of CUDA-only by design: it imports Triton,
+        CuPy, TensorRT, apex, flash-attn, bitsandbytes or `torch.utils.cpp_extension`, builds a CUDA
+        extension, starts an NCCL process group, asserts CUDA (`assert torch.cuda.is_available()`, `if not
+        ...: raise`), or calls a `torch.cuda` function outside any test. Where the evidence is split or
+        absent the rule is silent by default, and so it is inside an `if` (other than `if __name__ ==
+        "__main__":`) whose test may be what makes CUDA present (`if model_parallel:`, an imported
+        `SUPPORTS_FLASH`). One shape needs no evidence: `.cuda()` of a value computed from the function's
+        tensor input goes to the default GPU, not back to the input's device. The rest of this page says
+        which literals count and which guards are read. Device
         strings built at run time (`f"cuda:{i}"`, `"cuda:%d" % i`, `"cuda:" + str(i)`) count, and so do
         device options in a dict (`run_opts={"device": "cuda"}`, `**opts`) passed to a call. A guard is a
         test whose outcome says CUDA is there, and only in that branch: `torch.cuda.is_available()`,
@@ -86,9 +113,9 @@ RULE = Rule(
     """,
     tokens=("torch", ACCELERATOR_STRING),
     screen=_screen,
-    preview=True,
     preview_shapes="""
-        a parameter's `device="cuda"` default (`def __init__(self, device=torch.device("cuda"))`), except
+        a hard-coded device in a file that shows no evidence either way, or both (see above), or inside an `if`
+        whose test devlint cannot read as a guard or not; and a parameter's `device="cuda"` default (`def __init__(self, device=torch.device("cuda"))`), except
         where every call of the function in the project (its class, for `__init__`) passes the device
         itself, by keyword or by position (the project index; a call with `*args`/`**kwargs` is not shown
         to pass it). Measured blind on code nobody tuned to (`fresh`, 2026-11-26), such defaults were 46

@@ -11,19 +11,21 @@ from devlint.analysis import portable
 from devlint.analysis.devices import DeviceNameTracker, DeviceVariable, names_a_device
 from devlint.analysis.edits import shown_code
 from devlint.analysis.guards import (
-    CUDA_ONLY_CALLS, cuda_library_names, cuda_only_reason, is_tensorrt_module, module_cuda_only_reason,
+    CUDA_ONLY_CALLS, cuda_library_names, cuda_only_reason, is_main_test, is_tensorrt_module, module_cuda_only_reason,
     top_level_imports,
 )
 from devlint.analysis.names import (
     device_backend, dotted_name, has_cuda_method_signature, identifiers, is_cuda_device_expr, is_cuda_string, keyword,
     named_parameters, positional, string_value,
 )
+from devlint.analysis.screen import parse
 from devlint.analysis.types import Kind
 from devlint.analysis.vocabulary import TENSOR_VIEWS, TO_HOST_METHODS
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
-from devlint.rules.dev003_hardcoded_cuda import RULE
-from devlint.analysis.walk import children
+from devlint.rules.dev003_hardcoded_cuda import RULE, evidence_of
+from devlint.rules.dev003_hardcoded_cuda.evidence import FileEvidence, file_evidence
+from devlint.analysis.walk import children, nodes as _nodes
 
 # Calls whose first argument is a device *type*: "cuda" there needs no CUDA device.
 _DEVICE_TYPE_CALLS = ("get_autocast_dtype", "is_autocast_enabled", "autocast", "amp.autocast",
@@ -62,6 +64,10 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self.pending: list[tuple[cst.CSTNode, str, Optional[Fix], bool]] = []  # node, message, fix, plain torch
+        # ids of pending nodes that only preview reports: in a branch whose test devlint cannot read as a
+        # guard or not (`if _SUPPORTS_FLEX_ATTENTION:`, `if model_parallel:`), or a parameter's default
+        self.preview_only: set[int] = set()
+        self.evident: set[int] = set()
         # `opts = {"device": "cuda"}`: reported only if `opts` is later passed to a call (`**opts`, `run_opts=opts`)
         self.option_dicts: dict[str, list[tuple[cst.BaseExpression, DeviceVariable]]] = {}
         self.passed: set[str] = set()  # names passed as `**name` or as a keyword argument's value
@@ -130,13 +136,13 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         if test is not None:
             message = (f'hard-coded {_BACKEND_LABELS[backend]} device in {where}; skip the test where the machine'
                        f' has no {_BACKEND_LABELS[backend]}')
-            self.pending.append((literal, message, self._skip_fix(test, backend), plain_torch))
+            self._pend((literal, message, self._skip_fix(test, backend), plain_torch))
             return
         if fixable and _is_device_literal(literal):  # a string built at run time (`f"cuda:{i}"`) keeps its index
             # a device-named variable, a default or an option dict keeps a string: code may compare it
             fix = self._literal_fix(literal, self._variable(defines_device, strict, follows_input),
                                     as_string=defines_device or as_option, device_call=device_call)
-        self.pending.append((literal, message, fix, plain_torch))
+        self._pend((literal, message, fix, plain_torch))
 
     def _needs_backend_anyway(self, backend: str) -> bool:
         if backend == "cuda":
@@ -259,19 +265,20 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
                     return  # `.cuda(device)`: a device the caller chose, not one written here
                 source = self._input_device_source(node.func.value)
                 if source is not None:
-                    self.pending.append((node, f"`.cuda()` sends a value computed from `{source}` to the default"
+                    self._pend((node, f"`.cuda()` sends a value computed from `{source}` to the default"
                                          f" GPU, not back to `{source}.device`: wrong on a second GPU and for CPU"
                                          f" inputs on a GPU machine; use `.to({source}.device)`",
-                                         self._move_fix(node, DeviceVariable(f"{source}.device")), False))
+                                         self._move_fix(node, DeviceVariable(f"{source}.device")), False),
+                               evident=True)
                     return
                 if self._needs_cuda_anyway():
                     return
                 test = self._test_function()
                 if test is not None:
-                    self.pending.append((node, "`.cuda()` hard-codes CUDA; skip the test where the machine has no"
+                    self._pend((node, "`.cuda()` hard-codes CUDA; skip the test where the machine has no"
                                          " CUDA", self._skip_fix(test, "cuda"), False))
                     return
-                self.pending.append((node, "`.cuda()` hard-codes CUDA; move to the chosen device with"
+                self._pend((node, "`.cuda()` hard-codes CUDA; move to the chosen device with"
                                      " `.to(device)`", self._cuda_call_fix(node), False))
 
     # -- tests: the fix is a skip marker -----------------------------------------------------
@@ -430,7 +437,23 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         if node.value is not None and name is not None and _names_a_device(name):
             self._flag_literal(node.value, f"the assignment to `{name}`", False, True)
 
+    def _pend(self, report: tuple[cst.CSTNode, str, Optional[Fix], bool], evident: bool = False) -> None:
+        """A report for `finish`. `evident`: it needs no evidence from the rest of the file (`.cuda()` of a value
+        computed from the function's input goes to the default GPU, not to the input's device)."""
+        self.pending.append(report)
+        if evident:
+            self.evident.add(id(report[0]))
+        elif self._in_unread_branch():
+            self.preview_only.add(id(report[0]))
+
+    def _in_unread_branch(self) -> bool:
+        """Inside an `if` or `x if c else y` branch (not `if __name__ == "__main__":`): the test may be
+        what makes CUDA present, through a value devlint does not see."""
+        return any(not is_main_test(test) for test, _ in self.ctx.branches)
+
     def visit_Param(self, node: cst.Param) -> None:
+        if node.default is not None:
+            self.preview_only.update(id(found) for found in _nodes(node.default))
         if node.default is None or not _names_a_device(node.name.value) or not _is_device_literal(node.default):
             return
         if not self.preview:
@@ -519,10 +542,25 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
                     message = (f"hard-coded {label} device in the options `{name}` passed on;"
                                " choose the device from what the machine has")
                     fix = self._literal_fix(literal, variable, as_string=True) if _is_device_literal(literal) else None
-                    self.pending.append((literal, message, fix, False))
+                    self._pend((literal, message, fix, False))
+        if not self.pending:
+            return
+        evidence = self._evidence()
+        shown = evidence.portable if evidence.reports_by_default else None
         for node, message, fix, plain_torch in self.pending:
+            evident = id(node) in self.evident
+            if not self.preview and not evident and (shown is None or id(node) in self.preview_only):
+                continue  # not shown to be meant to run without CUDA, or shown to be CUDA-only: preview's
             if self.ctx.torch.imports_torch or plain_torch:
+                if shown is not None and not evident:
+                    message = f"{message} (this file {shown.says} at line {shown.line})"
                 self.report(node, message, fix)
+
+    def _evidence(self) -> FileEvidence:
+        if self.ctx.syntax is not None:
+            return evidence_of(self.ctx.syntax)
+        tree = parse(self.ctx.module.code)
+        return file_evidence(tree) if tree is not None else FileEvidence(None, None)
 
 
 def _imported_as(module: cst.Module, name: str) -> Optional[str]:

@@ -22,7 +22,15 @@ RULE = Rule(
         A checkpoint remembers the device of every tensor in it. Saved from a GPU, it fails to load on a
         CPU-only machine ("Attempting to deserialize object on a CUDA device but
         torch.cuda.is_available() is False"), and on a multi-GPU machine every process loads it onto
-        `cuda:0`, filling that GPU's memory. `weights_only` is a separate question, about what a checkpoint
+        `cuda:0`, filling that GPU's memory. By default the rule reports a load shown to read device
+        state, and the message says what shows it: the value goes into a module's or optimizer's
+        `load_state_dict` (directly, through a key, `ckpt["model"]`, or through the dict a state is rebuilt
+        into), it is used as a module (`net.eval()`), it is a scripted module (`torch.jit.load`), or the
+        path is a checkpoint the user or a download supplies (`torch.load(args.resume)`,
+        `torch.load(hf_hub_download(...))`, named as a checkpoint). A load that nothing shows the purpose
+        of, and a load in a test (it reads what its own run wrote), are preview shapes. Never reported (in
+        either tier): a path in a temporary folder (`tmp_path`, `tempfile`, `/tmp/`), and the cases
+        below. `weights_only` is a separate question, about what a checkpoint
         may contain rather than where it loads: torch 2.6 and later default it to True, and devlint neither
         reports it nor changes it (a fix adds `map_location=` only); `map_location` is needed either way.
         Not reported where the file cannot hold a tensor of another machine's device: a save and reload
@@ -63,5 +71,9 @@ RULE = Rule(
     """,
     tokens=("torch", words("load")),
     screen=_screen,
-    preview=True,
+    preview_shapes="""
+        a load whose value nothing in the file shows to be device state (a dict of tensors, statistics,
+        NumPy arrays, an embedding table), and a load in a test file; measured blind, such loads were
+        false more often than true (a scheduler's or evaluator's state, files the run itself wrote).
+    """,
 )

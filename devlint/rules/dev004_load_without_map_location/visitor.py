@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import libcst as cst
@@ -26,8 +27,12 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
         self.into_load_state_dict: set[int] = set()
         self.returned: set[int] = set()  # `return torch.load(...)`: the caller decides where the tensors go
         self.assigned: dict[int, str] = {}  # id(value) -> the one name it is assigned to
+        self.keyed_assigned: dict[int, str] = {}  # id(value) -> the name its entry is assigned to
         # loads in the CUDA branch of an `if` whose `else` loads with `map_location` (the CPU twin)
         self.with_cpu_twin: set[int] = set()
+        self.state_by_key: set[int] = set()  # loads whose entry goes into `load_state_dict`
+        # reports decided in `finish`: (the load, its message, its fix, the function it is in, or None)
+        self.pending: list[tuple[cst.Call, str, Optional[Fix], Optional[cst.FunctionDef]]] = []
 
     def visit_If(self, node: cst.If) -> None:
         if not isinstance(node.orelse, cst.Else) or not self.ctx.guarded_branches(node.test)[0]:
@@ -110,6 +115,9 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
         super().visit_Assign(node)
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             self.assigned[id(node.value)] = node.targets[0].target.value
+            inner = _keyed_value(node.value)
+            if inner is not None:  # `state = torch.load(path)["model"]`
+                self.keyed_assigned[id(inner)] = node.targets[0].target.value
 
     def visit_Return(self, node: cst.Return) -> None:
         if node.value is not None:
@@ -129,6 +137,9 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "load_state_dict" and node.args:
             self.into_load_state_dict.add(id(node.args[0].value))
+            inner = _keyed_value(node.args[0].value)
+            if inner is not None:
+                self.state_by_key.add(id(inner))  # `load_state_dict(torch.load(path)["model"])`
         if not self.torch.is_call_to(node, *LOADS):
             return
         given = keyword(node, "map_location")
@@ -140,6 +151,8 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
             return
         if id(node) in self.with_cpu_twin or self._reloads_what_it_saved(node) or self._written_from_host_data(node):
             return
+        if _in_temporary_folder(positional(node)[0].value):
+            return  # `tmp_path / "model.pt"`, `tempfile.mkdtemp()`: written by this run, on this machine
         fix = None
         if not any(arg.star == "*" for arg in node.args):  # `*args` may hold map_location already
             safe = id(node) in self.into_load_state_dict
@@ -160,13 +173,37 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
                     {given.value: value} if given is not None else {node: append_keyword(node, "map_location", value)},
                 )
         name = self.ctx.module.code_for_node(node.func)
-        self.report(
-            node,
-            f"`{name}(...)` without `map_location` fails on a machine without the device the checkpoint"
-            f" was saved from;"
-            f" pass `map_location=` (e.g. `\"cpu\"` or your device)",
-            fix,
-        )
+        self.pending.append((node, f"`{name}(...)` without `map_location` fails on a machine without the device the"
+                             f" checkpoint was saved from;", fix, self.ctx.current_function()))
+
+    def finish(self) -> None:
+        for load, message, fix, function in self.pending:
+            shown = self._device_state(load, function)
+            if (shown is None or _is_test_file(self.ctx.path)) and not self.preview:
+                continue  # nothing shows the file holds device state, or a test reads what its run wrote: preview's
+            if shown is not None:
+                message = f"{message} {shown}:"
+            self.report(load, f"{message} pass `map_location=` (e.g. `\"cpu\"` or your device)", fix)
+
+    def _device_state(self, load: cst.Call, function: Optional[cst.FunctionDef]) -> Optional[str]:
+        """What shows that `load` reads device state (a module's or optimizer's, or a scripted model), said for
+        the message; None where nothing does."""
+        if self.torch.is_call_to(load, "jit.load"):
+            return "it loads a scripted module"
+        if id(load) in self.into_load_state_dict or id(load) in self.state_by_key:
+            return "its value goes into `load_state_dict`"
+        names = {name for name in (self.assigned.get(id(load)), self.keyed_assigned.get(id(load))) if name}
+        supplied = _supplied_checkpoint(positional(load)[0].value, names)
+        if supplied is not None:
+            return supplied
+        if not names:
+            return None
+        scope: cst.CSTNode = function if function is not None else self.ctx.module
+        if _flows_into_load_state_dict(scope, names):
+            return f"`{sorted(names)[0]}` goes into `load_state_dict`"
+        if _used_as_module(scope, names):
+            return f"`{sorted(names)[0]}` is used as a module"
+        return None
 
 
     def _used_on_its_device(self, load: cst.Call) -> bool:
@@ -197,6 +234,97 @@ _ORDERINGS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.GreaterThan, cst.LessTh
 # Calls that compare tensors: they need both on one device
 _COMPARISONS = frozenset({"equal", "allclose", "isclose", "assert_close", "assert_allclose", "assertEqual",
                           "assert_equal", "assert_array_equal", "assertTrue", "eq"})
+
+
+_MODULE_METHODS = frozenset({"eval", "train", "parameters", "named_parameters", "modules", "named_modules", "children"})
+
+
+_TEMPORARY = re.compile(r"^_*(tmp|temp)|tmpdir|tmp_?path|tempfile|mkdtemp", re.IGNORECASE)
+
+
+def _in_temporary_folder(source: cst.BaseExpression) -> bool:
+    """The path is in a temporary folder: a name for one (`tmp_path`, `tmpdir`, `self.temp_dir`, `tempfile`) or
+    a string under `/tmp/`."""
+    return any(_TEMPORARY.search(word) for word in identifiers(source)) or any(
+        (text := string_value(node)) is not None and text.startswith("/tmp/") for node in _nodes(source))
+
+
+# Where a path comes from the user: the command line's or the configuration's options
+_OPTION_HOLDERS = frozenset({"args", "opt", "opts", "options", "FLAGS", "flags", "cfg", "config", "conf", "hparams"})
+_DOWNLOADS = ("hf_hub_download", "download_url_to_file", "cached_download", "urlretrieve", "download", "cached_path")
+_CHECKPOINT_WORDS = re.compile(r"ckpt|checkpoint|weight|model|resume|pretrain|state|snapshot|net", re.IGNORECASE)
+
+
+def _supplied_checkpoint(source: cst.BaseExpression, names: set[str]) -> Optional[str]:
+    """A checkpoint the user or a download supplies (`torch.load(args.resume)`, `torch.load(hf_hub_download(...))`),
+    named as one (the path or the name the value is bound to): trained elsewhere, maybe on a GPU."""
+    words = set(identifiers(source))
+    if not any(_CHECKPOINT_WORDS.search(word) for word in words | names):
+        return None
+    for node in _nodes(source):
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value in _OPTION_HOLDERS:
+            return f"`{code_of(node)}` is a checkpoint the user supplies"
+        if isinstance(node, cst.Call) and (dotted_name(node.func) or "").rsplit(".", 1)[-1] in _DOWNLOADS:
+            return "it loads a downloaded checkpoint"
+    return None
+
+
+def _is_test_file(path: str) -> bool:
+    parts = path.replace("\\", "/").split("/")
+    name = parts[-1]
+    return (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+            or any(part in ("tests", "test") for part in parts[:-1]))
+
+
+def _keyed_value(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """`value` of `value["model"]` / `value.get("model")` (also nested: `value["a"]["b"]`), else None."""
+    found = None
+    while True:
+        if isinstance(expr, cst.Subscript):
+            expr = found = expr.value
+        elif (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "get"
+              and expr.args):
+            expr = found = expr.func.value
+        else:
+            return found
+
+
+def _flows_into_load_state_dict(scope: cst.CSTNode, names: set[str]) -> bool:
+    """A name in `names` reaches a `load_state_dict(...)` argument in `scope`: directly (`m.load_state_dict(ckpt)`,
+    `ckpt["model"]`), or through names built from it (`state = {k[7:]: v for k, v in ckpt.items()}`, a loop that
+    copies its entries into another dict), bounded by the names the scope binds."""
+    targets: list[tuple[set[str], set[str]]] = []  # (names bound, names read in the value)
+    into: set[str] = set()
+    for node in _nodes(scope):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "load_state_dict":
+            into.update(name for arg in node.args for name in identifiers(arg.value))
+        elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and node.value is not None:
+            bound = ({_root_name(t.target) for t in node.targets} if isinstance(node, cst.Assign)
+                     else {_root_name(node.target)})
+            targets.append(({b for b in bound if b}, set(identifiers(node.value))))
+        elif isinstance(node, cst.For):
+            targets.append((set(identifiers(node.target)), set(identifiers(node.iter))))
+    reached = set(into)
+    for _ in range(len(targets) + 1):
+        grown = reached | {read for bound, values in targets if bound & reached for read in values}
+        if grown == reached:
+            break
+        reached = grown
+    return bool(reached & names)
+
+
+def _used_as_module(scope: cst.CSTNode, names: set[str]) -> bool:
+    """`model.eval()`, `model.parameters()`, ... of a loaded name: a pickled module, on the device it was saved from."""
+    return any(isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+               and node.func.attr.value in _MODULE_METHODS and isinstance(node.func.value, cst.Name)
+               and node.func.value.value in names for node in _nodes(scope))
+
+
+def _root_name(target: cst.BaseExpression) -> Optional[str]:
+    """`x` of `x`, `x[k]`, `x.y`."""
+    while isinstance(target, (cst.Subscript, cst.Attribute)):
+        target = target.value
+    return target.value if isinstance(target, cst.Name) else None
 
 
 def _saves_module_state(save: cst.Call) -> bool:

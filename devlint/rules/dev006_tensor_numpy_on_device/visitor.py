@@ -79,7 +79,7 @@ class TensorNumpyOnDevice(RuleVisitor):
                 continue
             for found in self._candidates(call):
                 if scope not in placements:
-                    placements[scope] = Placement(self.ctx, scope, functions, cls).read()
+                    placements[scope] = Placement(self.ctx, scope, functions, cls, self.preview).read()
                 value = found[1]
                 placed = placements[scope].placed(value)
                 if placed is None or placed.unshown or (found[2] != "numpy" and not placed.is_tensor):

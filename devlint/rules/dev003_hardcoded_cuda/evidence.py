@@ -1,0 +1,212 @@
+"""DEV003's evidence, read from the file's `ast`: is this code shown to be meant to run without CUDA, and
+is anything showing it is CUDA-only by design?
+
+A hard-coded `"cuda"` is a bug where the same file otherwise chooses its device (it asks whether CUDA is
+there, falls back to the CPU, offers a CPU option, or follows its inputs' devices): one place forgot. It
+is the design where the file cannot run without CUDA anyway (a Triton or CUDA-extension module, an NCCL
+job, `assert torch.cuda.is_available()`, a `torch.cuda` call outside any test). By default DEV003 reports
+only the first case with nothing of the second; where the evidence is split or absent it is silent (the
+preview tier still reports). Both answers come with the line they were read from, for the message.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Iterator, Optional
+
+from devlint.analysis.vocabulary import CUDA_ONLY_CALLS, names_a_device
+
+# What checks that a backend is there (the end of the call's dotted name)
+_AVAILABILITY = ("cuda.is_available", "mps.is_available", "xpu.is_available", "accelerator.is_available",
+                 "accelerator.current_accelerator", "backends.mps.is_built")
+# Command-line options that ask for the CPU
+_CPU_OPTIONS = frozenset({"--cpu", "--no_cuda", "--no-cuda", "--use_cpu", "--use-cpu", "--no_gpu", "--no-gpu",
+                          "--disable_cuda", "--disable-cuda", "--force_cpu", "--force-cpu"})
+_CPU_OPTION_ATTRIBUTES = frozenset(option.lstrip("-").replace("-", "_") for option in _CPU_OPTIONS) - {"cpu"}
+# Libraries and modules that only run on CUDA: a file that imports one is CUDA-only by design
+_CUDA_ONLY_MODULES = ("triton", "cupy", "pycuda", "tensorrt", "torch_tensorrt", "apex", "flash_attn",
+                      "torch.utils.cpp_extension", "numba.cuda", "bitsandbytes")
+# Holders of options and configuration: `args.device` is whatever the user passed, not an input's device
+_OPTION_HOLDERS = frozenset({"self", "cls", "args", "opt", "opts", "options", "config", "cfg", "conf", "hparams",
+                             "params", "hp", "FLAGS", "flags", "settings"})
+
+
+@dataclass(frozen=True)
+class Evidence:
+    line: int
+    says: str  # what the file does there, as the message words it: "falls back to the CPU"
+
+
+@dataclass(frozen=True)
+class FileEvidence:
+    portable: Optional[Evidence]  # the first sign the file is meant to run without CUDA
+    cuda_only: Optional[Evidence]  # the first sign it cannot run without CUDA by design
+
+    @property
+    def reports_by_default(self) -> bool:
+        return self.portable is not None and self.cuda_only is None
+
+
+def file_evidence(tree: ast.Module) -> FileEvidence:
+    portable: list[Evidence] = []
+    cuda_only: list[Evidence] = []
+    features: set[int] = set()  # `torch.cuda.is_available() and flash_attention`: a feature asked for, not a device
+    for node, tested, asserted in _nodes(tree):
+        kind = type(node)
+        if kind is ast.BoolOp and isinstance(node.op, ast.And):  # type: ignore[attr-defined]
+            features.update(id(value) for value in node.values)  # type: ignore[attr-defined]
+        elif kind is ast.Call:
+            name = _dotted(node.func) or ""
+            if name.endswith(_AVAILABILITY) or name.startswith("torch.accelerator."):
+                if id(node) in features:
+                    pass
+                elif asserted:
+                    cuda_only.append(Evidence(node.lineno, f"asserts `{name}()`"))
+                else:
+                    portable.append(Evidence(node.lineno, f"checks `{name}()`"))
+            elif _cuda_only_call(name) and not tested:
+                cuda_only.append(Evidence(node.lineno, f"calls `{name}()` unconditionally"))
+            elif name.endswith("add_argument"):
+                option = _cpu_option(node)
+                if option is not None:
+                    portable.append(Evidence(node.lineno, f"offers a CPU option (`{option}`)"))
+            elif name.endswith("init_process_group") and _backend_is_nccl(node):
+                cuda_only.append(Evidence(node.lineno, "starts an NCCL process group"))
+            elif name.endswith(("load_inline", "CUDAExtension")):
+                cuda_only.append(Evidence(node.lineno, f"builds a CUDA extension (`{name}`)"))
+            follows = _follows_an_input(node)
+            if follows is not None:
+                portable.append(Evidence(node.lineno, f"follows its inputs' device (`{follows}`)"))
+        elif kind is ast.IfExp and (_is_cpu(node.body) or _is_cpu(node.orelse)):
+            portable.append(Evidence(node.lineno, "falls back to the CPU"))
+        elif kind in (ast.Assign, ast.AnnAssign):
+            targets = node.targets if kind is ast.Assign else [node.target]  # type: ignore[attr-defined]
+            if node.value is not None and _is_cpu(node.value) and any(  # type: ignore[attr-defined]
+                    names_a_device(_dotted(target) or "") for target in targets):
+                portable.append(Evidence(node.lineno, "sets its device to the CPU"))
+        elif kind is ast.arguments:
+            for arg, default in _defaults(node):  # type: ignore[arg-type]
+                if names_a_device(arg.arg) and _is_cpu(default):
+                    portable.append(Evidence(default.lineno, f"defaults `{arg.arg}` to the CPU"))
+        elif kind is ast.Attribute and node.attr in _CPU_OPTION_ATTRIBUTES:  # type: ignore[attr-defined]
+            portable.append(Evidence(node.lineno, f"reads a CPU option (`{node.attr}`)"))  # type: ignore[attr-defined]
+        elif kind in (ast.Import, ast.ImportFrom):
+            module = _imported_cuda_only(node)  # type: ignore[arg-type]
+            if module is not None:
+                cuda_only.append(Evidence(node.lineno, f"imports `{module}`"))
+    return FileEvidence(min(portable, key=_line, default=None), min(cuda_only, key=_line, default=None))
+
+
+def _line(evidence: Evidence) -> int:
+    return evidence.line
+
+
+def _nodes(tree: ast.AST) -> Iterator[tuple[ast.AST, bool, bool]]:
+    """Every node, whether it is inside a test (an `if`, `while`, `x if c else y`, `try` or a boolean
+    operation: it may not run) and whether inside an `assert` or the body of an `if not ...:` that raises
+    or exits (what it checks is required)."""
+    stack: list[tuple[ast.AST, bool, bool]] = [(tree, False, False)]
+    while stack:
+        node, tested, asserted = stack.pop()
+        yield node, tested, asserted
+        if isinstance(node, ast.Assert):
+            stack.extend((child, tested, True) for child in ast.iter_child_nodes(node))
+            continue
+        if isinstance(node, ast.If):
+            required = _refuses_otherwise(node)
+            stack.append((node.test, True, asserted or required))
+            stack.extend((child, True, asserted) for child in (*node.body, *node.orelse))
+            continue
+        inner = tested or isinstance(node, (ast.While, ast.IfExp, ast.Try, ast.BoolOp, ast.ExceptHandler))
+        stack.extend((child, inner, asserted) for child in ast.iter_child_nodes(node))
+
+
+def _refuses_otherwise(node: ast.If) -> bool:
+    """`if not torch.cuda.is_available(): raise ...` (or `sys.exit(...)`): the file requires CUDA."""
+    negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
+    last = node.body[-1] if node.body else None
+    exits = isinstance(last, ast.Raise) or (
+        isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)
+        and _dotted(last.value.func) in ("sys.exit", "exit", "quit", "os._exit"))
+    return negated and exits and not node.orelse
+
+
+def _cuda_only_call(name: str) -> bool:
+    return name.startswith("torch.cuda.") and name[len("torch.cuda."):] in CUDA_ONLY_CALLS
+
+
+def _cpu_option(call: ast.Call) -> Optional[str]:
+    """`--cpu` / `--no_cuda`, or a device option whose default or choices hold the CPU."""
+    flags = [arg.value for arg in call.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
+    for flag in flags:
+        if flag in _CPU_OPTIONS:
+            return flag
+    if any(names_a_device(flag.lstrip("-").replace("-", "_")) for flag in flags):
+        for keyword in call.keywords:
+            if keyword.arg == "default" and _is_cpu(keyword.value):
+                return f"{flags[0]} cpu"
+            if keyword.arg == "choices" and isinstance(keyword.value, (ast.List, ast.Tuple, ast.Set)) and any(
+                    _is_cpu(element) for element in keyword.value.elts):
+                return f"{flags[0]} cpu"
+    return None
+
+
+def _backend_is_nccl(call: ast.Call) -> bool:
+    values = [*call.args[:1], *(k.value for k in call.keywords if k.arg == "backend")]
+    return any(isinstance(value, ast.Constant) and value.value == "nccl" for value in values)
+
+
+def _follows_an_input(call: ast.Call) -> Optional[str]:
+    """`device=x.device`, `.to(x.device)`, `torch.zeros(..., device=w.device)`: the value goes where an input is."""
+    values = [k.value for k in call.keywords if k.arg == "device"]
+    if isinstance(call.func, ast.Attribute) and call.func.attr == "to" and call.args:
+        values.append(call.args[0])
+    for value in values:
+        if isinstance(value, ast.Attribute) and value.attr == "device":
+            owner = value.value
+            root = owner
+            while isinstance(root, (ast.Attribute, ast.Subscript)):
+                root = root.value
+            if isinstance(owner, ast.Name) and owner.id in _OPTION_HOLDERS:
+                continue  # `self.device`, `args.device`: set elsewhere, maybe to "cuda"
+            if isinstance(root, ast.Name):
+                return _dotted(value) or "x.device"
+    return None
+
+
+def _is_cpu(expr: Optional[ast.AST]) -> bool:
+    """`"cpu"` or `torch.device("cpu")`."""
+    if isinstance(expr, ast.Constant):
+        return expr.value == "cpu"
+    if isinstance(expr, ast.Call) and (_dotted(expr.func) or "").endswith("device") and expr.args:
+        return _is_cpu(expr.args[0])
+    return False
+
+
+def _defaults(arguments: ast.arguments) -> Iterator[tuple[ast.arg, ast.expr]]:
+    positional = [*arguments.posonlyargs, *arguments.args]
+    yield from zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults)
+    yield from ((arg, default) for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults)
+                if default is not None)
+
+
+def _imported_cuda_only(node: ast.Import | ast.ImportFrom) -> Optional[str]:
+    names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+    if isinstance(node, ast.ImportFrom) and node.module == "torch.utils":
+        names += [f"torch.utils.{alias.name}" for alias in node.names]
+    for name in names:
+        if any(name == module or name.startswith(module + ".") for module in _CUDA_ONLY_MODULES):
+            return name
+    return None
+
+
+def _dotted(expr: ast.AST) -> Optional[str]:
+    parts: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if isinstance(expr, ast.Name):
+        parts.append(expr.id)
+        return ".".join(reversed(parts))
+    return None

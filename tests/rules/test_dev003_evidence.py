@@ -1,0 +1,145 @@
+"""DEV003 by default: a hard-coded CUDA device where the file shows it is meant to run without CUDA, and
+nothing shows it is CUDA-only by design.
+
+Each evidence shape has its look-alike. The hard-coded device is the same in every case (`model.cuda()` in a
+function, or `"cuda"` given to `.to(...)`); what changes is the rest of the file. With preview on, every case
+is reported (tests/rules/test_dev003.py holds the shapes themselves).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import lint, lint_messages, run_devlint
+
+MOVE = """
+def place(model):
+    return model.cuda()
+"""
+
+
+def default(snippet: str, path: str = "example.py") -> list[tuple[int, int, str]]:
+    return [r for r in lint(snippet, path) if r[2] == "DEV003"]
+
+
+def preview(snippet: str, path: str = "example.py") -> list[tuple[int, int, str]]:
+    return [r for r in lint(snippet, path, preview=True) if r[2] == "DEV003"]
+
+
+def with_move(head: str) -> str:
+    return "import torch\n" + head.strip("\n") + "\n" + MOVE
+
+
+PORTABLE = [
+    pytest.param('device = "cuda" if torch.cuda.is_available() else "cpu"', id="a_cpu_fallback"),
+    pytest.param('use_gpu = torch.cuda.is_available()', id="an_availability_check_kept_as_a_flag"),
+    pytest.param('DEVICE = torch.device("cpu")', id="a_device_set_to_the_cpu"),
+    pytest.param('def run(x, device="cpu"):\n    return x.to(device)', id="a_device_parameter_defaulting_to_the_cpu"),
+    pytest.param('import argparse\np = argparse.ArgumentParser()\np.add_argument("--no_cuda", action="store_true")',
+                 id="a_no_cuda_option"),
+    pytest.param('import argparse\np = argparse.ArgumentParser()\np.add_argument("--device", default="cpu")',
+                 id="a_device_option_defaulting_to_the_cpu"),
+    pytest.param('import argparse\np = argparse.ArgumentParser()\np.add_argument("--device", choices=["cpu", "cuda"])',
+                 id="a_device_option_with_a_cpu_choice"),
+    pytest.param('def pad(x):\n    return torch.zeros(3, device=x.device)', id="a_tensor_following_its_input"),
+    pytest.param('if torch.backends.mps.is_available():\n    dev = "mps"', id="an_mps_branch"),
+    pytest.param('dev = torch.accelerator.current_accelerator()', id="torch_accelerator"),
+]
+
+NOT_PORTABLE = [
+    pytest.param('', id="nothing_else"),
+    pytest.param('flash = torch.cuda.is_available() and HAS_FLASH', id="availability_asked_for_a_feature"),
+    pytest.param('x = y.to("cpu")', id="a_move_to_the_host_is_no_device_choice"),
+    pytest.param('import argparse\np = argparse.ArgumentParser()\np.add_argument("--device", default="cuda")',
+                 id="a_device_option_without_a_cpu_choice"),
+    pytest.param('def pad(self):\n    return torch.zeros(3, device=self.device)', id="an_attribute_set_elsewhere"),
+    pytest.param('def pad(args):\n    return torch.zeros(3, device=args.device)', id="an_option_not_an_input"),
+]
+
+CUDA_ONLY = [
+    pytest.param('import triton', id="a_triton_module"),
+    pytest.param('from torch.utils.cpp_extension import load_inline', id="a_cuda_extension"),
+    pytest.param('import torch.distributed as dist\ndist.init_process_group("nccl")', id="an_nccl_job"),
+    pytest.param('assert torch.cuda.is_available()', id="an_asserted_cuda"),
+    pytest.param('if not torch.cuda.is_available():\n    raise SystemExit("needs a GPU")', id="a_refusal_without_cuda"),
+    pytest.param('torch.cuda.set_device(0)', id="a_cuda_call_outside_any_test"),
+]
+
+
+@pytest.mark.parametrize("head", PORTABLE)
+def test_reported_where_the_file_chooses_its_device_elsewhere(head: str) -> None:
+    code = with_move(head)
+    line = code.count("\n") - 0  # the `return model.cuda()` line (the snippet ends with a newline)
+    assert default(code) == [(line, 12, "DEV003")]
+
+
+@pytest.mark.parametrize("head", NOT_PORTABLE)
+def test_silent_by_default_where_nothing_shows_the_file_runs_without_cuda(head: str) -> None:
+    code = with_move(head)
+    assert default(code) == []
+    assert len(preview(code)) == 1
+
+
+@pytest.mark.parametrize("head", CUDA_ONLY)
+def test_silent_by_default_where_the_file_is_cuda_only_by_design(head: str) -> None:
+    code = with_move('device = "cuda" if torch.cuda.is_available() else "cpu"\n' + head)
+    assert default(code) == []
+
+
+def test_a_cuda_call_under_an_availability_test_is_not_cuda_only() -> None:
+    code = with_move('if torch.cuda.is_available():\n    torch.cuda.set_device(0)')
+    assert len(default(code)) == 1
+
+
+def test_the_message_names_the_evidence_and_its_line() -> None:
+    code = 'import torch\n\n\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n' + MOVE
+    assert lint_messages(code, "DEV003") == [
+        "`.cuda()` hard-codes CUDA; move to the chosen device with `.to(device)` (this file falls back to the CPU"
+        " at line 4)"]
+
+
+BRANCHES = [
+    pytest.param("if model_parallel:\n        return model.cuda()\n    return model", id="a_flag_devlint_cannot_read"),
+    pytest.param("if SUPPORTS_FLEX:\n        return model.cuda()\n    return model", id="an_imported_capability"),
+    pytest.param("return model.cuda() if self_check else model", id="a_conditional_expression"),
+]
+
+
+@pytest.mark.parametrize("body", BRANCHES)
+def test_a_branch_whose_test_may_be_the_guard_is_preview(body: str) -> None:
+    code = ('import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n'
+            f"def place(model):\n    {body}\n")
+    assert default(code) == []
+    assert len(preview(code)) == 1
+
+
+def test_the_main_block_is_no_branch() -> None:
+    code = ('import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n'
+            'if __name__ == "__main__":\n    net = Net().cuda()\n')
+    assert default(code) == [(4, 11, "DEV003")]
+
+
+def test_a_device_default_stays_preview_even_with_evidence() -> None:
+    code = ('import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n'
+            'def run(x, dev=torch.device("cuda")):\n    return x.to(dev)\n')
+    assert default(code) == []
+    assert preview(code) == [(3, 29, "DEV003")]
+
+
+def test_cuda_of_a_value_from_the_input_needs_no_evidence() -> None:
+    """`.cuda()` of what a function computed from its tensor input goes to the default GPU, not back to the input's
+    device: wrong with or without the rest of the file."""
+    code = "import torch\ndef offsets(lengths: torch.Tensor):\n    return lengths.cpu().cumsum(0).cuda()\n"
+    assert default(code) == [(3, 12, "DEV003")]
+
+
+def test_the_cli_and_flake8_report_it_with_no_option(tmp_path) -> None:
+    path = tmp_path / "train.py"
+    path.write_text(with_move('device = "cuda" if torch.cuda.is_available() else "cpu"'))
+    cli = run_devlint(str(path), "--no-cache")
+    assert cli.returncode == 1 and "DEV003" in cli.stdout
+    import subprocess
+    import sys
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--select", "DEV", str(path)],
+                            capture_output=True, text=True)
+    assert "DEV003" in flake8.stdout, flake8.stdout + flake8.stderr

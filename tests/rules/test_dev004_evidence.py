@@ -1,0 +1,156 @@
+"""DEV004 by default: a `torch.load` without `map_location` shown to read device state.
+
+Shown: the value goes into a module's or optimizer's `load_state_dict` (directly, through a key, or through the
+names a state dict is rebuilt into), it is used as a module, it is a scripted module (`torch.jit.load`), or the
+path is a checkpoint the user or a download supplies. Silent by default: a load nothing shows the purpose of, a
+test's load (it reads what its run wrote), a path in a temporary folder. Each shape beside its look-alike; with
+preview on, every load the rule knows is reported (tests/rules/test_dev004.py).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import lint, lint_messages, run_devlint
+from rules.cases import cases_for
+
+case = cases_for("DEV004")
+
+
+def default(snippet: str, path: str = "example.py") -> list[tuple[int, int, str]]:
+    return [r for r in lint(snippet, path) if r[2] == "DEV004"]
+
+
+def preview(snippet: str, path: str = "example.py") -> list[tuple[int, int, str]]:
+    return [r for r in lint(snippet, path, preview=True) if r[2] == "DEV004"]
+
+
+SHOWN = [
+    case("straight_into_load_state_dict", """
+        import torch
+        def restore(model, path):
+            model.load_state_dict(torch.load(path))
+    """, [(3, 27)]),
+    case("an_entry_into_load_state_dict", """
+        import torch
+        def restore(model, path):
+            model.load_state_dict(torch.load(path)["model"])
+    """, [(3, 27)]),
+    case("a_name_whose_entry_goes_into_load_state_dict", """
+        import torch
+        def restore(model, optimizer, path):
+            ckpt = torch.load(path)
+            model.load_state_dict(ckpt["model"])
+            optimizer.load_state_dict(ckpt["optimizer"])
+    """, [(3, 12)]),
+    case("a_state_dict_rebuilt_with_other_keys", """
+        import torch
+        def restore(model, path):
+            ckpt = torch.load(path)
+            state = {k[7:]: v for k, v in ckpt["state_dict"].items()}
+            model.load_state_dict(state)
+    """, [(3, 12)]),
+    case("a_loop_that_copies_the_entries", """
+        import torch
+        def restore(model, path):
+            ckpt = torch.load(path)
+            state = {}
+            for k, v in ckpt.items():
+                state[k.replace("module.", "")] = v
+            model.load_state_dict(state)
+    """, [(3, 12)]),
+    case("a_pickled_module", """
+        import torch
+        def restore(path):
+            net = torch.load(path)
+            net.eval()
+            return net
+    """, [(3, 11)]),
+    case("a_scripted_module", """
+        import torch
+        net = torch.jit.load("model.pt")
+    """, [(2, 7)]),
+    case("a_checkpoint_the_user_gives", """
+        import torch
+        def convert(args):
+            checkpoint = torch.load(args.src)
+            torch.save({"state_dict": checkpoint["state_dict"]}, args.dst)
+    """, [(3, 18)]),
+    case("a_downloaded_checkpoint", """
+        import torch
+        from huggingface_hub import hf_hub_download
+        weights = torch.load(hf_hub_download("org/repo", "model.bin"))
+    """, [(3, 11)]),
+]
+
+NOT_SHOWN = [
+    case("nothing_shows_what_the_file_holds", """
+        import torch
+        def read(path):
+            x = torch.load(path)
+            return x + 1
+    """, []),
+    case("a_name_that_goes_elsewhere", """
+        import torch
+        def read(model, path):
+            stats = torch.load(path)
+            model.load_state_dict(other)
+            print(stats)
+    """, []),
+    case("a_user_path_that_is_no_checkpoint", """
+        import torch
+        def read(args):
+            features = torch.load(args.features_path)
+            return features
+    """, []),
+    case("a_temporary_folder", """
+        import torch
+        def restore(model, tmp_path):
+            model.load_state_dict(torch.load(tmp_path / "model.pt"))
+    """, []),
+]
+
+
+@pytest.mark.parametrize("code, expected", SHOWN + NOT_SHOWN)
+def test_dev004_by_default(code: str, expected: list[tuple[int, int, str]]) -> None:
+    assert default(code) == expected
+
+
+@pytest.mark.parametrize("code, expected", NOT_SHOWN[:3])
+def test_preview_reports_what_the_default_leaves(code: str, expected: list[tuple[int, int, str]]) -> None:
+    assert len(preview(code)) == 1
+
+
+def test_a_test_reads_what_its_run_wrote() -> None:
+    code = "import torch\ndef test_resume(model, path):\n    model.load_state_dict(torch.load(path))\n"
+    assert default(code, "tests/test_resume.py") == []
+    assert default(code, "src/resume.py") == [(3, 27, "DEV004")]
+
+
+def test_the_message_says_what_shows_device_state() -> None:
+    code = "import torch\ndef f(model, path):\n    ckpt = torch.load(path)\n    model.load_state_dict(ckpt['model'])\n"
+    assert lint_messages(code, "DEV004") == [
+        "`torch.load(...)` without `map_location` fails on a machine without the device the checkpoint was saved"
+        " from; `ckpt` goes into `load_state_dict`: pass `map_location=` (e.g. `\"cpu\"` or your device)"]
+
+
+def test_a_file_the_project_writes_from_host_data_stays_silent(tmp_path) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "save.py").write_text("import torch\ndef save(model):\n"
+                                      "    torch.save({k: v.cpu() for k, v in model.state_dict().items()}, 'net.pt')\n")
+    load = "import torch\ndef restore(model):\n    model.load_state_dict(torch.load('net.pt'))\n"
+    assert default(load, str(tmp_path / "restore.py")) == []
+    assert default(load.replace("net.pt", "other.pt"), str(tmp_path / "restore.py")) == [(3, 27, "DEV004")]
+
+
+def test_the_cli_and_flake8_report_it_with_no_option(tmp_path) -> None:
+    path = tmp_path / "restore.py"
+    path.write_text("import torch\ndef restore(model, path):\n    model.load_state_dict(torch.load(path))\n")
+    cli = run_devlint(str(path), "--no-cache")
+    assert cli.returncode == 1 and "DEV004" in cli.stdout
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--select", "DEV", str(path)],
+                            capture_output=True, text=True)
+    assert "DEV004" in flake8.stdout, flake8.stdout + flake8.stderr
