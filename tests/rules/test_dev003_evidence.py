@@ -54,6 +54,9 @@ NOT_PORTABLE = [
                  id="a_device_option_without_a_cpu_choice"),
     pytest.param('def pad(self):\n    return torch.zeros(3, device=self.device)', id="an_attribute_set_elsewhere"),
     pytest.param('def pad(args):\n    return torch.zeros(3, device=args.device)', id="an_option_not_an_input"),
+    pytest.param('def pad():\n    return torch.zeros(3, device=model.device)', id="a_device_of_what_is_no_input"),
+    pytest.param('torch.cuda.is_available()', id="a_check_only_shown_as_a_notebook_cell_shows_it"),
+    pytest.param('print(f"GPU: {torch.cuda.is_available()}")', id="a_check_only_printed"),
 ]
 
 CUDA_ONLY = [
@@ -63,6 +66,7 @@ CUDA_ONLY = [
     pytest.param('assert torch.cuda.is_available()', id="an_asserted_cuda"),
     pytest.param('if not torch.cuda.is_available():\n    raise SystemExit("needs a GPU")', id="a_refusal_without_cuda"),
     pytest.param('torch.cuda.set_device(0)', id="a_cuda_call_outside_any_test"),
+    pytest.param("torch.set_default_tensor_type('torch.cuda.FloatTensor')", id="cuda_made_the_default"),
 ]
 
 
@@ -102,6 +106,7 @@ BRANCHES = [
     pytest.param("if model_parallel:\n        return model.cuda()\n    return model", id="a_flag_devlint_cannot_read"),
     pytest.param("if SUPPORTS_FLEX:\n        return model.cuda()\n    return model", id="an_imported_capability"),
     pytest.param("return model.cuda() if self_check else model", id="a_conditional_expression"),
+    pytest.param("if not distributed():\n        return model\n    return model.cuda()", id="after_an_early_exit"),
 ]
 
 

@@ -106,6 +106,30 @@ NOT_SHOWN = [
             features = torch.load(args.features_path)
             return features
     """, []),
+    case("a_schedulers_state", """
+        import torch
+        def restore(scheduler, path):
+            scheduler.load_state_dict(torch.load(path))
+    """, []),
+    case("a_file_bound_to_cuda", """
+        import torch
+        device = "cuda"
+        def restore(model, path):
+            model.load_state_dict(torch.load(path))
+            model.to(device)
+    """, []),
+    case("a_cuda_only_file", """
+        import torch
+        import triton
+        def restore(model, path):
+            model.load_state_dict(torch.load(path))
+    """, []),
+    case("a_file_that_also_runs_without_cuda", """
+        import torch
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        def restore(model, path):
+            model.load_state_dict(torch.load(path))
+    """, [(4, 27)]),
     case("a_temporary_folder", """
         import torch
         def restore(model, tmp_path):

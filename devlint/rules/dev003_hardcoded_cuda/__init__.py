@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from devlint.analysis.prefilter import ACCELERATOR_STRING
 from devlint.analysis.screen import SyntaxFacts
-from devlint.rules.dev003_hardcoded_cuda.evidence import FileEvidence, file_evidence
+from devlint.analysis.cuda_evidence import evidence_of
 from devlint.rules.rule import FixSafety, Rule
 
 
@@ -15,14 +15,6 @@ def _screen(facts: SyntaxFacts) -> bool:
         return False
     # (a `.cuda()` of a value computed from an input needs no evidence: the visitor decides)
     return facts.preview_for("DEV003") or "cuda" in facts.methods_called or evidence_of(facts).reports_by_default
-
-
-def evidence_of(facts: SyntaxFacts) -> FileEvidence:
-    """The file's evidence (devlint/rules/dev003_hardcoded_cuda/evidence.py), read once for the screen and the visitor."""
-    found = facts.memo.get(file_evidence)
-    if found is None:
-        found = facts.memo[file_evidence] = file_evidence(facts.tree)
-    return found  # type: ignore[return-value]
 
 
 RULE = Rule(

@@ -18,13 +18,12 @@ from devlint.analysis.names import (
     device_backend, dotted_name, has_cuda_method_signature, identifiers, is_cuda_device_expr, is_cuda_string, keyword,
     named_parameters, positional, string_value,
 )
-from devlint.analysis.screen import parse
 from devlint.analysis.types import Kind
 from devlint.analysis.vocabulary import TENSOR_VIEWS, TO_HOST_METHODS
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
-from devlint.rules.dev003_hardcoded_cuda import RULE, evidence_of
-from devlint.rules.dev003_hardcoded_cuda.evidence import FileEvidence, file_evidence
+from devlint.rules.dev003_hardcoded_cuda import RULE
+from devlint.analysis.cuda_evidence import FileEvidence, evidence_in
 from devlint.analysis.walk import children, nodes as _nodes
 
 # Calls whose first argument is a device *type*: "cuda" there needs no CUDA device.
@@ -447,9 +446,11 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
             self.preview_only.add(id(report[0]))
 
     def _in_unread_branch(self) -> bool:
-        """Inside an `if` or `x if c else y` branch (not `if __name__ == "__main__":`): the test may be
-        what makes CUDA present, through a value devlint does not see."""
-        return any(not is_main_test(test) for test, _ in self.ctx.branches)
+        """Inside an `if` or `x if c else y` branch (not `if __name__ == "__main__":`), or after an early exit: the
+        test may be what makes CUDA present, through a value devlint does not see."""
+        # (after an early exit on such a test too: `if not dist_initialized(): return`)
+        return any(not is_main_test(test) for test, _ in self.ctx.branches) or any(
+            frame.exits for frame in self.ctx.frames)
 
     def visit_Param(self, node: cst.Param) -> None:
         if node.default is not None:
@@ -557,10 +558,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
                 self.report(node, message, fix)
 
     def _evidence(self) -> FileEvidence:
-        if self.ctx.syntax is not None:
-            return evidence_of(self.ctx.syntax)
-        tree = parse(self.ctx.module.code)
-        return file_evidence(tree) if tree is not None else FileEvidence(None, None)
+        return evidence_in(self.ctx.syntax, self.ctx.module.code)
 
 
 def _imported_as(module: cst.Module, name: str) -> Optional[str]:

@@ -8,6 +8,7 @@ from typing import Optional
 import libcst as cst
 
 from devlint.analysis.classes import makes_host_data
+from devlint.analysis.cuda_evidence import evidence_in
 from devlint.analysis.devices import DeviceNameTracker, DeviceVariable
 from devlint.analysis.edits import append_keyword, code_of
 from devlint.analysis.names import dotted_name, has_star_kwargs, identifiers, keyword, positional, string_value
@@ -135,7 +136,7 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
         return returned > 0 and total == returned + 1
 
     def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "load_state_dict" and node.args:
+        if _loads_module_state(node):
             self.into_load_state_dict.add(id(node.args[0].value))
             inner = _keyed_value(node.args[0].value)
             if inner is not None:
@@ -177,9 +178,14 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
                              f" checkpoint was saved from;", fix, self.ctx.current_function()))
 
     def finish(self) -> None:
+        if not self.pending:
+            return
+        # a file bound to CUDA (CUDA-only by design, or CUDA written in and no sign of running without it) loads
+        # its checkpoints where they were saved: preview's
+        bound = evidence_in(self.ctx.syntax, self.ctx.module.code).bound_to_cuda
         for load, message, fix, function in self.pending:
             shown = self._device_state(load, function)
-            if (shown is None or _is_test_file(self.ctx.path)) and not self.preview:
+            if (shown is None or bound or _is_test_file(self.ctx.path)) and not self.preview:
                 continue  # nothing shows the file holds device state, or a test reads what its run wrote: preview's
             if shown is not None:
                 message = f"{message} {shown}:"
@@ -289,6 +295,20 @@ def _keyed_value(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
             return found
 
 
+# Objects with a `load_state_dict` whose state holds no tensor of a device: numbers and lists
+_HOST_STATE_OWNERS = re.compile(r"sched|sampler|scaler|loader|dataset|tokenizer|stopper|counter", re.IGNORECASE)
+
+
+def _loads_module_state(node: cst.CSTNode) -> bool:
+    """`model.load_state_dict(...)` with arguments, of anything but an object whose state is host numbers (an LR
+    scheduler, a sampler, a GradScaler, a data loader)."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "load_state_dict" and node.args):
+        return False
+    owner = dotted_name(node.func.value) or ""
+    return not _HOST_STATE_OWNERS.search(owner.rsplit(".", 1)[-1])
+
+
 def _flows_into_load_state_dict(scope: cst.CSTNode, names: set[str]) -> bool:
     """A name in `names` reaches a `load_state_dict(...)` argument in `scope`: directly (`m.load_state_dict(ckpt)`,
     `ckpt["model"]`), or through names built from it (`state = {k[7:]: v for k, v in ckpt.items()}`, a loop that
@@ -296,7 +316,7 @@ def _flows_into_load_state_dict(scope: cst.CSTNode, names: set[str]) -> bool:
     targets: list[tuple[set[str], set[str]]] = []  # (names bound, names read in the value)
     into: set[str] = set()
     for node in _nodes(scope):
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "load_state_dict":
+        if _loads_module_state(node):
             into.update(name for arg in node.args for name in identifiers(arg.value))
         elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and node.value is not None:
             bound = ({_root_name(t.target) for t in node.targets} if isinstance(node, cst.Assign)

@@ -1,21 +1,26 @@
-"""DEV003's evidence, read from the file's `ast`: is this code shown to be meant to run without CUDA, and
-is anything showing it is CUDA-only by design?
+"""Evidence of where a file is meant to run, read from its `ast`: is this code shown to be meant to run
+without CUDA, and is anything showing it is CUDA-only by design? DEV003 and DEV004 ask it.
 
 A hard-coded `"cuda"` is a bug where the same file otherwise chooses its device (it asks whether CUDA is
 there, falls back to the CPU, offers a CPU option, or follows its inputs' devices): one place forgot. It
 is the design where the file cannot run without CUDA anyway (a Triton or CUDA-extension module, an NCCL
 job, `assert torch.cuda.is_available()`, a `torch.cuda` call outside any test). By default DEV003 reports
 only the first case with nothing of the second; where the evidence is split or absent it is silent (the
-preview tier still reports). Both answers come with the line they were read from, for the message.
+preview tier still reports). DEV004 leaves alone by default a load in a file bound to CUDA (CUDA-only by design,
+or hard-coding CUDA with no sign of running without it): there the checkpoint loads where it was saved. Both
+answers come with the line they were read from, for the message.
 """
 
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional
 
 from devlint.analysis.vocabulary import CUDA_ONLY_CALLS, names_a_device
+
+if TYPE_CHECKING:  # pragma: no cover
+    from devlint.analysis.screen import SyntaxFacts
 
 # What checks that a backend is there (the end of the call's dotted name)
 _AVAILABILITY = ("cuda.is_available", "mps.is_available", "xpu.is_available", "accelerator.is_available",
@@ -27,6 +32,8 @@ _CPU_OPTION_ATTRIBUTES = frozenset(option.lstrip("-").replace("-", "_") for opti
 # Libraries and modules that only run on CUDA: a file that imports one is CUDA-only by design
 _CUDA_ONLY_MODULES = ("triton", "cupy", "pycuda", "tensorrt", "torch_tensorrt", "apex", "flash_attn",
                       "torch.utils.cpp_extension", "numba.cuda", "bitsandbytes")
+# Calls that only show a value: a check given to them chooses nothing
+_DISPLAYS = frozenset({"print", "display", "info", "debug", "warning", "warn", "log", "write", "echo"})
 # Holders of options and configuration: `args.device` is whatever the user passed, not an input's device
 _OPTION_HOLDERS = frozenset({"self", "cls", "args", "opt", "opts", "options", "config", "cfg", "conf", "hparams",
                              "params", "hp", "FLAGS", "flags", "settings"})
@@ -42,24 +49,61 @@ class Evidence:
 class FileEvidence:
     portable: Optional[Evidence]  # the first sign the file is meant to run without CUDA
     cuda_only: Optional[Evidence]  # the first sign it cannot run without CUDA by design
+    hard_codes_cuda: bool = False  # a `"cuda"` / `"cuda:N"` string or a `.cuda()` call anywhere
 
     @property
     def reports_by_default(self) -> bool:
         return self.portable is not None and self.cuda_only is None
 
+    @property
+    def bound_to_cuda(self) -> bool:
+        """CUDA-only by design, or CUDA written in with no sign of running without it."""
+        return self.cuda_only is not None or (self.hard_codes_cuda and self.portable is None)
+
+
+def evidence_of(facts: "SyntaxFacts") -> FileEvidence:
+    """The file's evidence, read once for every screen and visitor that asks (kept on the screen's facts)."""
+    found = facts.memo.get(file_evidence)
+    if found is None:
+        found = facts.memo[file_evidence] = file_evidence(facts.tree)
+    return found  # type: ignore[return-value]
+
+
+def evidence_in(facts: "Optional[SyntaxFacts]", code: str) -> FileEvidence:
+    """`evidence_of(facts)`, or of `code` where no screen read the file."""
+    if facts is not None:
+        return evidence_of(facts)
+    try:
+        return file_evidence(ast.parse(code))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return FileEvidence(None, None)
+
 
 def file_evidence(tree: ast.Module) -> FileEvidence:
     portable: list[Evidence] = []
     cuda_only: list[Evidence] = []
+    hard_codes = False
     features: set[int] = set()  # `torch.cuda.is_available() and flash_attention`: a feature asked for, not a device
-    for node, tested, asserted in _nodes(tree):
+    shown: set[int] = set()  # values only displayed (a notebook cell's bare check, `print(...)`): nothing chosen
+    for node, tested, asserted, params in _nodes(tree):
         kind = type(node)
         if kind is ast.BoolOp and isinstance(node.op, ast.And):  # type: ignore[attr-defined]
             features.update(id(value) for value in node.values)  # type: ignore[attr-defined]
-        elif kind is ast.Call:
+        elif kind is ast.Expr:
+            shown.add(id(node.value))  # type: ignore[attr-defined]
+        elif kind is ast.FormattedValue:
+            shown.add(id(node.value))  # type: ignore[attr-defined]
+        elif kind is ast.Constant and isinstance(node.value, str) and (  # type: ignore[attr-defined]
+                node.value == "cuda" or node.value.startswith("cuda:")):  # type: ignore[attr-defined]
+            hard_codes = True
+        if kind is ast.Call:
             name = _dotted(node.func) or ""
+            if name.rsplit(".", 1)[-1] in _DISPLAYS:
+                shown.update(id(arg) for arg in node.args)  # type: ignore[attr-defined]
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "cuda":  # type: ignore[attr-defined]
+                hard_codes = True
             if name.endswith(_AVAILABILITY) or name.startswith("torch.accelerator."):
-                if id(node) in features:
+                if id(node) in features or id(node) in shown:
                     pass
                 elif asserted:
                     cuda_only.append(Evidence(node.lineno, f"asserts `{name}()`"))
@@ -75,7 +119,10 @@ def file_evidence(tree: ast.Module) -> FileEvidence:
                 cuda_only.append(Evidence(node.lineno, "starts an NCCL process group"))
             elif name.endswith(("load_inline", "CUDAExtension")):
                 cuda_only.append(Evidence(node.lineno, f"builds a CUDA extension (`{name}`)"))
-            follows = _follows_an_input(node)
+            elif name.endswith(("set_default_tensor_type", "set_default_device")) and any(
+                    "cuda" in ast.unparse(arg) for arg in node.args):  # type: ignore[attr-defined]
+                cuda_only.append(Evidence(node.lineno, f"makes CUDA the default (`{name}`)"))
+            follows = _follows_an_input(node, params)
             if follows is not None:
                 portable.append(Evidence(node.lineno, f"follows its inputs' device (`{follows}`)"))
         elif kind is ast.IfExp and (_is_cpu(node.body) or _is_cpu(node.orelse)):
@@ -95,31 +142,37 @@ def file_evidence(tree: ast.Module) -> FileEvidence:
             module = _imported_cuda_only(node)  # type: ignore[arg-type]
             if module is not None:
                 cuda_only.append(Evidence(node.lineno, f"imports `{module}`"))
-    return FileEvidence(min(portable, key=_line, default=None), min(cuda_only, key=_line, default=None))
+    return FileEvidence(min(portable, key=_line, default=None), min(cuda_only, key=_line, default=None), hard_codes)
 
 
 def _line(evidence: Evidence) -> int:
     return evidence.line
 
 
-def _nodes(tree: ast.AST) -> Iterator[tuple[ast.AST, bool, bool]]:
+_Walked = tuple[ast.AST, bool, bool, frozenset[str]]
+
+
+def _nodes(tree: ast.AST) -> Iterator[_Walked]:
     """Every node, whether it is inside a test (an `if`, `while`, `x if c else y`, `try` or a boolean
-    operation: it may not run) and whether inside an `assert` or the body of an `if not ...:` that raises
-    or exits (what it checks is required)."""
-    stack: list[tuple[ast.AST, bool, bool]] = [(tree, False, False)]
+    operation: it may not run), whether inside an `assert` or the body of an `if not ...:` that raises
+    or exits (what it checks is required), and the parameters of the function it is in."""
+    stack: list[_Walked] = [(tree, False, False, frozenset())]
     while stack:
-        node, tested, asserted = stack.pop()
-        yield node, tested, asserted
+        node, tested, asserted, params = stack.pop()
+        yield node, tested, asserted, params
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            arguments = node.args
+            params = frozenset(arg.arg for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs))
         if isinstance(node, ast.Assert):
-            stack.extend((child, tested, True) for child in ast.iter_child_nodes(node))
+            stack.extend((child, tested, True, params) for child in ast.iter_child_nodes(node))
             continue
         if isinstance(node, ast.If):
             required = _refuses_otherwise(node)
-            stack.append((node.test, True, asserted or required))
-            stack.extend((child, True, asserted) for child in (*node.body, *node.orelse))
+            stack.append((node.test, True, asserted or required, params))
+            stack.extend((child, True, asserted, params) for child in (*node.body, *node.orelse))
             continue
         inner = tested or isinstance(node, (ast.While, ast.IfExp, ast.Try, ast.BoolOp, ast.ExceptHandler))
-        stack.extend((child, inner, asserted) for child in ast.iter_child_nodes(node))
+        stack.extend((child, inner, asserted, params) for child in ast.iter_child_nodes(node))
 
 
 def _refuses_otherwise(node: ast.If) -> bool:
@@ -157,8 +210,9 @@ def _backend_is_nccl(call: ast.Call) -> bool:
     return any(isinstance(value, ast.Constant) and value.value == "nccl" for value in values)
 
 
-def _follows_an_input(call: ast.Call) -> Optional[str]:
-    """`device=x.device`, `.to(x.device)`, `torch.zeros(..., device=w.device)`: the value goes where an input is."""
+def _follows_an_input(call: ast.Call, params: frozenset[str]) -> Optional[str]:
+    """`device=x.device`, `.to(x.device)`, `torch.zeros(..., device=w.device)` with `x` a parameter of the
+    function (`x.weight.device` too): the value goes where an input is."""
     values = [k.value for k in call.keywords if k.arg == "device"]
     if isinstance(call.func, ast.Attribute) and call.func.attr == "to" and call.args:
         values.append(call.args[0])
@@ -170,7 +224,7 @@ def _follows_an_input(call: ast.Call) -> Optional[str]:
                 root = root.value
             if isinstance(owner, ast.Name) and owner.id in _OPTION_HOLDERS:
                 continue  # `self.device`, `args.device`: set elsewhere, maybe to "cuda"
-            if isinstance(root, ast.Name):
+            if isinstance(root, ast.Name) and root.id in params and root.id not in _OPTION_HOLDERS:
                 return _dotted(value) or "x.device"
     return None
 
