@@ -19,7 +19,8 @@ from devlint.engine.settings import Settings
 from devlint.engine import cst_stage
 from devlint.rules import all_rules
 
-DEFAULT = Settings()
+# DEV002 named: its copies made once (the snippets' `make`) report too, and no rule without candidates is added
+DEFAULT = Settings(extend_select=("DEV002",))
 PREVIEW = Settings(preview=True)
 
 
@@ -34,7 +35,7 @@ def _kept(source: str) -> list[str]:
     parsed for its header only; all of them when every statement is parsed whole."""
     tree = ast.parse(source)
     rules, facts = screen_with_facts(source, prefilter(source, enabled_rules(DEFAULT, "example.py")), tree,
-                                     preview=False)
+                                     preview=False, named=DEFAULT.named_codes)
     needed = None
     if facts is not None and rules and all(entry.rule.candidates is not None for entry in rules):
         needed = needed_statements(facts, source, [node for entry in rules for node in entry.rule.candidates(facts)])

@@ -11,6 +11,8 @@ first time a rule asks, and kept for the process (one index per project root):
   arguments: which keywords, how many positional, whether `*args`/`**kwargs` (DEV003: a `device="cuda"`
   default that every caller overrides never runs); unknown (None) for a name called from more than
   `MAX_CALLER_FILES` files (`forward`, `__call__`: too common to tell one function's callers).
+- `module_saves_on_host()`: the project saves a module's state somewhere, and every such save writes host
+  data: the checkpoints it makes open on any machine (DEV004).
 - `called_repeatedly(function)`: some call of a function of that name in the project runs over and over:
   inside a loop or a comprehension, or in a `forward` / `__call__` / `*_step` (DEV002: a copy made in it is
   paid on every call); unknown (False) past `MAX_CALLER_FILES` files.
@@ -96,6 +98,7 @@ class ProjectIndex:
         self._calls: dict[str, Optional[tuple[CallShape, ...]]] = {}
         self._default_device: Optional[tuple[str, ...]] = None
         self._repeated: dict[str, bool] = {}
+        self._module_saves_host: Optional[bool] = None
 
     def _trees(self, word: str) -> Iterator[tuple[str, ast.Module]]:
         for path, text in self._files_holding(word):
@@ -149,6 +152,16 @@ class ProjectIndex:
             self._calls[function] = tuple(sorted(shapes, key=lambda s: (s.keywords, s.positional, s.star)))
         return self._calls[function]
 
+    def module_saves_on_host(self) -> bool:
+        """The project saves a module's state with `torch.save` somewhere, and every such save writes host data
+        (`model.cpu()` first, `{k: v.cpu() ...}`, a full state dict offloaded to the CPU): its checkpoints open
+        on any machine."""
+        if self._module_saves_host is None:
+            kinds = [host for _, tree in self._trees("torch.save(")
+                     for _, host, module_state in _saves_with_kind(tree) if module_state]
+            self._module_saves_host = bool(kinds) and all(kinds)
+        return self._module_saves_host
+
     def called_repeatedly(self, function: str) -> bool:
         """Some call `function(...)` / `x.function(...)` in the project is inside a loop, a comprehension or a
         function that runs per step (`repeating_function`)."""
@@ -201,6 +214,13 @@ class IndexReads:
         self.reads[f"calls_of:{function}"] = _calls_json(answer)
         return answer
 
+    def module_saves_on_host(self) -> bool:
+        if self.index is None:
+            return False
+        answer = self.index.module_saves_on_host()
+        self.reads["module_saves_on_host:"] = answer
+        return answer
+
     def called_repeatedly(self, function: str) -> bool:
         if self.index is None:
             return False
@@ -225,6 +245,8 @@ def answer(index: ProjectIndex, read: str) -> object:
         return _calls_json(index.calls_of(argument))
     if kind == "default_device_for":
         return index.default_device_for(argument)
+    if kind == "module_saves_on_host":
+        return index.module_saves_on_host()
     if kind == "called_repeatedly":
         return index.called_repeatedly(argument)
     raise ValueError(f"unknown index question {read!r}")
@@ -295,6 +317,11 @@ def _torch_aliases(tree: ast.Module) -> tuple[set[str], set[str]]:
 
 def _saves_in(tree: ast.Module) -> Iterator[tuple[ast.expr, bool]]:
     """(the path expression, whether the saved value is host data) of every `torch.save(obj, path)`."""
+    return ((path, host) for path, host, _ in _saves_with_kind(tree))
+
+
+def _saves_with_kind(tree: ast.Module) -> Iterator[tuple[ast.expr, bool, bool]]:
+    """`_saves_in`, and whether each save writes a module's state (a `state_dict()`, directly or through a name)."""
     modules, saves = _torch_aliases(tree)
     scopes = _scopes(tree)
     for scope in scopes:
@@ -310,7 +337,8 @@ def _saves_in(tree: ast.Module) -> Iterator[tuple[ast.expr, bool]]:
             path = node.args[1] if len(node.args) > 1 else _keyword(node, "f")
             if obj is None or path is None:
                 continue
-            yield path, _is_host(obj, _Bindings(scope), modules, set(), 0)
+            bindings = _Bindings(scope, _moved_to_host(scope))
+            yield path, _is_host(obj, bindings, modules, set(), 0), _holds_module_state(obj, bindings, set())
 
 
 def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
@@ -321,7 +349,10 @@ def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
 
 
 def _scopes(tree: ast.Module) -> list[ast.AST]:
-    return [tree, *(node for node in walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))]
+    functions = [node for node in walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for function in functions:
+        function._devlint_module = tree  # type: ignore[attr-defined]  # (`_moved_to_host` reads the whole file)
+    return [tree, *functions]
 
 
 def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
@@ -342,8 +373,9 @@ class _Bindings:
     """The values a scope assigns to each plain name (every assignment, anywhere in the scope),
     and those it puts into it (`d["k"] = v`, `d.k = v`, `d.update(v)`, `xs.append(v)`)."""
 
-    def __init__(self, scope: ast.AST) -> None:
+    def __init__(self, scope: ast.AST, on_host: frozenset[str] = frozenset()) -> None:
         self.values: dict[str, list[Optional[ast.expr]]] = {}
+        self.on_host = on_host  # modules the scope moves to the CPU (`model.cpu()`): their `state_dict()` is host data
         for node in _own_nodes(scope):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
@@ -406,6 +438,8 @@ def _is_host(expr: Optional[ast.expr], bindings: _Bindings, torch: set[str], see
         if isinstance(func, ast.Attribute):
             if func.attr in _HOST_METHODS:
                 return True
+            if func.attr == "state_dict" and isinstance(func.value, ast.Name) and func.value.id in bindings.on_host:
+                return True
             if func.attr == "to" and expr.args and _is_cpu_string(expr.args[0]):  # type: ignore[attr-defined]
                 return True
             owner = func.value
@@ -417,6 +451,47 @@ def _is_host(expr: Optional[ast.expr], bindings: _Bindings, torch: set[str], see
             return False
         if isinstance(func, ast.Name) and func.id in _HOST_CALLS:
             return True
+    return False
+
+
+def _moved_to_host(scope: ast.AST) -> frozenset[str]:
+    """The names a scope moves to the CPU in place as a statement (`model.cpu()`, `net.eval().cpu()`,
+    `model.to("cpu")`): a module, whose `state_dict()` is then host data. Also every name whose state the scope
+    takes under a full state dict offloaded to the CPU (`with FSDP.state_dict_type(m, ..., cfg)` where the file
+    writes `offload_to_cpu=True`)."""
+    names: set[str] = set()
+    offloads = any(isinstance(node, ast.keyword) and node.arg == "offload_to_cpu"
+                   and isinstance(node.value, ast.Constant) and node.value.value is True
+                   for node in walk(_module_of(scope)))
+    for node in _own_nodes(scope):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            call = node.value
+            if isinstance(call.func, ast.Attribute) and (call.func.attr == "cpu" or (
+                    call.func.attr == "to" and call.args and _is_cpu_string(call.args[0]))):
+                receiver = call.func.value
+                while isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute):
+                    receiver = receiver.func.value  # `net.eval().cpu()`
+                if isinstance(receiver, ast.Name):
+                    names.add(receiver.id)
+        elif offloads and isinstance(node, ast.withitem) and isinstance(node.context_expr, ast.Call) and isinstance(
+                node.context_expr.func, ast.Attribute) and node.context_expr.func.attr == "state_dict_type":
+            names.update(arg.id for arg in node.context_expr.args[:1] if isinstance(arg, ast.Name))
+    return frozenset(names)
+
+
+def _module_of(scope: ast.AST) -> ast.AST:
+    return getattr(scope, "_devlint_module", scope)
+
+
+def _holds_module_state(expr: Optional[ast.expr], bindings: _Bindings, seen: set[str]) -> bool:
+    """`expr` is or holds a `state_dict()` (also through the names it is built from)."""
+    for node in walk(expr) if expr is not None else ():
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "state_dict":
+            return True
+        if isinstance(node, ast.Name) and node.id not in seen:
+            seen.add(node.id)
+            if any(_holds_module_state(value, bindings, seen) for value in bindings.values.get(node.id, ())):
+                return True
     return False
 
 

@@ -161,13 +161,35 @@ def test_the_message_says_what_shows_device_state() -> None:
         " from; `ckpt` goes into `load_state_dict`: pass `map_location=` (e.g. `\"cpu\"` or your device)"]
 
 
-def test_a_file_the_project_writes_from_host_data_stays_silent(tmp_path) -> None:
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "save.py").write_text("import torch\ndef save(model):\n"
-                                      "    torch.save({k: v.cpu() for k, v in model.state_dict().items()}, 'net.pt')\n")
-    load = "import torch\ndef restore(model):\n    model.load_state_dict(torch.load('net.pt'))\n"
-    assert default(load, str(tmp_path / "restore.py")) == []
-    assert default(load.replace("net.pt", "other.pt"), str(tmp_path / "restore.py")) == [(3, 27, "DEV004")]
+def _project(root, saver: str) -> str:
+    root.mkdir()
+    (root / "pyproject.toml").write_text("")
+    (root / "save.py").write_text("import torch\n" + saver)
+    return str(root / "restore.py")
+
+
+LOAD = "import torch\ndef restore(model, args):\n    model.load_state_dict(torch.load(args.checkpoint))\n"
+
+
+@pytest.mark.parametrize("saver", [
+    pytest.param("def save(model):\n    torch.save({k: v.cpu() for k, v in model.state_dict().items()}, 'net.pt')\n",
+                 id="a_state_dict_of_cpu_copies"),
+    pytest.param("def save(net, path):\n    net.eval().cpu()\n    torch.save(net.state_dict(), path)\n",
+                 id="a_module_moved_to_the_cpu_first"),
+    pytest.param("from torch.distributed.fsdp import FullStateDictConfig, StateDictType\n"
+                 "policy = FullStateDictConfig(offload_to_cpu=True, rank0_only=True)\n"
+                 "def save(model, path):\n"
+                 "    with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT, policy):\n"
+                 "        state = model.state_dict()\n"
+                 "    torch.save(state, path)\n", id="a_full_state_dict_offloaded_to_the_cpu"),
+])
+def test_a_project_that_saves_its_modules_from_host_data_loads_anywhere(tmp_path, saver: str) -> None:
+    assert default(LOAD, _project(tmp_path / "p", saver)) == []
+
+
+def test_a_project_that_saves_a_modules_state_where_it_is_is_reported(tmp_path) -> None:
+    path = _project(tmp_path / "p", "def save(model, path):\n    torch.save(model.state_dict(), path)\n")
+    assert default(LOAD, path) == [(3, 27, "DEV004")]
 
 
 def test_the_cli_and_flake8_report_it_with_no_option(tmp_path) -> None:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import ast
+from typing import Iterator
+
 from devlint.analysis.prefilter import ACCELERATOR_STRING
-from devlint.analysis.screen import SyntaxFacts
+from devlint.analysis.screen import SyntaxFacts, walk
 from devlint.analysis.cuda_evidence import evidence_of
+from devlint.analysis.vocabulary import device_backend, is_cuda_runtime_value
 from devlint.rules.rule import FixSafety, Rule
 
 
@@ -15,6 +19,32 @@ def _screen(facts: SyntaxFacts) -> bool:
         return False
     # (a `.cuda()` of a value computed from an input needs no evidence: the visitor decides)
     return facts.preview_for("DEV003") or "cuda" in facts.methods_called or evidence_of(facts).reports_by_default
+
+
+def _candidates(facts: SyntaxFacts) -> Iterator[ast.AST]:
+    """Every accelerator string (written out, or the template of one built at run time) and every `.cuda(...)` call;
+    where the file keeps device options in a dict, every call that may pass it on (`**opts`, `run_opts=opts`). By
+    default, in a file not shown to be meant to run without CUDA, only the `.cuda(...)` calls (what is computed
+    from an input and sent to the default GPU needs no evidence)."""
+    everything = facts.preview_for("DEV003") or evidence_of(facts).reports_by_default
+    options = False
+    for node in walk(facts.tree):
+        kind = type(node)
+        if kind is ast.Call:
+            func = node.func  # type: ignore[attr-defined]
+            if type(func) is ast.Attribute and func.attr == "cuda":
+                yield node
+        elif not everything:
+            continue
+        elif kind is ast.Constant and type(node.value) is str and (  # type: ignore[attr-defined]
+                device_backend(node.value) or is_cuda_runtime_value(node.value)):  # type: ignore[attr-defined]
+            yield node
+        elif kind is ast.Dict and any(type(key) is ast.Constant and key.value in ("device", "map_location")  # type: ignore[attr-defined]
+                                      for key in node.keys):  # type: ignore[attr-defined]
+            options = True
+    if options:
+        yield from (call for call in facts.calls if any(k.arg is None or type(k.value) in (ast.Name, ast.Attribute)
+                                                        for k in call.keywords))
 
 
 RULE = Rule(
@@ -105,6 +135,8 @@ RULE = Rule(
     """,
     tokens=("torch", ACCELERATOR_STRING),
     screen=_screen,
+    candidates=_candidates,
+    preview=True,
     preview_shapes="""
         a hard-coded device in a file that shows no evidence either way, or both (see above), or inside an `if`
         whose test devlint cannot read as a guard or not; and a parameter's `device="cuda"` default (`def __init__(self, device=torch.device("cuda"))`), except

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 from typing import Optional
 
@@ -18,6 +19,7 @@ from devlint.analysis.names import (
     device_backend, dotted_name, has_cuda_method_signature, identifiers, is_cuda_device_expr, is_cuda_string, keyword,
     named_parameters, positional, string_value,
 )
+from devlint.analysis.screen import walk as walk_ast
 from devlint.analysis.types import Kind
 from devlint.analysis.vocabulary import TENSOR_VIEWS, TO_HOST_METHODS
 from devlint.contract.diagnostics import Applicability
@@ -111,11 +113,24 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
     def _checks_availability_of_its_device(self) -> bool:
         """Does the enclosing class (else the module) test a device together with CUDA's availability
         (`if device.type == "cuda" and not torch.cuda.is_available(): device = cpu`)?"""
-        scope: cst.CSTNode = self.ctx.current_class() or self.ctx.module
-        key = id(scope)
+        cls = self.ctx.current_class()
+        key = id(cls) if cls is not None else 0
         if key not in self._checks_availability:
-            self._checks_availability[key] = _tests_device_availability(scope)
+            # the module's from the screen's `ast`: LibCST may not have parsed every definition
+            self._checks_availability[key] = (_tests_device_availability(cls) if cls is not None
+                                              else self._module_tests_device_availability())
         return self._checks_availability[key]
+
+    def _module_tests_device_availability(self) -> bool:
+        if self.ctx.syntax is None:
+            return _tests_device_availability(self.ctx.module)
+        for node in walk_ast(self.ctx.syntax.tree):
+            if isinstance(node, (ast.If, ast.IfExp)):
+                words = {n.id if isinstance(n, ast.Name) else n.attr for n in walk_ast(node.test)
+                         if isinstance(n, (ast.Name, ast.Attribute))}
+                if "is_available" in words and any(names_a_device(word) for word in words):
+                    return True
+        return False
 
     # -- literals ------------------------------------------------------------------------
     def _flag_literal(self, literal: cst.BaseExpression, where: str, plain_torch: bool,

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import ast
+from typing import Iterator
+
 from devlint.analysis.prefilter import words
 from devlint.analysis.screen import SyntaxFacts
-from devlint.rules.rule import FixSafety, Rule
+from devlint.rules.rule import FixSafety, Rule, any_candidate
 
 LOADS = ("load", "serialization.load", "jit.load")
 
 
-def _screen(facts: SyntaxFacts) -> bool:
-    """A call of `torch.load` (any alias) with arguments."""
-    return facts.calls_to((f"torch.{name}" for name in LOADS), with_arguments=True)
+def _candidates(facts: SyntaxFacts) -> Iterator[ast.AST]:
+    """Every call of `torch.load` (any alias) with arguments."""
+    wanted = {f"torch.{name}" for name in LOADS}
+    return (call for call in facts.calls if (call.args or call.keywords)
+            and any(name in wanted for name in facts.torch_names(call)))
 
 
 RULE = Rule(
@@ -70,7 +75,8 @@ RULE = Rule(
         would meet them on another device.
     """,
     tokens=("torch", words("load")),
-    screen=_screen,
+    screen=any_candidate(_candidates),
+    candidates=_candidates,
     preview_shapes="""
         a load whose value nothing in the file shows to be device state (a dict of tensors, statistics,
         NumPy arrays, an embedding table), and a load in a test file; measured blind, such loads were

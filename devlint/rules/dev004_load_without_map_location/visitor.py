@@ -196,6 +196,8 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
         the message; None where nothing does."""
         if self.torch.is_call_to(load, "jit.load"):
             return "it loads a scripted module"
+        if self.ctx.project.module_saves_on_host():
+            return None  # the project writes its checkpoints from host data: they open on any machine
         if id(load) in self.into_load_state_dict or id(load) in self.state_by_key:
             return "its value goes into `load_state_dict`"
         names = {name for name in (self.assigned.get(id(load)), self.keyed_assigned.get(id(load))) if name}
