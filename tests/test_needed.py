@@ -19,8 +19,7 @@ from devlint.engine.settings import Settings
 from devlint.engine import cst_stage
 from devlint.rules import all_rules
 
-# DEV002 named: its copies made once (the snippets' `make`) report too, and no rule without candidates is added
-DEFAULT = Settings(extend_select=("DEV002",))
+DEFAULT = Settings()
 PREVIEW = Settings(preview=True)
 
 
@@ -35,7 +34,7 @@ def _kept(source: str) -> list[str]:
     parsed for its header only; all of them when every statement is parsed whole."""
     tree = ast.parse(source)
     rules, facts = screen_with_facts(source, prefilter(source, enabled_rules(DEFAULT, "example.py")), tree,
-                                     preview=False, named=DEFAULT.named_codes)
+                                     preview=False)
     needed = None
     if facts is not None and rules and all(entry.rule.candidates is not None for entry in rules):
         needed = needed_statements(facts, source, [node for entry in rules for node in entry.rule.candidates(facts)])
@@ -69,14 +68,14 @@ LEFT_OUT = HEADER + textwrap.dedent('''\
             return x
 
 
-    def make(n, device):
+    def make_step(n, device):
         mask = torch.ones(n).to(device)
         return mask
     ''')
 
 
 def test_definitions_no_kept_statement_names_are_left_out_and_the_reports_stay_where_they_are() -> None:
-    assert _kept(LEFT_OUT) == ["Import", "Import", "make"]
+    assert _kept(LEFT_OUT) == ["Import", "Import", "make_step"]
     reports = _same_as_whole(LEFT_OUT)
     assert [(line, col, code) for line, col, _, _, code, _, _ in reports] == [(22, 12, "DEV002")]
 
@@ -197,7 +196,7 @@ def test_what_a_definition_says_of_the_whole_file_is_kept(source: str, kept: lis
 
 def test_a_discarded_conversion_is_a_candidate_too() -> None:
     source = LEFT_OUT + "\n\ndef half():\n    x = torch.zeros(3)\n    x.half()\n"
-    assert _kept(source) == ["Import", "Import", "make", "half"]
+    assert _kept(source) == ["Import", "Import", "make_step", "half"]
     assert [code for *_, code, _, _ in _same_as_whole(source)] == ["DEV002", "DEV007"]
 
 
@@ -239,7 +238,7 @@ def test_fixing_and_fix_edits_parse_every_statement() -> None:
         assert analysis.module is not None and analysis.module.code == LEFT_OUT
     narrowed = analyze(LEFT_OUT, "example.py", DEFAULT)
     assert narrowed.module is not None
-    assert [statement.name.value for statement in narrowed.module.body if hasattr(statement, "name")] == ["make"]
+    assert [statement.name.value for statement in narrowed.module.body if hasattr(statement, "name")] == ["make_step"]
     assert narrowed.module.code.count("\n") == LEFT_OUT.count("\n")  # every line, the same
 
 

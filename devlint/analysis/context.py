@@ -59,7 +59,6 @@ class FileContext:
     target_torch: Optional[tuple[int, int]] = None
     # Preview is on (`--preview`): rules may report their preview shapes (RuleVisitor.preview).
     preview: bool = False
-    named: frozenset[str] = frozenset()  # rules selected by their full code: their preview shapes report too
     # The project index as this file reads it (every question recorded for the cache key)
     project: IndexReads = field(default_factory=lambda: IndexReads(None))
     torch: TorchNames = field(default_factory=TorchNames)
@@ -81,9 +80,6 @@ class FileContext:
     cache: dict[object, object] = field(default_factory=dict)
 
     # -- where are we -------------------------------------------------------------
-    def preview_for(self, code: str) -> bool:
-        return self.preview or code in self.named
-
     def current_function(self) -> Optional[cst.FunctionDef]:
         for frame in reversed(self.frames):
             if isinstance(frame.node, cst.FunctionDef):

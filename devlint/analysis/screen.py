@@ -108,12 +108,10 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
 class SyntaxFacts:
     """What one walk over a module's `ast` tells the rules' screens."""
 
-    def __init__(self, tree: ast.Module, preview: bool = True, source: Optional[str] = None,
-                 named: frozenset[str] = frozenset()) -> None:
+    def __init__(self, tree: ast.Module, preview: bool = True, source: Optional[str] = None) -> None:
         self.tree = tree
         # Preview is on: a screen keeps the rule for its preview shapes too (a rule may screen for fewer without).
         self.preview = preview
-        self.named = named  # rules selected by their full code: their preview shapes are on too
         self.source = source  # the file's text (None: not given), for what only its words can tell
         self._names_an_accelerator: Optional[bool] = None
         self._accelerator_bound: Optional[set[str]] = None  # names bound to what may name an accelerator
@@ -165,10 +163,6 @@ class SyntaxFacts:
         self.memo: dict[object, object] = {}
         self._gather(tree)
         self._local_calls.sort()
-
-    def preview_for(self, code: str) -> bool:
-        """Are rule `code`'s preview shapes on: preview is, or the rule is selected by its full code."""
-        return self.preview or code in self.named
 
     def candidates_of(self, candidates: Callable[["SyntaxFacts"], Iterable[ast.AST]]) -> Iterator[ast.AST]:
         """`candidates(self)`, each found once however often asked: the screen asks for one, the LibCST stage
@@ -1360,15 +1354,14 @@ def parse(source: str) -> Optional[ast.Module]:
 
 
 def screen(source: str, rules: Sequence["RuleEntry"], tree: Optional[ast.AST] = None, *,
-           preview: bool = True, named: frozenset[str] = frozenset()) -> list["RuleEntry"]:
+           preview: bool = True) -> list["RuleEntry"]:
     """The rules of `rules` that have a candidate in `source` (`tree`: its `ast`, if parsed already), with the
-    preview shapes (`preview=False`: only the shapes rules report by default, but those of the `named` rules)."""
-    return screen_with_facts(source, rules, tree, preview=preview, named=named)[0]
+    preview shapes (`preview=False`: only the shapes rules report by default)."""
+    return screen_with_facts(source, rules, tree, preview=preview)[0]
 
 
 def screen_with_facts(source: str, rules: Sequence["RuleEntry"], tree: Optional[ast.AST] = None, *,
-                      preview: bool = True, named: frozenset[str] = frozenset(),
-                      ) -> tuple[list["RuleEntry"], Optional[SyntaxFacts]]:
+                      preview: bool = True) -> tuple[list["RuleEntry"], Optional[SyntaxFacts]]:
     """`screen`, and the facts it read (None when `ast` could not parse the text, or no rule asked)."""
     if not any(entry.rule.screen is not None for entry in rules):
         return list(rules), None
@@ -1376,5 +1369,5 @@ def screen_with_facts(source: str, rules: Sequence["RuleEntry"], tree: Optional[
         tree = parse(source)
         if tree is None:
             return list(rules), None
-    facts = SyntaxFacts(tree, preview, source, named)
+    facts = SyntaxFacts(tree, preview, source)
     return [entry for entry in rules if entry.rule.screen is None or entry.rule.screen(facts)], facts

@@ -69,7 +69,7 @@ def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleE
             module = parse_in_pieces(whole, tree)
     result.module = module
     ctx = FileContext(module, path, target_torch(settings.target_torch, path), syntax=syntax,
-                      preview=settings.preview, named=settings.named_codes, project=IndexReads(index_for(path)))
+                      preview=settings.preview, project=IndexReads(index_for(path)))
     rule_visitors = [entry.visitor(ctx) for entry in rules]
     failures = _Failures(rule_visitors)
     _inject_fault(rule_visitors)

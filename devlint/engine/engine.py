@@ -132,8 +132,7 @@ def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignor
                 rejected.diagnostics.append(parsed)
             return rejected
         tree = parsed
-    rules, facts = screen_with_facts(source, rules, tree, preview=settings.preview,
-                                     named=settings.named_codes)
+    rules, facts = screen_with_facts(source, rules, tree, preview=settings.preview)
     if not rules:
         return Analysis(source, skipped=True)
 

@@ -60,9 +60,9 @@ class Settings:
     target_torch: Optional[tuple[int, int]] = None
     root: str = "."  # directory per-file-ignores and excludes are relative to
     # Preview: rules in preview run when selected (by `DEV`, `ALL`, a prefix), and rules' preview
-    # shapes report (a visitor asks `self.preview`). Off, naming a rule by its full code (`--select DEV002`)
-    # asks for all of a default rule, its preview shapes included; a rule in preview runs where named, at the
-    # shapes it would report by default (its measured best), its preview shapes staying off.
+    # shapes report (a visitor asks `self.preview`). Off, a preview rule runs only where its full
+    # code is selected (`--select DEV004`): naming the rule is asking for it, at the shapes it would report
+    # by default (its best measured); its preview shapes stay off.
     preview: bool = False
     # Characters of code (tables of constants aside) above which a file is only prefiltered (DEV997).
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
@@ -80,17 +80,6 @@ class Settings:
             return False
         return selected > 0 and selected > ignored
 
-    @property
-    def named_codes(self) -> frozenset[str]:
-        """The default rules selected by their full code (`--select DEV004`, not `DEV` or `DEV00`): their preview
-        shapes report too. (A rule in preview, named, runs at its default shapes.)"""
-        return frozenset(code for code in (*self.select, *self.extend_select)
-                         if _FULL_CODE.fullmatch(code) and code not in preview_codes())
-
-    def shapes_in_preview(self, code: str) -> bool:
-        """Does rule `code` report its preview shapes: preview is on, or the rule is named."""
-        return self.preview or code in self.named_codes
-
     def file_ignores(self, path: str) -> list[str]:
         if not self.per_file_ignores:
             return []
@@ -100,9 +89,6 @@ class Settings:
             if _glob_match(rel, pattern) or _glob_match(os.path.basename(path), pattern):
                 codes.extend(pattern_codes)
         return codes
-
-
-_FULL_CODE = re.compile(r"DEV\d{3}")
 
 
 @functools.lru_cache(maxsize=1)

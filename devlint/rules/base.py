@@ -43,7 +43,7 @@ class RuleVisitor(cst.BatchableCSTVisitor):
     def preview(self) -> bool:
         """Is preview on? A shape of a rule not yet measured to the default bar reports only then:
         `if not self.preview: return` before reporting it."""
-        return self.ctx.preview_for(self.rule.code)
+        return self.ctx.preview
 
     def report(self, node: cst.CSTNode, message: str, fix: Optional[Fix] = None) -> None:
         self.ctx.add_report(RawReport(self.rule, node, message, fix))

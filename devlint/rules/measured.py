@@ -83,7 +83,11 @@ def measured_text(code: str) -> str:
              "unseen": "`unseen`, more code nobody tuned to, labelled blind after the changes `fresh` led to",
              "unseen2": "`unseen2`, more again, labelled blind after the changes `unseen` led to",
              "unseen3": "`unseen3`, eight more libraries with training loops, labelled blind",
-             "unseen4": "`unseen4`, eight more (distributed recipes, tensor containers), labelled blind"}
+             "unseen4": "`unseen4`, eight more (distributed recipes, tensor containers), labelled blind",
+             "T1+T2": "`T1` + `T2`, 23 training and research repositories, labelled blind (the rule before the changes"
+                      " they led to)",
+             "T3": "`T3`, 17 more training repositories, labelled blind after those changes",
+             "T4": "`T4`, 14 more, labelled blind after the changes `T3` led to"}
     for where, (reports, true, defensible, false) in figures.items():
         if reports:
             lines.append(f"- {names[where]}: {reports} reports, {true / reports:.0%} true, "
@@ -93,10 +97,14 @@ def measured_text(code: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def table_cell(code: str) -> str:
-    """`reports: T/D/F` labelled blind (`fresh` and the four `unseen` rounds together) for the README's rules
-    table ("-" when there was no report)."""
-    figures = [MEASURED.get(code, {}).get(where) for where in ("fresh", "unseen", "unseen2", "unseen3", "unseen4")]
+LIBRARY_SETS = ("fresh", "unseen", "unseen2", "unseen3", "unseen4")
+TRAINING_SETS = ("T1+T2", "T3", "T4")
+
+
+def table_cell(code: str, sets: tuple[str, ...] = LIBRARY_SETS) -> str:
+    """`reports: T/D/F` labelled blind (the `sets` together: by default `fresh` and the four `unseen` rounds) for the
+    README's rules table ("-" when there was no report)."""
+    figures = [MEASURED.get(code, {}).get(where) for where in sets]
     reports, true, defensible, false = (sum(column) for column in zip((0, 0, 0, 0), *(f for f in figures if f)))
     if not reports:
         return "-"

@@ -274,7 +274,7 @@ def _settings_part(path: str, settings: Settings, with_edits: bool) -> bytes:
     # which fixes are offered, and what they write, follow the target torch version
     torch_version = format_version(target_torch_in(settings.target_torch, os.path.dirname(os.path.abspath(path))))
     return "\0".join([code_fingerprint(), path, ",".join(enabled), str(with_edits), edits, torch_version,
-                      f"preview={settings.preview}", ",".join(sorted(settings.named_codes)), f"max-file-size={settings.max_file_size}"]).encode()
+                      f"preview={settings.preview}", f"max-file-size={settings.max_file_size}"]).encode()
 
 
 def _status_text(status: os.stat_result) -> str:

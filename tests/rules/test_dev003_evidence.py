@@ -19,7 +19,8 @@ def place(model):
 
 
 def default(snippet: str, path: str = "example.py") -> list[tuple[int, int, str]]:
-    return [r for r in lint(snippet, path) if r[2] == "DEV003"]
+    """The rule's default shapes: what it reports where it is selected by its code (it is in preview)."""
+    return [r for r in lint(snippet, path, extend_select=("DEV003",)) if r[2] == "DEV003"]
 
 
 def preview(snippet: str, path: str = "example.py") -> list[tuple[int, int, str]]:
@@ -97,7 +98,7 @@ def test_a_cuda_call_under_an_availability_test_is_not_cuda_only() -> None:
 
 def test_the_message_names_the_evidence_and_its_line() -> None:
     code = 'import torch\n\n\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n' + MOVE
-    assert lint_messages(code, "DEV003") == [
+    assert lint_messages(code, "DEV003", extend_select=("DEV003",)) == [
         "`.cuda()` hard-codes CUDA; move to the chosen device with `.to(device)` (this file falls back to the CPU"
         " at line 4)"]
 
@@ -138,13 +139,19 @@ def test_cuda_of_a_value_from_the_input_needs_no_evidence() -> None:
     assert default(code) == [(3, 12, "DEV003")]
 
 
-def test_the_cli_and_flake8_report_it_with_no_option(tmp_path) -> None:
-    path = tmp_path / "train.py"
-    path.write_text(with_move('device = "cuda" if torch.cuda.is_available() else "cpu"'))
-    cli = run_devlint(str(path), "--no-cache")
+def test_the_cli_and_flake8_report_it_where_it_is_named(tmp_path) -> None:
+    """In preview, the rule is off by default; selected by its code it reports its default shapes, in the CLI and
+    in flake8 alike."""
+    path = tmp_path / "case.py"
+    path.write_text(CLI_CASE)
+    assert "DEV003" not in run_devlint(str(path), "--no-cache").stdout
+    cli = run_devlint(str(path), "--no-cache", "--extend-select", "DEV003")
     assert cli.returncode == 1 and "DEV003" in cli.stdout
     import subprocess
     import sys
-    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--select", "DEV", str(path)],
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--select", "DEV,DEV003", str(path)],
                             capture_output=True, text=True)
     assert "DEV003" in flake8.stdout, flake8.stdout + flake8.stderr
+
+
+CLI_CASE = with_move('device = "cuda" if torch.cuda.is_available() else "cpu"')

@@ -21,7 +21,8 @@ case = cases_for("DEV004")
 
 
 def default(snippet: str, path: str = "example.py") -> list[tuple[int, int, str]]:
-    return [r for r in lint(snippet, path) if r[2] == "DEV004"]
+    """The rule's default shapes: what it reports where it is selected by its code (it is in preview)."""
+    return [r for r in lint(snippet, path, extend_select=("DEV004",)) if r[2] == "DEV004"]
 
 
 def preview(snippet: str, path: str = "example.py") -> list[tuple[int, int, str]]:
@@ -156,7 +157,7 @@ def test_a_test_reads_what_its_run_wrote() -> None:
 
 def test_the_message_says_what_shows_device_state() -> None:
     code = "import torch\ndef f(model, path):\n    ckpt = torch.load(path)\n    model.load_state_dict(ckpt['model'])\n"
-    assert lint_messages(code, "DEV004") == [
+    assert lint_messages(code, "DEV004", extend_select=("DEV004",)) == [
         "`torch.load(...)` without `map_location` fails on a machine without the device the checkpoint was saved"
         " from; `ckpt` goes into `load_state_dict`: pass `map_location=` (e.g. `\"cpu\"` or your device)"]
 
@@ -192,11 +193,19 @@ def test_a_project_that_saves_a_modules_state_where_it_is_is_reported(tmp_path) 
     assert default(LOAD, path) == [(3, 27, "DEV004")]
 
 
-def test_the_cli_and_flake8_report_it_with_no_option(tmp_path) -> None:
-    path = tmp_path / "restore.py"
-    path.write_text("import torch\ndef restore(model, path):\n    model.load_state_dict(torch.load(path))\n")
-    cli = run_devlint(str(path), "--no-cache")
+def test_the_cli_and_flake8_report_it_where_it_is_named(tmp_path) -> None:
+    """In preview, the rule is off by default; selected by its code it reports its default shapes, in the CLI and
+    in flake8 alike."""
+    path = tmp_path / "case.py"
+    path.write_text(CLI_CASE)
+    assert "DEV004" not in run_devlint(str(path), "--no-cache").stdout
+    cli = run_devlint(str(path), "--no-cache", "--extend-select", "DEV004")
     assert cli.returncode == 1 and "DEV004" in cli.stdout
-    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--select", "DEV", str(path)],
+    import subprocess
+    import sys
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--select", "DEV,DEV004", str(path)],
                             capture_output=True, text=True)
     assert "DEV004" in flake8.stdout, flake8.stdout + flake8.stderr
+
+
+CLI_CASE = "import torch\ndef restore(model, path):\n    model.load_state_dict(torch.load(path))\n"

@@ -12,7 +12,7 @@ from typing import Optional, Sequence
 
 from devlint.engine.codes import ENGINE_CODE_PAGES
 from devlint.rules import all_rules
-from devlint.rules.measured import table_cell
+from devlint.rules.measured import TRAINING_SETS, table_cell
 from devlint.rules.rule import Rule
 
 TABLE_START = "<!-- rules-table"
@@ -28,8 +28,9 @@ def rule_pages() -> dict[str, str]:
 
 
 def rules_table() -> str:
-    rows = ["| code | name | what | fix | tier | blind, `fresh` + `unseen` ... `unseen4`: reports: true/defensible/false |",
-            "|---|---|---|---|---|---|"]
+    rows = ["| code | name | what | fix | tier | blind, libraries (`fresh` + `unseen` ... `unseen4`) | blind, training"
+            " repositories (`T1` ... `T4`) |",
+            "|---|---|---|---|---|---|---|"]
     for entry in all_rules():
         rule = entry.rule
         rows.append(table_row(rule))
@@ -41,7 +42,8 @@ def table_row(rule: Rule) -> str:
     when selected by its code)."""
     link = f"[{rule.code}](docs/rules/{rule.code}.md)"
     tier = "preview" if rule.preview else "default"
-    return f"| {link} | {rule.name} | {rule.summary} | {rule.fix_safety.value} | {tier} | {table_cell(rule.code)} |"
+    return (f"| {link} | {rule.name} | {rule.summary} | {rule.fix_safety.value} | {tier} | {table_cell(rule.code)} |"
+            f" {table_cell(rule.code, TRAINING_SETS)} |")
 
 
 def readme_with_table(readme: str) -> str:

@@ -18,7 +18,7 @@ def _screen(facts: SyntaxFacts) -> bool:
     if not (facts.accelerator_string or "cuda" in facts.methods_called):
         return False
     # (a `.cuda()` of a value computed from an input needs no evidence: the visitor decides)
-    return facts.preview_for("DEV003") or "cuda" in facts.methods_called or evidence_of(facts).reports_by_default
+    return facts.preview or "cuda" in facts.methods_called or evidence_of(facts).reports_by_default
 
 
 def _candidates(facts: SyntaxFacts) -> Iterator[ast.AST]:
@@ -26,7 +26,7 @@ def _candidates(facts: SyntaxFacts) -> Iterator[ast.AST]:
     where the file keeps device options in a dict, every call that may pass it on (`**opts`, `run_opts=opts`). By
     default, in a file not shown to be meant to run without CUDA, only the `.cuda(...)` calls (what is computed
     from an input and sent to the default GPU needs no evidence)."""
-    everything = facts.preview_for("DEV003") or evidence_of(facts).reports_by_default
+    everything = facts.preview or evidence_of(facts).reports_by_default
     options = False
     for node in walk(facts.tree):
         kind = type(node)

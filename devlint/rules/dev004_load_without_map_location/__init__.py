@@ -77,6 +77,7 @@ RULE = Rule(
     tokens=("torch", words("load")),
     screen=any_candidate(_candidates),
     candidates=_candidates,
+    preview=True,
     preview_shapes="""
         a load whose value nothing in the file shows to be device state (a dict of tensors, statistics,
         NumPy arrays, an embedding table), and a load in a test file; measured blind, such loads were

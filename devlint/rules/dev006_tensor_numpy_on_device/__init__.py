@@ -30,7 +30,7 @@ def _candidates(facts: SyntaxFacts) -> Iterator[ast.Call]:
             conversions.append((conversion, functions))
     if not conversions:
         return
-    if facts.preview_for("DEV006"):
+    if facts.preview:
         placing = facts.moves + facts.device_calls
     elif facts.may_name_an_accelerator:
         placing = [call for call in facts.moves + facts.device_calls if _may_place_on_an_accelerator(facts, call)]
@@ -50,7 +50,7 @@ def _candidates(facts: SyntaxFacts) -> Iterator[ast.Call]:
                     id(f) in methods and _calls_itself_in_super(f))
         if any(places[id(f)] for f in functions):
             yield conversion
-        elif facts.preview_for("DEV006") and any(id(f) in methods or _shows_a_device_sign(f) for f in functions):
+        elif facts.preview and any(id(f) in methods or _shows_a_device_sign(f) for f in functions):
             yield conversion
 
 
