@@ -54,9 +54,10 @@ RULE = Rule(
     why="""
         Code that names CUDA unconditionally fails on CPU-only machines, in CI, and on Apple silicon
         (`AssertionError: Torch not compiled with CUDA enabled`, or `RuntimeError: No CUDA GPUs are
-        available`). Choose the device once, from what the machine has, and pass it around. By default
-        the rule reports only where the file shows it is meant to run without CUDA, and nothing shows it is
-        CUDA-only by design; the message names the evidence and its line. Evidence of portability: the file
+        available`). Choose the device once, from what the machine has, and pass it around. The rule is
+        in preview; selected by its code (`--select DEV003`) it reports its default shapes: only where the file
+        shows it is meant to run without CUDA, and nothing shows it is CUDA-only by design; the message names
+        the evidence and its line (`--preview` reports every shape). Evidence of portability: the file
         asks whether a backend is there (`torch.cuda.is_available()` to choose, not `is_available() and
         flash` to enable a feature), falls back to the CPU (`"cuda" if ... else "cpu"`, a device set to or
         defaulting to `"cpu"`), offers a CPU option (`--cpu`, `--no_cuda`, a `--device` option with a CPU

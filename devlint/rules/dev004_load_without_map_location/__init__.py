@@ -27,13 +27,17 @@ RULE = Rule(
         A checkpoint remembers the device of every tensor in it. Saved from a GPU, it fails to load on a
         CPU-only machine ("Attempting to deserialize object on a CUDA device but
         torch.cuda.is_available() is False"), and on a multi-GPU machine every process loads it onto
-        `cuda:0`, filling that GPU's memory. By default the rule reports a load shown to read device
-        state, and the message says what shows it: the value goes into a module's or optimizer's
+        `cuda:0`, filling that GPU's memory. The rule is in preview; selected by its code (`--select
+        DEV004`) it reports its default shapes, a load shown to read device state, and the message says what
+        shows it (`--preview` reports every load): the value goes into a module's or optimizer's
         `load_state_dict` (directly, through a key, `ckpt["model"]`, or through the dict a state is rebuilt
         into), it is used as a module (`net.eval()`), it is a scripted module (`torch.jit.load`), or the
         path is a checkpoint the user or a download supplies (`torch.load(args.resume)`,
-        `torch.load(hf_hub_download(...))`, named as a checkpoint). A load that nothing shows the purpose
-        of, and a load in a test (it reads what its own run wrote), are preview shapes. Never reported (in
+        `torch.load(hf_hub_download(...))`, named as a checkpoint), unless the project saves every module's
+        state it saves from host data (`model.cpu()` first, `{k: v.cpu()}`, a full state dict offloaded to the
+        CPU) or the file is bound to CUDA (CUDA-only by design, or CUDA written in with no sign of running
+        without it: there a checkpoint loads where it was saved). A load that nothing shows the purpose of,
+        and a load in a test (it reads what its own run wrote), are preview shapes. Never reported (in
         either tier): a path in a temporary folder (`tmp_path`, `tempfile`, `/tmp/`), and the cases
         below. `weights_only` is a separate question, about what a checkpoint
         may contain rather than where it loads: torch 2.6 and later default it to True, and devlint neither
