@@ -11,7 +11,7 @@ import pytest
 from devlint.frontends.cli import main
 
 SOURCE = "import torch\n\nx = torch.zeros(3)\nx.to('cpu')\nstate = torch.load('model.pt')\n"
-NAME_DEV004 = "--extend-select=DEV004"  # SOURCE's DEV004 is in preview: off unless named
+NAME_DEV004 = "--preview"  # SOURCE's DEV004 is in preview: off unless named
 
 
 @pytest.fixture

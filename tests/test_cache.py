@@ -15,7 +15,7 @@ from conftest import run_devlint
 
 BAD = "import torch\nstate = torch.load(path)\n"
 GOOD = "import torch\nstate = torch.load(path, map_location='cpu')\n"
-NAMED = Settings(extend_select=("DEV004",))  # BAD's DEV004 is in preview: off unless named
+NAMED = Settings(preview=True)  # BAD's DEV004 is in preview: off unless named
 
 
 def _codes(outcome):
@@ -28,9 +28,9 @@ def _entries(directory):
 
 def test_a_warm_run_prints_exactly_what_the_cold_run_printed(tmp_path):
     (tmp_path / "train.py").write_text(BAD)
-    cold = run_devlint(".", "--isolated", "--extend-select", "DEV004", cwd=tmp_path)
+    cold = run_devlint(".", "--isolated", "--preview", cwd=tmp_path)
     assert _entries(tmp_path / ".devlint_cache")  # the cold run stored its result
-    warm = run_devlint(".", "--isolated", "--extend-select", "DEV004", cwd=tmp_path)
+    warm = run_devlint(".", "--isolated", "--preview", cwd=tmp_path)
     assert "train.py:2:9: DEV004" in cold.stdout
     assert (warm.stdout, warm.stderr, warm.returncode) == (cold.stdout, cold.stderr, cold.returncode)
 

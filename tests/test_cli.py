@@ -18,7 +18,7 @@ BUGGY = textwrap.dedent("""\
     device = torch.device("cuda")
     """)
 BUGGY_CODES = ["DEV001", "DEV003", "DEV004"]
-NAME_PREVIEW = ("--extend-select", "DEV003,DEV004")  # BUGGY's DEV003 and DEV004 are in preview: off unless named
+NAME_PREVIEW = ("--preview",)  # BUGGY's DEV003 and DEV004 are in preview: off unless named
 CLEAN = "import torch\n\nx = torch.zeros(3, device='cpu')\n"
 
 
@@ -153,7 +153,7 @@ def test_noqa_line_is_not_rewritten_by_fix(project, capsys):
 
 def test_pyproject_configuration_is_found_from_a_subdirectory(project, capsys):
     (project / "pyproject.toml").write_text('[tool.devlint]\nignore = ["DEV001"]\n'
-                                            'extend-select = ["DEV003", "DEV004"]\n')
+                                            'preview = true\n')
     (project / "src").mkdir()
     (project / "src" / "bad.py").write_text(BUGGY)
     assert check(capsys, "src/bad.py")[1] == ["DEV004", "DEV003"]
@@ -178,7 +178,7 @@ def test_isolated_ignores_configuration(project, capsys):
 
 
 def test_per_file_ignores_from_configuration(project, capsys):
-    (project / "pyproject.toml").write_text('[tool.devlint]\nextend-select = ["DEV003", "DEV004"]\n'
+    (project / "pyproject.toml").write_text('[tool.devlint]\npreview = true\n'
                                             'per-file-ignores = { "tests/*" = ["DEV003"] }\n')
     (project / "tests").mkdir()
     (project / "tests" / "bad.py").write_text(BUGGY)

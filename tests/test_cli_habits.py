@@ -20,8 +20,8 @@ FIXED = 'import torch\n\nstate = torch.load("a.pt", map_location="cpu")\n'
 
 def test_check_is_the_default_command(tmp_path):
     (tmp_path / "train.py").write_text(BUG)
-    plain = run_devlint("--isolated", "--no-cache", "--extend-select", "DEV004", "train.py", cwd=tmp_path)
-    check = run_devlint("check", "--isolated", "--no-cache", "--extend-select", "DEV004", "train.py", cwd=tmp_path)
+    plain = run_devlint("--isolated", "--no-cache", "--preview", "train.py", cwd=tmp_path)
+    check = run_devlint("check", "--isolated", "--no-cache", "--preview", "train.py", cwd=tmp_path)
     assert check.returncode == plain.returncode == 1
     assert check.stdout == plain.stdout and "train.py:3:9: DEV004" in check.stdout
 
@@ -29,7 +29,7 @@ def test_check_is_the_default_command(tmp_path):
 def test_a_folder_called_check_is_still_a_path(tmp_path):
     (tmp_path / "check").mkdir()
     (tmp_path / "check" / "train.py").write_text(BUG)
-    result = run_devlint("--isolated", "--no-cache", "--extend-select", "DEV004", "check", cwd=tmp_path)
+    result = run_devlint("--isolated", "--no-cache", "--preview", "check", cwd=tmp_path)
     assert result.returncode == 1 and result.stdout.startswith("check/train.py:3:9: DEV004")
 
 

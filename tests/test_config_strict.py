@@ -71,7 +71,7 @@ def test_the_values_ini_spells_as_words_are_booleans_in_setup_cfg(tmp_path):
 
 def test_a_good_table_still_works(tmp_path):
     table = ('line-length = 100\ntarget-torch = "2.6"\nunsafe-fixes = true\nper-file-ignores = { "x/*" = ["DEV003"] }\n'
-             'extend-select = ["DEV004"]')
+             'preview = true')
     result = run_devlint("--no-cache", "a.py", cwd=project(tmp_path, "pyproject.toml", table))
     assert result.returncode == 1, result.stderr
     assert "DEV004" in result.stdout

@@ -33,7 +33,7 @@ def module(tmp_path):
 
 
 def test_check_marks_fixable_reports_and_counts_them(module):
-    result = run_devlint("--isolated", "--extend-select", "DEV004", str(module))
+    result = run_devlint("--isolated", "--preview", str(module))
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert lines == [
@@ -46,12 +46,12 @@ def test_check_marks_fixable_reports_and_counts_them(module):
 
 
 def test_check_with_unsafe_fixes_marks_both(module):
-    result = run_devlint("--isolated", "--extend-select", "DEV004", "--unsafe-fixes", str(module))
+    result = run_devlint("--isolated", "--preview", "--unsafe-fixes", str(module))
     assert [line.split(": ", 1)[1][:10] for line in result.stdout.splitlines()] == ["DEV004 [*]", "DEV004 [*]"]
 
 
 def test_fix_applies_safe_fixes_and_says_what_remains(module):
-    result = run_devlint("--isolated", "--extend-select", "DEV004", "--fix", str(module))
+    result = run_devlint("--isolated", "--preview", "--fix", str(module))
     assert module.read_text() == SAFE_FIXED
     assert result.returncode == 1  # the unsafe one remains
     assert "1 fixed, 1 remaining" in result.stderr
@@ -59,7 +59,7 @@ def test_fix_applies_safe_fixes_and_says_what_remains(module):
 
 
 def test_fix_with_unsafe_fixes_leaves_nothing_and_exits_zero(module):
-    result = run_devlint("--isolated", "--extend-select", "DEV004", "--fix", "--unsafe-fixes", str(module))
+    result = run_devlint("--isolated", "--preview", "--fix", "--unsafe-fixes", str(module))
     assert module.read_text() == ALL_FIXED
     assert result.returncode == 0
     assert "2 fixed, 0 remaining" in result.stderr
@@ -67,22 +67,22 @@ def test_fix_with_unsafe_fixes_leaves_nothing_and_exits_zero(module):
 
 
 def test_unsafe_fixes_from_the_config_file(tmp_path, module):
-    (tmp_path / "pyproject.toml").write_text("[tool.devlint]\nunsafe-fixes = true\nextend-select = [\"DEV004\"]\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.devlint]\nunsafe-fixes = true\npreview = true\n")
     result = run_devlint("--fix", "--unsafe-fixes", str(module), cwd=tmp_path)
     assert module.read_text() == ALL_FIXED
     assert result.returncode == 0
 
 
 def test_second_fix_run_is_a_no_op(module):
-    run_devlint("--isolated", "--extend-select", "DEV004", "--fix", "--unsafe-fixes", str(module))
-    result = run_devlint("--isolated", "--extend-select", "DEV004", "--fix", "--unsafe-fixes", str(module))
+    run_devlint("--isolated", "--preview", "--fix", "--unsafe-fixes", str(module))
+    result = run_devlint("--isolated", "--preview", "--fix", "--unsafe-fixes", str(module))
     assert module.read_text() == ALL_FIXED
     assert "0 fixed, 0 remaining" in result.stderr
     assert result.returncode == 0
 
 
 def test_diff_prints_a_unified_diff_and_writes_nothing(module):
-    result = run_devlint("--isolated", "--extend-select", "DEV004", "--diff", str(module))
+    result = run_devlint("--isolated", "--preview", "--diff", str(module))
     assert module.read_text() == SAFE_AND_UNSAFE
     assert result.returncode == 1
     assert result.stdout.startswith(f"--- a/{module}\n+++ b/{module}\n@@ ")
@@ -110,21 +110,21 @@ def test_fix_on_a_clean_file_exits_zero_and_does_not_touch_it(tmp_path):
 
 def test_fix_keeps_the_file_mode(module):
     os.chmod(module, 0o751)
-    run_devlint("--isolated", "--extend-select", "DEV004", "--fix", str(module))
+    run_devlint("--isolated", "--preview", "--fix", str(module))
     assert module.read_text() == SAFE_FIXED
     assert stat.S_IMODE(os.stat(module).st_mode) == 0o751
 
 
 def test_fix_keeps_bom_and_crlf_byte_for_byte(module):
     module.write_bytes(b"\xef\xbb\xbf" + SAFE_AND_UNSAFE.replace("\n", "\r\n").encode())
-    run_devlint("--isolated", "--extend-select", "DEV004", "--fix", str(module))
+    run_devlint("--isolated", "--preview", "--fix", str(module))
     assert module.read_bytes() == b"\xef\xbb\xbf" + SAFE_FIXED.replace("\n", "\r\n").encode()
 
 
 def test_fix_keeps_a_latin1_coding_cookie(module):
     text = "# -*- coding: latin-1 -*-\n# café\n" + SAFE_AND_UNSAFE
     module.write_bytes(text.encode("latin-1"))
-    run_devlint("--isolated", "--extend-select", "DEV004", "--fix", str(module))
+    run_devlint("--isolated", "--preview", "--fix", str(module))
     assert module.read_bytes() == ("# -*- coding: latin-1 -*-\n# café\n" + SAFE_FIXED).encode("latin-1")
 
 
@@ -141,7 +141,7 @@ def test_file_changed_on_disk_since_read_is_not_overwritten(module, monkeypatch,
         return result
 
     monkeypatch.setattr(document, "fix_text", fix_while_someone_edits)
-    assert cli.main(["--isolated", "--extend-select", "DEV004", "--fix", str(module)]) == 2
+    assert cli.main(["--isolated", "--preview", "--fix", str(module)]) == 2
     assert module.read_text() == SAFE_AND_UNSAFE + "# edited meanwhile\n"
     out, err = capsys.readouterr()
     assert f"devlint: error: {module}: file changed on disk while being fixed; not written" in err
@@ -155,7 +155,7 @@ def test_fix_producing_unparsable_code_is_never_written(module, monkeypatch, cap
     from devlint.frontends import cli
 
     monkeypatch.setattr(cst_stage, "apply_fixes", lambda module, fixes, **kwargs: "def broken(:\n")
-    assert cli.main(["--isolated", "--extend-select", "DEV004", "--fix", "--unsafe-fixes", str(module)]) == 2
+    assert cli.main(["--isolated", "--preview", "--fix", "--unsafe-fixes", str(module)]) == 2
     assert module.read_text() == SAFE_AND_UNSAFE
     err = capsys.readouterr().err
     assert "fix would produce code that does not parse; file left unchanged" in err
@@ -172,7 +172,7 @@ def test_a_fix_only_libcst_would_parse_is_never_written(module, monkeypatch, cap
             return real_apply(module_node, fixes, **kwargs).replace('"cpu"', rejected)
 
         monkeypatch.setattr(cst_stage, "apply_fixes", python_rejects)
-        assert cli.main(["--isolated", "--extend-select", "DEV004", "--fix", "--unsafe-fixes", str(module)]) == 2
+        assert cli.main(["--isolated", "--preview", "--fix", "--unsafe-fixes", str(module)]) == 2
         assert module.read_text() == SAFE_AND_UNSAFE
         assert "fix would produce code that does not parse; file left unchanged" in capsys.readouterr().err
 
@@ -188,7 +188,7 @@ def test_one_unparsable_fix_leaves_the_whole_file_unchanged(module, monkeypatch,
         return text.replace('return torch.load(path, map_location="cpu")', "return (")
 
     monkeypatch.setattr(cst_stage, "apply_fixes", break_the_unsafe_one)
-    assert cli.main(["--isolated", "--extend-select", "DEV004", "--fix", "--unsafe-fixes", str(module)]) == 2
+    assert cli.main(["--isolated", "--preview", "--fix", "--unsafe-fixes", str(module)]) == 2
     assert module.read_text() == SAFE_AND_UNSAFE
 
 
@@ -237,14 +237,14 @@ def _diff_bytes(repo, *args: str) -> bytes:
 )
 def test_diff_applies_with_git_apply_and_gives_the_fixed_file(tmp_path, text):
     repo = _git_repo(tmp_path, {"model.py": text})
-    patch = _diff_bytes(repo, "--isolated", "--extend-select", "DEV004", "--unsafe-fixes", "model.py")
+    patch = _diff_bytes(repo, "--isolated", "--preview", "--unsafe-fixes", "model.py")
     assert _git_apply(repo, patch, "--check").returncode == 0, patch
     assert _git_apply(repo, patch).returncode == 0
     from devlint import fix_source
     from devlint.engine.settings import Settings
 
     with open(repo / "model.py", newline="") as handle:
-        assert handle.read() == fix_source(text, "model.py", Settings(extend_select=("DEV004",)), unsafe=True).source
+        assert handle.read() == fix_source(text, "model.py", Settings(preview=True), unsafe=True).source
     assert (b"\\ No newline at end of file" in patch) != text.endswith("\n")
 
 
@@ -252,7 +252,7 @@ def test_diff_of_a_file_in_a_subdirectory_applies_from_the_current_directory(tmp
     repo = _git_repo(tmp_path, {})
     (repo / "pkg").mkdir()
     (repo / "pkg" / "model.py").write_text(SAFE_AND_UNSAFE)
-    result = run_devlint("--isolated", "--extend-select", "DEV004", "--diff", ".", cwd=repo)
+    result = run_devlint("--isolated", "--preview", "--diff", ".", cwd=repo)
     assert "--- a/pkg/model.py" in result.stdout and "+++ b/pkg/model.py" in result.stdout
     assert _git_apply(repo, result.stdout).returncode == 0
     assert (repo / "pkg" / "model.py").read_text() == SAFE_FIXED
@@ -265,7 +265,7 @@ def test_notebook_diff_applies_with_git_apply(tmp_path):
             "source": ["import torch\n", "state = torch.load(path)"]}
     text = json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
     repo = _git_repo(tmp_path, {"train.ipynb": text})  # no line break at the end either
-    patch = _diff_bytes(repo, "--isolated", "--extend-select", "DEV004", "--unsafe-fixes", "train.ipynb")
+    patch = _diff_bytes(repo, "--isolated", "--preview", "--unsafe-fixes", "train.ipynb")
     assert _git_apply(repo, patch).returncode == 0, patch
     assert json.loads((repo / "train.ipynb").read_text())["cells"][0]["source"][1] == \
         'state = torch.load(path, map_location="cpu")'
@@ -314,7 +314,7 @@ def test_fixes_that_never_settle_warn_and_keep_the_last_result(tmp_path, monkeyp
         return FixResult(result.source, result.fixed, result.remaining, result.unparsable, converged=False)
 
     monkeypatch.setattr(engine, "_fix_text", never_settles)
-    assert cli.main(["--isolated", "--extend-select", "DEV004", "--fix", "--unsafe-fixes", "--jobs", "1",
+    assert cli.main(["--isolated", "--preview", "--fix", "--unsafe-fixes", "--jobs", "1",
                      str(module)]) == 0
     assert module.read_text() == ALL_FIXED
     err = capsys.readouterr().err
@@ -327,7 +327,7 @@ def test_fixes_that_never_settle_warn_and_keep_the_last_result(tmp_path, monkeyp
 
 def test_line_length_in_devlint_configuration_overrides_the_formatter(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
-        "[tool.devlint]\nline-length = 40\nextend-select = [\"DEV004\"]\n\n[tool.black]\nline-length = 120\n")
+        "[tool.devlint]\nline-length = 40\npreview = true\n\n[tool.black]\nline-length = 120\n")
     module = tmp_path / "model.py"
     module.write_text("import torch\nstate = torch.load(checkpoint_path)\n")
     result = run_devlint("--fix", "--unsafe-fixes", str(module), cwd=tmp_path)
@@ -339,7 +339,7 @@ def test_formatter_line_length_is_read_with_isolated_too(tmp_path):
     (tmp_path / "setup.cfg").write_text("[flake8]\nmax-line-length = 40\n")
     module = tmp_path / "model.py"
     module.write_text("import torch\nstate = torch.load(checkpoint_path)\n")
-    run_devlint("--isolated", "--extend-select", "DEV004", "--fix", "--unsafe-fixes", str(module), cwd=tmp_path)
+    run_devlint("--isolated", "--preview", "--fix", "--unsafe-fixes", str(module), cwd=tmp_path)
     assert module.read_text().count("\n") == 5
 
 
@@ -356,7 +356,7 @@ def test_line_length_flag_sets_the_limit(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.ruff]\nline-length = 120\n")
     module = tmp_path / "model.py"
     module.write_text("import torch\nstate = torch.load(checkpoint_path)\n")
-    result = run_devlint("--isolated", "--extend-select", "DEV004", "--fix", "--unsafe-fixes", "--line-length", "40",
+    result = run_devlint("--isolated", "--preview", "--fix", "--unsafe-fixes", "--line-length", "40",
                          str(module), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert module.read_text() == 'import torch\nstate = torch.load(\n    checkpoint_path,\n    map_location="cpu",\n)\n'
@@ -383,33 +383,33 @@ def test_fix_exits_0_when_nothing_is_left_and_1_with_exit_non_zero_on_fix(tmp_pa
     for flags, expected in ((["--fix"], 0), (["--fix", "--exit-non-zero-on-fix"], 1)):
         path = tmp_path / "model.py"
         path.write_text(SAFE_AND_UNSAFE)
-        result = run_devlint("--isolated", "--extend-select", "DEV004", "--unsafe-fixes", *flags, "model.py",
+        result = run_devlint("--isolated", "--preview", "--unsafe-fixes", *flags, "model.py",
                              cwd=tmp_path)
         assert (result.returncode, path.read_text()) == (expected, ALL_FIXED), flags
-    clean = run_devlint("--isolated", "--extend-select", "DEV004", "--fix", "--exit-non-zero-on-fix", "model.py",
+    clean = run_devlint("--isolated", "--preview", "--fix", "--exit-non-zero-on-fix", "model.py",
                         cwd=tmp_path)
     assert clean.returncode == 0  # nothing fixed, nothing left
 
 
 def test_fix_only_fixes_reports_nothing_and_exits_0_with_reports_left(module):
-    result = run_devlint("--isolated", "--extend-select", "DEV004", "--fix-only", "model.py", cwd=module.parent)
+    result = run_devlint("--isolated", "--preview", "--fix-only", "model.py", cwd=module.parent)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "Fixed 1 report.\n")
     assert module.read_text() == SAFE_FIXED  # the unsafe fix's report is left, silently
-    again = run_devlint("--isolated", "--extend-select", "DEV004", "--fix-only", "model.py", cwd=module.parent)
+    again = run_devlint("--isolated", "--preview", "--fix-only", "model.py", cwd=module.parent)
     assert (again.returncode, again.stdout, again.stderr) == (0, "", "")  # ruff: no summary when nothing was fixed
 
 
 def test_fix_only_with_exit_non_zero_on_fix_fails_only_when_it_fixed(module):
-    fixed = run_devlint("--isolated", "--extend-select", "DEV004", "--fix-only", "--exit-non-zero-on-fix", "model.py",
+    fixed = run_devlint("--isolated", "--preview", "--fix-only", "--exit-non-zero-on-fix", "model.py",
                         cwd=module.parent)
     assert (fixed.returncode, module.read_text()) == (1, SAFE_FIXED)
-    nothing = run_devlint("--isolated", "--extend-select", "DEV004", "--fix-only", "--exit-non-zero-on-fix", "model.py",
+    nothing = run_devlint("--isolated", "--preview", "--fix-only", "--exit-non-zero-on-fix", "model.py",
                           cwd=module.parent)
     assert nothing.returncode == 0
 
 
 def test_fix_only_with_diff_prints_the_diff_and_writes_nothing(module):
-    result = run_devlint("--isolated", "--extend-select", "DEV004", "--fix-only", "--diff", "model.py",
+    result = run_devlint("--isolated", "--preview", "--fix-only", "--diff", "model.py",
                          cwd=module.parent)
     assert result.returncode == 1 and result.stdout.startswith("--- a/model.py\n+++ b/model.py\n")
     assert result.stderr == "Would fix 1 report.\n" and module.read_text() == SAFE_AND_UNSAFE

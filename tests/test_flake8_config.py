@@ -19,7 +19,7 @@ BUG = 'import torch\n\nx = torch.zeros(3)\nx.to("cuda")\nstate = torch.load("a.p
 # (path, line, col, code) of BUG's reports: DEV001 and DEV003 on line 4, DEV004 on line 5; DEV003 and
 # DEV004 are in preview, so only where the configuration names them (NAMED)
 ALL = {(4, 1, "DEV001"), (4, 6, "DEV003"), (5, 9, "DEV004")}
-NAMED = 'extend-select = ["DEV003", "DEV004"]\n'
+NAMED = 'preview = true\n'
 FILES = ("pkg/model.py", "tests/test_model.py", "third_party/vendored.py", "generated.py")
 
 
@@ -73,7 +73,7 @@ CASES = {
                                                     for code in ("DEV003", "DEV004")))),
     "select": ('select = ["DEV001", "DEV004"]\n',
                everywhere(*CHECKED, but=frozenset((name, "DEV003") for name in CHECKED))),
-    "extend-select": ('select = ["DEV001"]\nextend-select = ["DEV004"]\n',
+    "extend-select": ('select = ["DEV001"]\npreview = true\n',
                       everywhere(*CHECKED, but=frozenset((name, "DEV003") for name in CHECKED))),
     "ignore": ('ignore = ["DEV00"]\n', set()),
     "per-file-ignores": (NAMED + 'per-file-ignores = { "tests/*" = ["DEV003"], '

@@ -18,7 +18,7 @@ from devlint.frontends.report.sarif import FINGERPRINT_KEY, sarif_log
 from devlint.rules import all_rules
 
 BAD_DEV004 = FIXTURES / "DEV004-load-without-map-location" / "bad.py"
-NAME_DEV004 = ("--extend-select", "DEV004")  # DEV004 is in preview: off unless named
+NAME_DEV004 = ("--preview",)  # DEV004 is in preview: off unless named
 REPORT_KEYS = [
     "code", "name", "message", "path", "line", "column", "end_line", "end_column", "cell", "notebook_line", "fix",
     "url", "filename", "location", "end_location", "noqa_row",

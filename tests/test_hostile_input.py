@@ -18,7 +18,7 @@ TORCH_BUG = "import torch\nstate = torch.load('model.pt')\n"  # DEV004 on line 2
 
 def check(*args: str, cwd):
     """`devlint --isolated` with DEV004, a preview rule, named: TORCH_BUG is the report these tests expect."""
-    result = run_devlint("--isolated", "--extend-select", "DEV004", *args, cwd=cwd)
+    result = run_devlint("--isolated", "--preview", *args, cwd=cwd)
     assert "Traceback" not in result.stderr, result.stderr
     return result
 
@@ -156,7 +156,7 @@ def test_analysis_that_exhausts_even_the_large_stack_is_dev998_at_1_1_never_dev9
 
     monkeypatch.setattr(cst_stage, "check", bottomless)
     source = TORCH_BUG + "value = flag\n"
-    settings = Settings(extend_select=("DEV004",))  # TORCH_BUG's DEV004 is in preview: name it
+    settings = Settings(preview=True)  # TORCH_BUG's DEV004 is in preview: name it
     [report] = engine.analyze(source, "deep.py", settings).diagnostics
     assert (report.line, report.col, report.code) == (1, 1, "DEV998")
     assert report.message.startswith("internal error: this file is nested too deeply for devlint to analyse")
@@ -244,7 +244,7 @@ def test_unreadable_file_is_reported_and_the_others_checked(tmp_path, monkeypatc
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(builtins, "open", refusing_open)
-    code = cli.main(["--isolated", "--extend-select", "DEV004", "."])
+    code = cli.main(["--isolated", "--preview", "."])
     out, err = capsys.readouterr()
     assert code == 2
     assert "devlint: error: a.py: cannot read file: permission denied" in err
@@ -294,7 +294,7 @@ def test_file_deleted_between_discovery_and_reading(tmp_path, monkeypatch, capsy
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(discovery, "discover", discover_then_delete)
-    code = cli.main(["--isolated", "--extend-select", "DEV004", "."])
+    code = cli.main(["--isolated", "--preview", "."])
     out, err = capsys.readouterr()
     assert code == 2
     assert "devlint: error: gone.py: file not found (deleted, or a broken symbolic link)" in err

@@ -84,14 +84,14 @@ def load_line(text: str) -> int:
 
 
 def run_flake8(*args: str, cwd, env=None):
-    return subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", "DEV,DEV004", *args], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", "DEV", "--devlint-preview", *args], cwd=cwd,
                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
 
 
 @pytest.mark.parametrize("name", SELF_DEFINED)
 def test_a_value_defined_by_itself_is_analysed_through_the_cli(tmp_path, name):
     text = write_case(tmp_path, name)
-    result = run_devlint("--isolated", "--no-cache", "--extend-select", "DEV004", "case.py", cwd=tmp_path)
+    result = run_devlint("--isolated", "--no-cache", "--preview", "case.py", cwd=tmp_path)
     assert "DEV998" not in result.stdout and "DEV999" not in result.stdout, result.stdout
     assert f"case.py:{load_line(text)}:12: DEV004" in result.stdout
     assert result.returncode == 1 and "Traceback" not in result.stderr
@@ -113,7 +113,7 @@ def test_a_value_defined_by_itself_is_fixed_and_the_editor_sees_the_same(name):
     from devlint.sources import document
 
     text = "import torch\n" + textwrap.dedent(SELF_DEFINED[name]) + LOAD
-    settings = Settings(extend_select=("DEV004",))
+    settings = Settings(preview=True)
     fixed = fix_source(text, "case.py", settings, unsafe=True)
     assert fixed.converged and "DEV004" in {d.code for d in fixed.remaining}
     assert not {"DEV998", "DEV999"} & {d.code for d in fixed.remaining}
@@ -130,7 +130,7 @@ BOTH = ("import torch\n\n\ndef f(images: torch.Tensor, device, path):\n    image
 @pytest.mark.parametrize("fault", ["DEV004", "DEV004:recursion"])
 def test_a_failing_rule_loses_only_its_reports_and_the_cli_exits_2(tmp_path, fault):
     (tmp_path / "train.py").write_text(BOTH)
-    result = run_devlint("--isolated", "--no-cache", "--extend-select", "DEV004", "train.py", cwd=tmp_path,
+    result = run_devlint("--isolated", "--no-cache", "--preview", "train.py", cwd=tmp_path,
                          env={"DEVLINT_TEST_FAULT": fault})
     lines = result.stdout.splitlines()
     assert any(line.startswith("train.py:5:5: DEV001") for line in lines)
@@ -152,7 +152,7 @@ def test_a_failing_rule_is_a_visible_dev998_line_in_flake8(tmp_path):
 
 def test_a_failing_rule_does_not_stop_the_other_rules_fixes(tmp_path):
     (tmp_path / "train.py").write_text(BOTH)
-    result = run_devlint("--isolated", "--no-cache", "--extend-select", "DEV004", "--fix", "train.py", cwd=tmp_path,
+    result = run_devlint("--isolated", "--no-cache", "--preview", "--fix", "train.py", cwd=tmp_path,
                          env={"DEVLINT_TEST_FAULT": "DEV004"})
     assert "    images = images.to(device)\n" in (tmp_path / "train.py").read_text()
     assert result.returncode == 2

@@ -25,7 +25,7 @@ def _tree(tmp_path, count=40):
 
 def test_workers_print_the_same_reports_in_the_same_order_as_one_process(tmp_path):
     _tree(tmp_path)
-    named = ("--extend-select", "DEV004")  # the torch.load files' rule, in preview
+    named = ("--preview",)  # the torch.load files' rule, in preview
     one = run_devlint(".", "--isolated", "--no-cache", *named, "--jobs", "1", cwd=tmp_path)
     many = run_devlint(".", "--isolated", "--no-cache", *named, "--jobs", "3", cwd=tmp_path)
     assert one.stdout.count("\n") == 40
@@ -34,7 +34,7 @@ def test_workers_print_the_same_reports_in_the_same_order_as_one_process(tmp_pat
 
 def test_fixtures_report_the_same_with_workers():
     paths = [str(d) for d in RULE_DIRS]
-    named = ("--extend-select", "DEV003,DEV004,DEV005")  # rules in preview, with fixtures here
+    named = ("--preview",)  # rules in preview, with fixtures here
     one = run_devlint(*paths, "--isolated", "--no-cache", *named, "-j", "1")
     many = run_devlint(*paths, "--isolated", "--no-cache", *named, "-j", "2")
     assert one.stdout and many.stdout == one.stdout

@@ -24,13 +24,20 @@ pytestmark = pytest.mark.asyncio
 FIX_ALL = "source.fixAll.devlint"
 LOAD = "import torch\nstate = torch.load(path)\n"  # one DEV004 report, line 2 (with DEV004 named)
 # Rules in preview these tests use as their example: they run where their code is named (extend-select).
-NAMED = ("DEV003", "DEV004", "DEV005")
+# rules whose fixtures hold shapes in preview (DEV002's one-time copies; DEV003-DEV005, rules in preview): checked
+# with preview on
+NAMED = ("DEV002", "DEV003", "DEV004", "DEV005")
 DEFAULT_RULE = "import torch\nx = torch.zeros(3)\nx.to('cpu')\n"  # one DEV001 report, line 3: a default rule
 
 
 def name_rules(folder, *codes: str, table: str = "") -> None:
     """A configuration in `folder` that names `codes` (preview rules run where named), with `table`'s lines."""
     (folder / "pyproject.toml").write_text(f"[tool.devlint]\nextend-select = {json.dumps(list(codes))}\n{table}")
+
+
+def preview_rules(folder, table: str = "") -> None:
+    """A configuration in `folder` with preview on, and `table`'s lines."""
+    (folder / "pyproject.toml").write_text(f"[tool.devlint]\npreview = true\n{table}")
 
 
 def fixture_to_check(rule_dir, folder):
@@ -40,7 +47,7 @@ def fixture_to_check(rule_dir, folder):
     if code_of(rule_dir) not in NAMED:
         return path
     torch = target_torch(None, str(path))
-    name_rules(folder, code_of(rule_dir), table=f"line-length = {line_limit(None, str(path))}\n"
+    preview_rules(folder, table=f"line-length = {line_limit(None, str(path))}\n"
                + (f'target-torch = "{torch[0]}.{torch[1]}"\n' if torch else ""))
     (folder / "bad.py").write_text(path.read_text())
     return folder / "bad.py"
@@ -101,7 +108,7 @@ async def test_after_each_edit_the_reports_are_those_of_the_whole_new_text(tmp_p
 
     def check(version: str):
         return document.check(document.PythonSource(str(tmp_path / "model.py"), version),
-                              Settings(extend_select=("DEV004", "DEV005")))
+                              Settings(preview=True))
 
     async with session(tmp_path) as editor:
         uri = editor.open(tmp_path / "model.py", text)
@@ -159,7 +166,7 @@ async def test_applying_each_quick_fix_in_turn_gives_the_fixtures_fixed_file(rul
 async def test_fix_all_applies_the_safe_fixes_as_the_cli_does(rule_dir, tmp_path):
     original, path = rule_dir / "bad.py", fixture_to_check(rule_dir, tmp_path)
     named = (code_of(rule_dir),) if code_of(rule_dir) in NAMED else ()
-    safe = fix_source(original.read_text(), str(original), Settings(extend_select=named), unsafe=False).source
+    safe = fix_source(original.read_text(), str(original), Settings(preview=bool(named)), unsafe=False).source
     async with session(tmp_path) as editor:
         uri = editor.open(path)
         await editor.diagnostics(uri)
@@ -262,7 +269,7 @@ async def test_a_quick_fix_after_an_emoji_edits_the_right_columns(tmp_path):
             if not fixes:
                 break
             editor.replace(uri, apply(editor.texts[uri], edits_of(fixes[0], uri)))
-    assert editor.texts[uri] == fix_source(text, "model.py", Settings(extend_select=("DEV004",)), unsafe=True).source
+    assert editor.texts[uri] == fix_source(text, "model.py", Settings(preview=True), unsafe=True).source
 
 
 async def test_a_syntax_error_is_a_dev999_error_and_the_server_keeps_serving(tmp_path):

@@ -21,7 +21,7 @@ SOURCE = "import torch\nstate = torch.load(path)\nmodel.load_state_dict(torch.lo
 
 
 def test_neovim_shows_devlints_reports_and_applies_its_quick_fix(tmp_path):
-    (tmp_path / "pyproject.toml").write_text('[tool.devlint]\nextend-select = ["DEV004"]\n')  # in preview: named
+    (tmp_path / "pyproject.toml").write_text('[tool.devlint]\npreview = true\n')  # in preview: named
     module = tmp_path / "model.py"
     module.write_text(SOURCE)
     out = tmp_path / "seen.json"

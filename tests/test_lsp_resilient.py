@@ -15,7 +15,7 @@ def lines_of(reports):
 
 
 def test_statements_before_and_after_the_edit_keep_their_reports_moved_to_where_they_are_now():
-    old = analyze(BEFORE, "m.py", Settings(extend_select=("DEV004",))).diagnostics  # DEV004, in preview, named
+    old = analyze(BEFORE, "m.py", Settings(preview=True)).diagnostics  # DEV004, in preview, named
     assert lines_of(old) == [("DEV004", 5), ("DEV004", 9), ("DEV004", 13)]
     new = BEFORE.replace("    return torch.load(path)\n\n\ndef h", "    return torch.load(path\n\n\n\ndef h")
     kept = kept_reports(BEFORE, old, new)

@@ -18,7 +18,7 @@ from devlint.engine.noqa import NoqaEdit, Suppressions, noqa_edit
 
 LOAD = 'torch.load("m.pt")'
 # The examples' rules in preview (DEV003, DEV004): both commands run them where named by their code.
-NAMED = ("--extend-select", "DEV003,DEV004")
+NAMED = ("--preview",)
 # (comment after a DEV004 report, whether flake8 suppresses it)
 INLINE_CASES = [
     ("# noqa", True),
@@ -41,7 +41,7 @@ INLINE_CASES = [
 
 
 def _flake8_lines(path: Path) -> list[int]:
-    result = subprocess.run([sys.executable, "-m", "flake8", "--select", "DEV", *NAMED, "--isolated", path.name],
+    result = subprocess.run([sys.executable, "-m", "flake8", "--select", "DEV", "--devlint-preview", "--isolated", path.name],
                             cwd=path.parent, capture_output=True, text=True, env=_env())
     assert result.returncode in (0, 1), result.stderr
     return [int(line.split(":")[1]) for line in result.stdout.splitlines()]

@@ -21,7 +21,7 @@ from devlint.engine.settings import Settings
 TRAINING = FIXTURES / "notebooks" / "training.ipynb"
 TRAINING_FIXED = FIXTURES / "notebooks" / "training.fixed.ipynb"
 # Rules in preview the examples here use: they run where their code is named (extend-select).
-NAMED = ("DEV003", "DEV004", "DEV005")
+NAMED = ("DEV002", "DEV003", "DEV004", "DEV005")  # fixtures with shapes in preview: checked with preview on
 
 
 def code(source, **fields) -> dict:
@@ -57,7 +57,7 @@ def fixed_sources(text: str, settings: Settings = Settings()) -> list:
 
 def test_training_notebook_reports_each_rule_at_its_cell_line_and_column():
     notebook = read_notebook(str(TRAINING))
-    found = [(d.cell, d.line, d.col, d.code) for d in lint_notebook(notebook, Settings(extend_select=NAMED))]
+    found = [(d.cell, d.line, d.col, d.code) for d in lint_notebook(notebook, Settings(preview=True))]
     assert found == [
         (4, 2, 10, "DEV003"),  # device = "cuda"
         (8, 13, 21, "DEV005"),  # torch.arange in forward
@@ -85,7 +85,7 @@ def test_notebook_line_is_the_file_line_holding_the_reported_source_line():
     text = TRAINING.read_text()
     file_lines = text.splitlines()
     notebook = read_notebook(str(TRAINING))
-    for diagnostic in lint_notebook(notebook, Settings(extend_select=NAMED)):
+    for diagnostic in lint_notebook(notebook, Settings(preview=True)):
         cell = next(c for c in notebook.cells if c.number == diagnostic.cell)
         cell_line = cell.source.splitlines(keepends=True)[diagnostic.line - 1]
         assert json.loads(file_lines[diagnostic.notebook_line - 1].strip().rstrip(",")) == cell_line
@@ -194,7 +194,7 @@ def test_per_file_ignores_match_notebooks(tmp_path):
 
 
 def test_fix_of_training_is_exactly_training_fixed():
-    new, result = fix_notebook(read_notebook(str(TRAINING)), Settings(extend_select=NAMED), unsafe=True)
+    new, result = fix_notebook(read_notebook(str(TRAINING)), Settings(preview=True), unsafe=True)
     assert new == TRAINING_FIXED.read_text(encoding="utf-8")
     assert result.remaining == []
     assert result.fixed == {"DEV001": 1, "DEV002": 1, "DEV003": 2, "DEV004": 2, "DEV005": 1}
@@ -202,8 +202,8 @@ def test_fix_of_training_is_exactly_training_fixed():
 
 def test_training_fixed_is_clean_and_fixing_it_again_changes_nothing():
     notebook = read_notebook(str(TRAINING_FIXED))
-    assert lint_notebook(notebook, Settings(extend_select=NAMED)) == []
-    assert fix_notebook(notebook, Settings(extend_select=NAMED), unsafe=True)[0] == notebook.text
+    assert lint_notebook(notebook, Settings(preview=True)) == []
+    assert fix_notebook(notebook, Settings(preview=True), unsafe=True)[0] == notebook.text
 
 
 def test_fix_changes_only_source_lines_and_nothing_else():
@@ -298,7 +298,7 @@ def test_bad_notebooks_exit_2_and_the_other_files_are_still_checked(tmp_path):
     (tmp_path / "broken.ipynb").write_text("{not json")
     (tmp_path / "latin1.ipynb").write_bytes(b'{"cells": [], "nbformat": 4, "x": "\xe9"}')
     (tmp_path / "train.py").write_text("import torch\ntorch.load(p)\n")
-    result = run_devlint(".", "--isolated", "--extend-select", "DEV004", cwd=tmp_path)
+    result = run_devlint(".", "--isolated", "--preview", cwd=tmp_path)
     assert result.returncode == 2
     assert "train.py:2:1: DEV004" in result.stdout
     assert "devlint: error: broken.ipynb: not a Jupyter notebook: invalid JSON" in result.stderr
@@ -358,7 +358,7 @@ def test_a_rule_fixture_split_into_cells_is_fixed_as_the_py_file_is(rule_dir):
     named = rule in NAMED
     settings = Settings(line_length=line_limit(None, str(rule_dir / "bad.py")),
                         target_torch=target_torch(None, str(rule_dir / "bad.py")),
-                        extend_select=(rule,) if named else ())
+                        preview=named)
     sources = ["".join(source) for source in fixed_sources(text, settings)[1:]]
     assert "\n\n\n".join(sources) == expected_fix(rule_dir, preview=named)
 

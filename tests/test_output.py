@@ -22,7 +22,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 LOAD = 'import torch\n\nmodel = torch.nn.Linear(2, 2)\nmodel.load_state_dict(torch.load("ckpt.pt"))\n'
 DEV004_MESSAGE = ("`torch.load(...)` without `map_location` fails on a machine without the device the checkpoint"
                   " was saved from; pass `map_location=` (e.g. `\"cpu\"` or your device)")
-SELECT_DEV004 = ("--extend-select", "DEV004")  # DEV004 is in preview: off unless named
+SELECT_DEV004 = ("--preview",)  # DEV004 is in preview: off unless named
 
 
 def devlint_in(cwd, *args: str, **env: str) -> subprocess.CompletedProcess:
@@ -300,7 +300,7 @@ def test_annotation_and_sarif_paths_are_relative_to_the_git_top_level_from_a_sub
 
 def test_without_git_paths_are_relative_to_the_config_files_folder(tmp_path):
     (tmp_path / "proj" / "src").mkdir(parents=True)
-    (tmp_path / "proj" / "pyproject.toml").write_text('[tool.devlint]\nextend-select = ["DEV004"]\n')
+    (tmp_path / "proj" / "pyproject.toml").write_text('[tool.devlint]\npreview = true\n')
     (tmp_path / "proj" / "src" / "train.py").write_text(LOAD)
     result = subprocess.run([sys.executable, "-m", "devlint", "--no-cache", "--output-format", "github", "train.py"],
                             cwd=tmp_path / "proj" / "src", capture_output=True, text=True,

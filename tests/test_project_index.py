@@ -95,7 +95,7 @@ def test_the_project_root_is_the_nearest_marker_else_above_the_outermost_package
 
 
 def test_a_cached_result_is_not_used_once_another_file_changes_what_the_index_says(tmp_path):
-    (tmp_path / "pyproject.toml").write_text('[tool.devlint]\nextend-select = ["DEV004"]\n')  # DEV004: in preview
+    (tmp_path / "pyproject.toml").write_text('[tool.devlint]\npreview = true\n')  # DEV004: in preview
     (tmp_path / "train.py").write_text(LOADER)
     writer = tmp_path / "prepare.py"
     writer.write_text("import torch\n\ndef prepare(tokens):\n    torch.save(list(tokens), 'vocab.pt')\n")
@@ -131,7 +131,7 @@ def _check_train(folder, monkeypatch=None):
     from devlint.runner.runner import Mode, process
 
     project.forget_project_indexes()
-    outcome = process(str(folder / "train.py"), Settings(extend_select=("DEV004",)), Mode(),
+    outcome = process(str(folder / "train.py"), Settings(preview=True), Mode(),
                       Cache(str(folder / "cache")))
     return [d.code for d in outcome.diagnostics]
 

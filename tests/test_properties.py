@@ -26,7 +26,7 @@ from tests.conftest import RULE_DIRS
 # DEV003, DEV004 and DEV005 are rules in preview: named, they run (as `--extend-select DEV003,...`),
 # so that the snippets' bugs of theirs are reported and fixed too.
 NAMED = ("DEV003", "DEV004", "DEV005")
-SETTINGS = Settings(extend_select=NAMED)
+SETTINGS = Settings(preview=True)
 
 EXAMPLES = int(os.environ.get("DEVLINT_FUZZ_EXAMPLES") or (2000 if os.environ.get("DEVLINT_LONG_FUZZ") else 25))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ.get("DEVLINT_LONG_FUZZ"),

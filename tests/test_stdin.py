@@ -8,7 +8,7 @@ from conftest import run_devlint
 
 SOURCE = "import torch\nx = torch.load(p)\nmodel.load_state_dict(torch.load(q))\n"  # unsafe fix, safe fix
 SAFE_FIXED = "import torch\nx = torch.load(p)\nmodel.load_state_dict(torch.load(q, map_location=\"cpu\"))\n"
-NAME_DEV004 = ("--extend-select", "DEV004")  # DEV004 is in preview: off unless named
+NAME_DEV004 = ("--preview",)  # DEV004 is in preview: off unless named
 
 
 def test_dash_reads_stdin_and_reports_under_dash(tmp_path):

@@ -541,7 +541,7 @@ NAMED = ("DEV003",)
 
 
 def fixed_for(code: str, target: "tuple[int, int] | None") -> str:
-    settings = Settings(target_torch=target, extend_select=NAMED)
+    settings = Settings(target_torch=target, preview=True)
     return fix_source(textwrap.dedent(code), "example.py", settings, unsafe=True).source
 
 
@@ -559,7 +559,7 @@ def test_torch_2_6_asks_whether_an_accelerator_is_there_first():
         import torch
         x = x.to("mps")
         """)
-    settings = Settings(target_torch=(2, 6), line_length=120, extend_select=NAMED)
+    settings = Settings(target_torch=(2, 6), line_length=120, preview=True)
     result = fix_source(code, "example.py", settings, unsafe=True).source
     assert result == textwrap.dedent("""
         import torch
@@ -634,7 +634,7 @@ def _fixed_test(code: str, path: str = "test_model.py") -> str:
 
     from devlint import fix_source
 
-    return fix_source(textwrap.dedent(code), path, Settings(extend_select=NAMED), unsafe=True).source
+    return fix_source(textwrap.dedent(code), path, Settings(preview=True), unsafe=True).source
 
 
 def test_a_test_function_gets_a_pytest_skip_marker():

@@ -446,7 +446,7 @@ def test_fix_of_a_file_uses_the_limit_beside_it(tmp_path):
     module = tmp_path / "model.py"
     source = "import torch\nstate = torch.load(checkpoint_path)\n"
     module.write_text(source)
-    result = fix_source(source, str(module), Settings(extend_select=("DEV004",)), unsafe=True).source
+    result = fix_source(source, str(module), Settings(preview=True), unsafe=True).source
     assert result == 'import torch\nstate = torch.load(\n    checkpoint_path,\n    map_location="cpu",\n)\n'
 
 
