@@ -12,11 +12,11 @@ from devlint.frontends.cli import main
 BUGGY = textwrap.dedent("""\
     import torch
 
-    x = torch.zeros(3)
+    x = torch.zeros(3) if torch.cuda.is_available() else torch.ones(3)
     x.to("cpu")
-    state = torch.load("model.pt")
+    state = torch.jit.load("model.pt")
     device = torch.device("cuda")
-    """)
+    """)  # DEV003 and DEV004 named report it: the file checks for CUDA, and loads a scripted module
 BUGGY_CODES = ["DEV001", "DEV003", "DEV004"]
 NAME_PREVIEW = ("--preview",)  # BUGGY's DEV003 and DEV004 are in preview: off unless named
 CLEAN = "import torch\n\nx = torch.zeros(3, device='cpu')\n"

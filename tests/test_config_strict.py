@@ -11,7 +11,7 @@ import pytest
 
 from conftest import ROOT, run_devlint
 
-BUG = 'import torch\n\nstate = torch.load("a.pt")\n'  # DEV004, a preview rule: `select = DEV` alone leaves it off
+BUG = 'import torch\n\nstate = torch.jit.load("a.pt")\n'  # DEV004, a preview rule: `select = DEV` alone leaves it off
 # The line under test is line 7 of pyproject.toml, line 6 of setup.cfg.
 PYPROJECT = '[project]\nname = "demo"\nversion = "0"\n\n[tool.devlint]\nselect = ["DEV"]\n{line}\n'
 SETUP_CFG = "[metadata]\nname = demo\n\n[devlint]\nselect = DEV\n{line}\n"

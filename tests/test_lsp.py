@@ -22,7 +22,7 @@ from devlint.engine.settings import Settings
 
 pytestmark = pytest.mark.asyncio
 FIX_ALL = "source.fixAll.devlint"
-LOAD = "import torch\nstate = torch.load(path)\n"  # one DEV004 report, line 2 (with DEV004 named)
+LOAD = "import torch\nstate = torch.jit.load(path)\n"  # one DEV004 report, line 2 (with DEV004 named)
 # Rules in preview these tests use as their example: they run where their code is named (extend-select).
 # rules whose fixtures hold shapes in preview (DEV002's one-time copies; DEV003-DEV005, rules in preview): checked
 # with preview on
@@ -100,7 +100,7 @@ async def test_after_each_edit_the_reports_are_those_of_the_whole_new_text(tmp_p
         "\n".join([*lines[:middle], indent + "# typed more", *lines[middle:]]),
         "\n".join([*lines[:middle], *lines[middle + 3:]]),
         text.replace("def ", "def (", 1),
-        text + "\nimport torch\nstate = torch.load(path)\n",
+        text + "\nimport torch\nstate = torch.jit.load(path)\n",
     ]
     from devlint.frontends.lsp.resilient import kept_reports
 
@@ -200,22 +200,22 @@ async def test_disable_for_this_line_adds_a_noqa_comment_and_the_report_goes(tmp
         (disable,) = [a for a in await editor.actions(uri, line=1) if a.title == "Disable DEV004 for this line"]
         assert disable.is_preferred is not True
         editor.replace(uri, apply(editor.texts[uri], edits_of(disable, uri)))
-        assert editor.texts[uri] == "import torch\nstate = torch.load(path)  # noqa: DEV004\n"
+        assert editor.texts[uri] == "import torch\nstate = torch.jit.load(path)  # noqa: DEV004\n"
         assert await editor.diagnostics(uri) == []
 
 
 async def test_disable_for_this_line_extends_an_existing_noqa_list(tmp_path):
     name_rules(tmp_path, "DEV004")
     async with session(tmp_path) as editor:
-        uri = editor.open(tmp_path / "model.py", "import torch\nstate = torch.load(path)  # noqa: E501\n")
+        uri = editor.open(tmp_path / "model.py", "import torch\nstate = torch.jit.load(path)  # noqa: E501\n")
         await editor.diagnostics(uri)
         (disable,) = [a for a in await editor.actions(uri, line=1) if a.title.startswith("Disable")]
         assert apply(editor.texts[uri], edits_of(disable, uri)).splitlines()[1] == (
-            "state = torch.load(path)  # noqa: E501, DEV004")
+            "state = torch.jit.load(path)  # noqa: E501, DEV004")
 
 
 async def test_disable_puts_the_noqa_after_a_string_that_spans_lines_where_flake8_reads_it(tmp_path):
-    text = 'import torch\nstate = torch.load(path, pickle_module=f("""\n""")); x = 1\n'
+    text = 'import torch\nstate = torch.jit.load(path, pickle_module=f("""\n""")); x = 1\n'
     name_rules(tmp_path, "DEV004")
     async with session(tmp_path) as editor:
         uri = editor.open(tmp_path / "model.py", text)
@@ -227,7 +227,7 @@ async def test_disable_puts_the_noqa_after_a_string_that_spans_lines_where_flake
 
 
 async def test_no_disable_action_where_the_first_noqa_flake8_reads_is_in_a_string(tmp_path):
-    text = 'import torch\ns = "# noqa: E501"; state = torch.load(s)\n'
+    text = 'import torch\ns = "# noqa: E501"; state = torch.jit.load(s)\n'
     name_rules(tmp_path, "DEV004")
     async with session(tmp_path) as editor:
         uri = editor.open(tmp_path / "model.py", text)
@@ -236,17 +236,17 @@ async def test_no_disable_action_where_the_first_noqa_flake8_reads_is_in_a_strin
 
 
 async def test_utf16_columns_count_an_emoji_as_two_units_and_cjk_as_one(tmp_path):
-    text = 'import torch\nnote = "😀漢字"; state = torch.load(path)\n'
+    text = 'import torch\nnote = "😀漢字"; state = torch.jit.load(path)\n'
     before = len('note = "😀漢字"; state = ')
     name_rules(tmp_path, "DEV004")
     async with session(tmp_path) as editor:
         (report,) = await editor.diagnostics(editor.open(tmp_path / "model.py", text))
     assert (report.range.start.line, report.range.start.character) == (1, before + 1)  # the emoji: 2 units
-    assert report.range.end.character == before + 1 + len("torch.load(path)")
+    assert report.range.end.character == before + 1 + len("torch.jit.load(path)")
 
 
 async def test_utf8_columns_are_negotiated_where_the_client_offers_them(tmp_path):
-    text = 'import torch\nnote = "😀漢字"; state = torch.load(path)\n'
+    text = 'import torch\nnote = "😀漢字"; state = torch.jit.load(path)\n'
     prefix = 'note = "😀漢字"; state = '
     name_rules(tmp_path, "DEV004")
     async with session(tmp_path, capabilities(encodings=["utf-16", "utf-8"])) as editor:
@@ -256,11 +256,11 @@ async def test_utf8_columns_are_negotiated_where_the_client_offers_them(tmp_path
         assert report.range.start.character == len(prefix.encode("utf-8"))
         (disable,) = [a for a in await editor.actions(uri, line=1) if a.title.startswith("Disable")]
         fixed = apply(editor.texts[uri], edits_of(disable, uri), encoding="utf-8")
-    assert fixed.splitlines()[1] == 'note = "😀漢字"; state = torch.load(path)  # noqa: DEV004'
+    assert fixed.splitlines()[1] == 'note = "😀漢字"; state = torch.jit.load(path)  # noqa: DEV004'
 
 
 async def test_a_quick_fix_after_an_emoji_edits_the_right_columns(tmp_path):
-    text = 'import torch\nnote = "🙂"; state = torch.load(path)\nmodel.load_state_dict(torch.load(p))\n'
+    text = 'import torch\nnote = "🙂"; state = torch.jit.load(path)\nmodel.load_state_dict(torch.jit.load(p))\n'
     name_rules(tmp_path, "DEV004")
     async with session(tmp_path) as editor:
         uri = editor.open(tmp_path / "model.py", text)
@@ -354,7 +354,7 @@ async def test_notebook_cells_are_checked_as_one_module_and_fixed_in_their_own_c
         (lsp.NotebookCellKind.Code, "import torch\ndevice = torch.device('cuda')"),
         (lsp.NotebookCellKind.Code, "%matplotlib inline\nweights = torch.zeros(3).to(device)\nx = torch.load(f)"),
     ]
-    name_rules(tmp_path, "DEV003", "DEV004")
+    preview_rules(tmp_path)  # DEV002 at module level and DEV003 without evidence: preview shapes
     notebook = (tmp_path / "train.ipynb").as_uri()
     cell_uris = [f"{notebook}#cell{i}" for i in range(len(cells))]
     async with session(tmp_path, capabilities(notebooks=True)) as editor:
@@ -378,7 +378,7 @@ async def test_a_notebook_file_opened_as_text_is_not_checked_as_python(tmp_path)
     """A client without notebook sync may send the .ipynb JSON: it has no cells to put reports in."""
     notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
         {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-         "source": ["import torch\n", "x = torch.load(f)"]}]}
+         "source": ["import torch\n", "x = torch.jit.load(f)"]}]}
     async with session(tmp_path) as editor:
         uri = editor.open(tmp_path / "train.ipynb", json.dumps(notebook))
         await editor.diagnostics(editor.open(tmp_path / "model.py", LOAD))
@@ -395,7 +395,7 @@ async def test_unsaved_buffers_are_checked_with_the_defaults(tmp_path):
 
 
 async def test_a_half_typed_line_keeps_the_reports_of_the_statements_it_did_not_touch(tmp_path):
-    before = "import torch\n\n\ndef f(path):\n    return torch.load(path)\n\n\ndef g(path):\n    return torch.load(path)\n"
+    before = "import torch\n\n\ndef f(path):\n    return torch.jit.load(path)\n\n\ndef g(path):\n    return torch.jit.load(path)\n"
     name_rules(tmp_path, "DEV004")
     async with session(tmp_path) as editor:
         uri = editor.open(tmp_path / "model.py", before)
@@ -404,7 +404,7 @@ async def test_a_half_typed_line_keeps_the_reports_of_the_statements_it_did_not_
         editor.replace(uri, broken)
         received = sorted((d.code, d.range.start.line) for d in await editor.diagnostics(uri))
         assert received == [("DEV004", 4), ("DEV004", 10), ("DEV999", 7)]  # g's report moved down two lines
-        editor.replace(uri, before.replace("    return torch.load(path)\n\n\ndef g", "    return torch.load(path\n\n\ndef g"))
+        editor.replace(uri, before.replace("    return torch.jit.load(path)\n\n\ndef g", "    return torch.jit.load(path\n\n\ndef g"))
         received = sorted((d.code, d.range.start.line) for d in await editor.diagnostics(uri))
         assert ("DEV004", 4) not in received and ("DEV004", 8) in received  # f was edited: its report goes
         editor.replace(uri, before)

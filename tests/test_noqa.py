@@ -187,11 +187,11 @@ def test_add_noqa_comments_every_report_where_flake8_reads_it_and_is_idempotent(
 
 def test_add_noqa_only_for_the_selected_codes(tmp_path):
     path = tmp_path / "train.py"
-    path.write_text("import torch\nx = torch.zeros(3)\nx.to('cpu')\nstate = torch.load('m.pt')\n")
+    path.write_text("import torch\nx = torch.zeros(3)\nx.to('cpu')\nstate = torch.jit.load('m.pt')\n")
     result = run_devlint("--isolated", "--no-cache", "--add-noqa", "--select", "DEV004", "train.py", cwd=tmp_path)
     assert result.returncode == 0
     assert path.read_text() == ("import torch\nx = torch.zeros(3)\nx.to('cpu')\n"
-                                "state = torch.load('m.pt')  # noqa: DEV004\n")
+                                "state = torch.jit.load('m.pt')  # noqa: DEV004\n")
 
 
 def test_add_noqa_never_rewrites_a_string_that_looks_like_a_noqa(tmp_path):

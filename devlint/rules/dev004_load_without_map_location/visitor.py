@@ -187,8 +187,7 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
             shown = self._device_state(load, function)
             if (shown is None or bound or _is_test_file(self.ctx.path)) and not self.preview:
                 continue  # nothing shows the file holds device state, or a test reads what its run wrote: preview's
-            if shown is not None:
-                message = f"{message} {shown}:"
+            # (the message stays the rule's one line: the evidence is on the rule's page)
             self.report(load, f"{message} pass `map_location=` (e.g. `\"cpu\"` or your device)", fix)
 
     def _device_state(self, load: cst.Call, function: Optional[cst.FunctionDef]) -> Optional[str]:
