@@ -23,7 +23,7 @@ from conftest import ROOT
 
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 STEPS = {step["name"]: step for step in ACTION["runs"]["steps"]}
-BAD = 'import torch\n\nstate = torch.zeros(3).to(device)\n'
+BAD = 'import torch\n\ndef training_step(device):\n    state = torch.zeros(3).to(device)\n'
 PUSH = {"event_name": "push", "repository": "me/project"}
 PR_FROM_BRANCH = {"event_name": "pull_request", "repository": "me/project",
                   "event": {"pull_request": {"head": {"repo": {"full_name": "me/project"}}}}}
@@ -134,7 +134,7 @@ def test_push_annotates_first_then_writes_sarif_and_fails_the_job_on_reports(rep
     annotations = job.logs["Run devlint"].stdout.splitlines()
     assert annotations == [annotation for annotation in annotations if annotation.startswith("::error ")]
     assert [line.split("::")[1] for line in annotations] == [
-        "error file=src/train.py,line=3,col=9,endLine=3,endColumn=23,title=DEV002"]
+        "error file=src/train.py,line=4,col=13,endLine=4,endColumn=27,title=DEV002"]
     sarif = json.loads((repository / "devlint.sarif").read_text())
     [result] = sarif["runs"][0]["results"]
     assert result["ruleId"] == "DEV002"
@@ -176,7 +176,7 @@ def test_without_upload_sarif_no_sarif_step_runs(repository, tmp_path):
 
 def test_annotation_paths_are_relative_to_the_repository_root_from_a_subfolder(repository, tmp_path):
     job = run_action(repository / "src", tmp_path, PUSH, paths=".")
-    assert job.logs["Run devlint"].stdout.startswith("::error file=src/train.py,line=3,")
+    assert job.logs["Run devlint"].stdout.startswith("::error file=src/train.py,line=4,")
 
 
 def test_args_are_split_on_whitespace_and_never_glob_expanded(repository, tmp_path):
@@ -243,7 +243,7 @@ def test_paths_one_per_line_keep_their_spaces(repository, tmp_path):
     spaced.write_text(BAD)
     job = run_action(repository, tmp_path, PUSH, paths="my project/train set.py\nsrc\n", **{"upload-sarif": "true"})
     log = job.logs["Run devlint"].stdout
-    assert "file=my project/train set.py,line=3" in log and "file=src/train.py,line=3" in log
+    assert "file=my project/train set.py,line=4" in log and "file=src/train.py,line=4" in log
     sarif = json.loads((repository / "devlint.sarif").read_text(encoding="utf-8"))
     uris = {result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
             for result in sarif["runs"][0]["results"]}
@@ -261,7 +261,7 @@ def test_paths_on_one_line_are_split_on_whitespace_with_globs(repository, tmp_pa
 def test_past_githubs_annotation_limit_a_notice_and_the_job_summary_carry_every_report(repository, tmp_path):
     """GitHub shows 10 error annotations per step and 50 per job; the rest are only in the log.
     Past 10, a notice says so and the job summary lists every report."""
-    more = "".join(f'state{n} = torch.zeros(3).to(device)\n' for n in range(11))
+    more = "".join(f'    state{n} = torch.zeros(3).to(device)\n' for n in range(11))
     (repository / "src" / "train.py").write_text(BAD + more)
     job = run_action(repository, tmp_path, PUSH)
     log = job.logs["Run devlint"].stdout

@@ -199,7 +199,7 @@ def test_sarif_results_point_at_their_rule_and_a_repository_relative_region(fixt
 def test_sarif_uri_of_an_absolute_path_is_relative_and_percent_encoded(tmp_path, capsys, monkeypatch):
     (tmp_path / "my dir").mkdir()
     (tmp_path / "my dir" / "a.py").write_text("import torch\nx = torch.device('cuda')\n")
-    _, out = run_format(capsys, monkeypatch, "sarif", "--extend-select", "DEV003", str(tmp_path / "my dir" / "a.py"),
+    _, out = run_format(capsys, monkeypatch, "sarif", "--preview", str(tmp_path / "my dir" / "a.py"),
                         cwd=tmp_path)
     uri = json.loads(out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
     assert uri == "my%20dir/a.py"

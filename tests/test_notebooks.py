@@ -184,7 +184,7 @@ def test_per_file_ignores_match_notebooks(tmp_path):
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "notebooks" / "nb.ipynb").write_text(notebook_text(code('import torch\ndevice = "cuda"\n')))
     (tmp_path / "train.py").write_text('import torch\ndevice = "cuda"\n')
-    result = run_devlint(".", "--isolated", "--extend-select", "DEV003", "--per-file-ignores",
+    result = run_devlint(".", "--isolated", "--preview", "--per-file-ignores",
                          "notebooks/*.ipynb:DEV003", cwd=tmp_path)
     assert result.stdout.splitlines() == ["train.py:2:10: DEV003 hard-coded CUDA device in the assignment to"
                                           " `device`; choose the device from what the machine has"]
@@ -373,7 +373,7 @@ def test_the_fixture_notebooks_are_what_nbformat_itself_writes():
 
 def test_an_added_import_goes_into_the_cell_of_the_last_import():
     text = notebook_text(markdown("# Setup"), code("import numpy as np"), code('dev = torch.device("cuda")\n'))
-    new, result = fix_notebook(parse_notebook("nb.ipynb", text), Settings(extend_select=("DEV003",)), unsafe=True)
+    new, result = fix_notebook(parse_notebook("nb.ipynb", text), Settings(preview=True), unsafe=True)
     assert result.fixed == {"DEV003": 1}
     assert new == notebook_text(markdown("# Setup"), code("import numpy as np\nimport torch"),
                                 code('dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'))

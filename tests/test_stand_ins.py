@@ -79,7 +79,7 @@ def whole_text_fix(monkeypatch):
 
 
 def test_reports_fix_edits_and_fixed_text_are_those_of_the_whole_text(whole_text_fix):
-    settings = Settings(extend_select=("DEV003",))
+    settings = Settings(preview=True)
     with_stand_ins_ = analyze(MODULE, "table.py", settings, with_fixes=True)
     whole = analyze(MODULE, "table.py", settings, with_fixes=True, stand_ins=False)
     assert with_stand_ins_.text != MODULE and whole.text == MODULE
