@@ -269,7 +269,7 @@ def test_past_githubs_annotation_limit_a_notice_and_the_job_summary_carry_every_
     assert "::notice title=devlint::12 reports; GitHub shows the first 10 as annotations" in log
     summary = (tmp_path / "step-summary.md").read_text()
     assert summary.startswith("### devlint: 12 reports\n```\n")
-    assert summary.count("DEV002") == 12 and "src/train.py:14:11: DEV002" in summary
+    assert summary.count("DEV002") == 12 and "src/train.py:15:15: DEV002" in summary
 
 
 def test_ten_reports_or_fewer_need_no_notice(repository, tmp_path):

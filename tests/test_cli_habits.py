@@ -76,8 +76,8 @@ def _default_sigint() -> None:
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
 def test_watch_checks_again_on_change_and_ctrl_c_exits_0(tmp_path):
     (tmp_path / "train.py").write_text(BUG)
-    process = subprocess.Popen([sys.executable, "-m", "devlint", "--isolated", "--no-cache", "--extend-select",
-                                "DEV004", "--watch", "."],
+    process = subprocess.Popen([sys.executable, "-m", "devlint", "--isolated", "--no-cache", "--preview",
+                                "--watch", "."],
                                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=_default_sigint)
     lines: queue.Queue = queue.Queue()

@@ -16,7 +16,7 @@ from devlint.frontends.cli import main
 from devlint.runner.config import ConfigError, parse_file_size, settings_from
 from devlint.rules import rule_codes
 
-CODE = "import torch\n" + "".join(f"def f{i}(device):\n    return torch.zeros(3).to(device)\n\n" for i in range(200))
+CODE = "import torch\n" + "".join(f"def f{i}_step(device):\n    return torch.zeros(3).to(device)\n\n" for i in range(200))
 TABLE = "T = [\n" + "".join(f"    ({i}.5, {i}.25, -{i}.125),\n" for i in range(400)) + "]\n"
 
 
@@ -38,7 +38,7 @@ def test_a_text_without_the_rules_keywords_is_fully_checked_by_the_prefilter():
 
 def test_tables_of_constants_do_not_count(monkeypatch):
     monkeypatch.setattr(stand_ins, "STAND_INS_FROM_CHARS", 0)
-    source = "import torch\n" + TABLE + "x = torch.zeros(3).to('cuda')\n"
+    source = "import torch\n" + TABLE + "x = [torch.zeros(3).to('cuda') for _ in T]\n"
     assert len(source) > 8000
     reports = analyze(source, "table.py", Settings(max_file_size=4000)).diagnostics
     assert [d.code for d in reports] == ["DEV002"]

@@ -101,8 +101,8 @@ def test_a_fix_that_adds_import_torch_is_mapped_past_the_table(whole_text_fix):
 
 
 def test_a_fix_on_the_lines_next_to_a_table_is_made(whole_text_fix):
-    source = (f"import torch\ndef f(device):\n    return torch.zeros(3).to(device)\nTABLE = [\n{TABLE}]\n"
-              f"def g(device):\n    return torch.ones(2).to(device)\n")
+    source = (f"import torch\ndef f_step(device):\n    return torch.zeros(3).to(device)\nTABLE = [\n{TABLE}]\n"
+              f"def g_step(device):\n    return torch.ones(2).to(device)\n")
     fixed = fix_text(source, "table.py", Settings(), unsafe=True)
     assert fixed.fixed == {"DEV002": 2} and fixed.source == whole_text_fix(source, Settings())
     assert "return torch.zeros(3, device=device)\nTABLE = [\n" in fixed.source and TABLE in fixed.source
