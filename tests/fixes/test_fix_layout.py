@@ -345,14 +345,14 @@ def test_no_fix_where_the_only_layout_black_would_write_wraps_the_expression():
             return torch.load(os.path.join(checkpoint_directory, "model.pt")) or default
         """
     assert _fixed(code, limit=72) == textwrap.dedent(code)
-    settings = Settings(line_length=72, extend_select=("DEV004",))  # DEV004 is in preview: named
+    settings = Settings(line_length=72, preview=True)  # DEV004 is in preview: named
     remaining = fix_source(textwrap.dedent(code), "example.py", settings, unsafe=True).remaining
     assert [d.code for d in remaining] == ["DEV004"]
 
 
 def test_crlf_line_breaks_in_a_broken_call():
     source = 'import torch\r\nstate = torch.load(checkpoint_path)\r\n'
-    result = fix_source(source, "example.py", Settings(line_length=40, extend_select=("DEV004",)), unsafe=True).source
+    result = fix_source(source, "example.py", Settings(line_length=40, preview=True), unsafe=True).source
     assert result == 'import torch\r\nstate = torch.load(\r\n    checkpoint_path,\r\n    map_location="cpu",\r\n)\r\n'
 
 
@@ -395,7 +395,7 @@ def test_fixed_black_formatted_file_stays_black_formatted(index):
     black = pytest.importorskip("black")
     mode = black.Mode(line_length=88)
     source = black.format_str("import os\n\nimport torch\n" + textwrap.dedent(BLACK_FORMATTED[index]), mode=mode)
-    settings = Settings(line_length=88, extend_select=("DEV004",))  # DEV004, in preview, named: it fixes the third
+    settings = Settings(line_length=88, preview=True)  # DEV004, in preview, named: it fixes the third
     fixed = fix_source(source, "example.py", settings, unsafe=True).source
     assert fixed != source
     assert black.format_str(fixed, mode=mode) == fixed
@@ -458,7 +458,7 @@ def test_discarded_move_after_a_factory_ends_as_the_factory_on_the_device():
     source = textwrap.dedent(
         """\
         import torch
-        def f(device):
+        def f_step(device):
             x = torch.zeros(4, 4)
             x.to(device)
             return x
@@ -468,7 +468,7 @@ def test_discarded_move_after_a_factory_ends_as_the_factory_on_the_device():
     assert result.source == textwrap.dedent(
         """\
         import torch
-        def f(device):
+        def f_step(device):
             x = torch.zeros(4, 4, device=device)
             return x
         """
@@ -593,7 +593,7 @@ def test_no_fix_where_an_operator_follows_the_call_inside_brackets():
 )
 def test_no_fix_where_black_would_split_before_the_call(line):
     code = f"import torch\ndef f(d, values_of_the_batch, values_of_the_batch_and_more):\n{line}\n"
-    settings = Settings(line_length=72, extend_select=("DEV011",))  # `torch.tensor(data).cuda()`: host data
+    settings = Settings(line_length=72, extend_select=("DEV011",), preview=True)  # `torch.tensor(data).cuda()`: host data
     assert "DEV011" in [d.code for d in lint_source(code, "example.py", settings)]
     assert fix_source(code, "example.py", settings, unsafe=True).source == code
 
