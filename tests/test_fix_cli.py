@@ -278,7 +278,7 @@ CHAIN = textwrap.dedent(
     import torch
 
 
-    def make(device):
+    def make_step(device):
         x = torch.zeros(4, 4)
         x.to(device)
         return x

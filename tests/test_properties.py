@@ -108,6 +108,7 @@ def _flake8_naming_the_rules():
 
     saved = flake8._PREVIEW, flake8._NAMED_PREVIEW_RULES
     Plugin.parse_options(argparse.Namespace(extend_select=list(NAMED)))
+    flake8._PREVIEW = True  # as `--devlint-preview`: SETTINGS has preview on (named rules report their default shapes)
     try:
         yield
     finally:
