@@ -57,7 +57,7 @@ def test_devlint_leaves_out_what_it_does_not_use():
         from devlint.engine.libcst_loader import load_libcst
         from devlint.engine.engine import analyze
         load_libcst()
-        found = analyze("import torch\\n\\ndef f(d):\\n    return torch.zeros(3).to(d)\\n", "m.py")
+        found = analyze("import torch\\n\\ndef f_step(d):\\n    return torch.zeros(3).to(d)\\n", "m.py")
         libcst_modules = sorted(m for m in sys.modules if m.startswith("libcst"))
         print(json.dumps([[d.code for d in found.diagnostics], libcst_modules]))
     """))
@@ -72,7 +72,7 @@ def test_another_library_finds_the_whole_of_libcst_after_devlint():
         from devlint.engine.libcst_loader import load_libcst
         from devlint.engine.engine import analyze
         load_libcst()
-        assert analyze("import torch\\nx = torch.zeros(3).cuda()\\n", "m.py").diagnostics
+        assert analyze("import torch\\ndef step():\\n    return torch.zeros(3).cuda()\\n", "m.py").diagnostics
         # what a flake8 plugin built on LibCST does, after devlint checked a file in the same process
         import libcst as cst
         import libcst.matchers as m
