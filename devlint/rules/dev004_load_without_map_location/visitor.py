@@ -191,8 +191,8 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
             self.report(load, f"{message} pass `map_location=` (e.g. `\"cpu\"` or your device)", fix)
 
     def _device_state(self, load: cst.Call, function: Optional[cst.FunctionDef]) -> Optional[str]:
-        """What shows that `load` reads device state (a module's or optimizer's, or a scripted model), said for
-        the message; None where nothing does."""
+        """What shows that `load` reads device state (a module's or optimizer's, or a scripted model), in words (for
+        a reader of the rule's decisions, as the tests name them); None where nothing does."""
         if self.torch.is_call_to(load, "jit.load"):
             return "it loads a scripted module"
         if self.ctx.project.module_saves_on_host():
