@@ -98,6 +98,7 @@ class ProjectIndex:
         self._calls: dict[str, Optional[tuple[CallShape, ...]]] = {}
         self._default_device: Optional[tuple[str, ...]] = None
         self._repeated: dict[str, bool] = {}
+        self._callers: dict[str, Optional[list[ast.Module]]] = {}
         self._module_saves_host: Optional[bool] = None
 
     def _trees(self, word: str) -> Iterator[tuple[str, ast.Module]]:
@@ -137,20 +138,27 @@ class ProjectIndex:
         """Every call `function(...)` / `x.function(...)` in the project; None when too many files call
         a function of that name to read them all."""
         if function not in self._calls:
-            texts = []
-            for path, text in self._files_holding(f"{function}("):
-                texts.append(text)
-                if len(texts) > MAX_CALLER_FILES:
-                    self._calls[function] = None
-                    return None
-            shapes: list[CallShape] = []
-            for text in texts:
-                tree = parse(text)
-                for node in walk(tree) if tree is not None else ():
-                    if type(node) is ast.Call and _called_name(node.func) == function:
-                        shapes.append(_shape(node))
+            trees = self._caller_trees(function)
+            if trees is None:
+                self._calls[function] = None
+                return None
+            shapes = [_shape(node) for tree in trees for node in walk(tree)
+                      if type(node) is ast.Call and _called_name(node.func) == function]  # type: ignore[arg-type]
             self._calls[function] = tuple(sorted(shapes, key=lambda s: (s.keywords, s.positional, s.star)))
         return self._calls[function]
+
+    def _caller_trees(self, function: str) -> Optional[list[ast.Module]]:
+        """The `ast` of every project file that may call `function` (its text holds `function(`), parsed once for
+        every question about its callers; None past `MAX_CALLER_FILES` files (too common a name to tell)."""
+        if function not in self._callers:
+            texts = []
+            for _, text in self._files_holding(f"{function}("):
+                texts.append(text)
+                if len(texts) > MAX_CALLER_FILES:
+                    self._callers[function] = None
+                    return None
+            self._callers[function] = [tree for tree in map(parse, texts) if tree is not None]
+        return self._callers[function]
 
     def module_saves_on_host(self) -> bool:
         """The project saves a module's state with `torch.save` somewhere, and every such save writes host data
@@ -166,14 +174,8 @@ class ProjectIndex:
         """Some call `function(...)` / `x.function(...)` in the project is inside a loop, a comprehension or a
         function that runs per step (`repeating_function`)."""
         if function not in self._repeated:
-            texts = []
-            for _, text in self._files_holding(f"{function}("):
-                texts.append(text)
-                if len(texts) > MAX_CALLER_FILES:
-                    self._repeated[function] = False
-                    return False
-            self._repeated[function] = any(
-                tree is not None and _calls_repeatedly(tree, function) for tree in map(parse, texts))
+            trees = self._caller_trees(function)
+            self._repeated[function] = trees is not None and any(_calls_repeatedly(tree, function) for tree in trees)
         return self._repeated[function]
 
     # -- the default device -------------------------------------------------------------
