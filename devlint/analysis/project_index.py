@@ -325,8 +325,8 @@ def _saves_in(tree: ast.Module) -> Iterator[tuple[ast.expr, bool]]:
 def _saves_with_kind(tree: ast.Module) -> Iterator[tuple[ast.expr, bool, bool]]:
     """`_saves_in`, and whether each save writes a module's state (a `state_dict()`, directly or through a name)."""
     modules, saves = _torch_aliases(tree)
-    scopes = _scopes(tree)
-    for scope in scopes:
+    offloads = _offloads_to_cpu(tree)
+    for scope in _scopes(tree):
         for node in _own_nodes(scope):
             if type(node) is not ast.Call:
                 continue
@@ -339,7 +339,7 @@ def _saves_with_kind(tree: ast.Module) -> Iterator[tuple[ast.expr, bool, bool]]:
             path = node.args[1] if len(node.args) > 1 else _keyword(node, "f")
             if obj is None or path is None:
                 continue
-            bindings = _Bindings(scope, _moved_to_host(scope))
+            bindings = _Bindings(scope, _moved_to_host(scope, offloads))
             yield path, _is_host(obj, bindings, modules, set(), 0), _holds_module_state(obj, bindings, set())
 
 
@@ -351,10 +351,7 @@ def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
 
 
 def _scopes(tree: ast.Module) -> list[ast.AST]:
-    functions = [node for node in walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    for function in functions:
-        function._devlint_module = tree  # type: ignore[attr-defined]  # (`_moved_to_host` reads the whole file)
-    return [tree, *functions]
+    return [tree, *(node for node in walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))]
 
 
 def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
@@ -456,15 +453,18 @@ def _is_host(expr: Optional[ast.expr], bindings: _Bindings, torch: set[str], see
     return False
 
 
-def _moved_to_host(scope: ast.AST) -> frozenset[str]:
+def _offloads_to_cpu(tree: ast.Module) -> bool:
+    """The file writes `offload_to_cpu=True` (a full state dict taken to the CPU, FSDP's `FullStateDictConfig`)."""
+    return any(isinstance(node, ast.keyword) and node.arg == "offload_to_cpu"
+               and isinstance(node.value, ast.Constant) and node.value.value is True for node in walk(tree))
+
+
+def _moved_to_host(scope: ast.AST, offloads: bool) -> frozenset[str]:
     """The names a scope moves to the CPU in place as a statement (`model.cpu()`, `net.eval().cpu()`,
     `model.to("cpu")`): a module, whose `state_dict()` is then host data. Also every name whose state the scope
     takes under a full state dict offloaded to the CPU (`with FSDP.state_dict_type(m, ..., cfg)` where the file
-    writes `offload_to_cpu=True`)."""
+    writes `offload_to_cpu=True`: `offloads`)."""
     names: set[str] = set()
-    offloads = any(isinstance(node, ast.keyword) and node.arg == "offload_to_cpu"
-                   and isinstance(node.value, ast.Constant) and node.value.value is True
-                   for node in walk(_module_of(scope)))
     for node in _own_nodes(scope):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             call = node.value
@@ -479,10 +479,6 @@ def _moved_to_host(scope: ast.AST) -> frozenset[str]:
                 node.context_expr.func, ast.Attribute) and node.context_expr.func.attr == "state_dict_type":
             names.update(arg.id for arg in node.context_expr.args[:1] if isinstance(arg, ast.Name))
     return frozenset(names)
-
-
-def _module_of(scope: ast.AST) -> ast.AST:
-    return getattr(scope, "_devlint_module", scope)
 
 
 def _holds_module_state(expr: Optional[ast.expr], bindings: _Bindings, seen: set[str]) -> bool:
