@@ -14,6 +14,7 @@ answers come with the line they were read from, for the message.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator, Optional
 
@@ -50,10 +51,23 @@ class FileEvidence:
     portable: Optional[Evidence]  # the first sign the file is meant to run without CUDA
     cuda_only: Optional[Evidence]  # the first sign it cannot run without CUDA by design
     hard_codes_cuda: bool = False  # a `"cuda"` / `"cuda:N"` string or a `.cuda()` call anywhere
+    # functions that follow an input's device (`device=x.device`), by qualified name (`Net.forward`): evidence for
+    # their own code only, since a helper that follows its inputs says nothing of the rest of the file
+    following: tuple[tuple[str, Evidence], ...] = ()
 
     @property
     def reports_by_default(self) -> bool:
-        return self.portable is not None and self.cuda_only is None
+        """Some code of the file is shown to be meant to run without CUDA, and nothing shows it CUDA-only."""
+        return self.cuda_only is None and (self.portable is not None or bool(self.following))
+
+    def portable_in(self, function: Optional[str]) -> Optional[Evidence]:
+        """The sign that the code of `function` (a qualified name; None: the module's top level) is meant to run
+        without CUDA: the file's, else the function's own; None where the file is CUDA-only by design."""
+        if self.cuda_only is not None:
+            return None
+        if self.portable is not None:
+            return self.portable
+        return next((evidence for name, evidence in self.following if name == function), None)
 
     @property
     def bound_to_cuda(self) -> bool:
@@ -82,10 +96,13 @@ def evidence_in(facts: "Optional[SyntaxFacts]", code: str) -> FileEvidence:
 def file_evidence(tree: ast.Module) -> FileEvidence:
     portable: list[Evidence] = []
     cuda_only: list[Evidence] = []
+    following: dict[str, Evidence] = {}  # a function's qualified name -> the first sign it follows an input
     hard_codes = False
     features: set[int] = set()  # `torch.cuda.is_available() and flash_attention`: a feature asked for, not a device
     shown: set[int] = set()  # values only displayed (a notebook cell's bare check, `print(...)`): nothing chosen
-    for node, tested, asserted, params in _nodes(tree):
+    type_tests: set[int] = set()  # `isinstance(x, torch.cuda.FloatTensor)`: a question, which needs no CUDA
+    for node, tested, asserted, function, qualified in _nodes(tree):
+        params = _parameters(function)
         kind = type(node)
         if kind is ast.BoolOp and isinstance(node.op, ast.And):  # type: ignore[attr-defined]
             features.update(id(value) for value in node.values)  # type: ignore[attr-defined]
@@ -98,6 +115,8 @@ def file_evidence(tree: ast.Module) -> FileEvidence:
             hard_codes = True
         if kind is ast.Call:
             name = _dotted(node.func) or ""
+            if name in ("isinstance", "issubclass"):
+                type_tests.update(id(arg) for arg in node.args)  # type: ignore[attr-defined]
             if name.rsplit(".", 1)[-1] in _DISPLAYS:
                 shown.update(id(arg) for arg in node.args)  # type: ignore[attr-defined]
             if isinstance(node.func, ast.Attribute) and node.func.attr == "cuda":  # type: ignore[attr-defined]
@@ -123,8 +142,8 @@ def file_evidence(tree: ast.Module) -> FileEvidence:
                     "cuda" in ast.unparse(arg) for arg in node.args):  # type: ignore[attr-defined]
                 cuda_only.append(Evidence(node.lineno, f"makes CUDA the default (`{name}`)"))
             follows = _follows_an_input(node, params)
-            if follows is not None:
-                portable.append(Evidence(node.lineno, f"follows its inputs' device (`{follows}`)"))
+            if follows is not None and qualified is not None and qualified not in following:
+                following[qualified] = Evidence(node.lineno, f"follows its inputs' device (`{follows}`)")
         elif kind is ast.IfExp and (_is_cpu(node.body) or _is_cpu(node.orelse)):
             portable.append(Evidence(node.lineno, "falls back to the CPU"))
         elif kind in (ast.Assign, ast.AnnAssign):
@@ -138,41 +157,57 @@ def file_evidence(tree: ast.Module) -> FileEvidence:
                     portable.append(Evidence(default.lineno, f"defaults `{arg.arg}` to the CPU"))
         elif kind is ast.Attribute and node.attr in _CPU_OPTION_ATTRIBUTES:  # type: ignore[attr-defined]
             portable.append(Evidence(node.lineno, f"reads a CPU option (`{node.attr}`)"))  # type: ignore[attr-defined]
+        elif kind is ast.Attribute and not tested and id(node) not in type_tests and _LEGACY_CUDA_TYPE.match(
+                _dotted(node) or ""):
+            cuda_only.append(Evidence(node.lineno, f"uses `{_dotted(node)}` unconditionally"))
         elif kind in (ast.Import, ast.ImportFrom):
             module = _imported_cuda_only(node)  # type: ignore[arg-type]
             if module is not None:
                 cuda_only.append(Evidence(node.lineno, f"imports `{module}`"))
-    return FileEvidence(min(portable, key=_line, default=None), min(cuda_only, key=_line, default=None), hard_codes)
+    return FileEvidence(min(portable, key=_line, default=None), min(cuda_only, key=_line, default=None), hard_codes,
+                        tuple(following.items()))
 
 
 def _line(evidence: Evidence) -> int:
     return evidence.line
 
 
-_Walked = tuple[ast.AST, bool, bool, frozenset[str]]
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+_Walked = tuple[ast.AST, bool, bool, Optional[_Function], Optional[str]]
+# The legacy CUDA tensor types (`torch.cuda.FloatTensor`): made or used, they need CUDA
+_LEGACY_CUDA_TYPE = re.compile(r"^torch\.cuda\.[A-Z][A-Za-z]*Tensor$")
 
 
 def _nodes(tree: ast.AST) -> Iterator[_Walked]:
     """Every node, whether it is inside a test (an `if`, `while`, `x if c else y`, `try` or a boolean
     operation: it may not run), whether inside an `assert` or the body of an `if not ...:` that raises
-    or exits (what it checks is required), and the parameters of the function it is in."""
-    stack: list[_Walked] = [(tree, False, False, frozenset())]
+    or exits (what it checks is required), the function it is in (the innermost) and the qualified name of the
+    scope it is in (`Net.forward`; None: the module's top level)."""
+    stack: list[_Walked] = [(tree, False, False, None, None)]
     while stack:
-        node, tested, asserted, params = stack.pop()
-        yield node, tested, asserted, params
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            arguments = node.args
-            params = frozenset(arg.arg for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs))
+        node, tested, asserted, function, qualified = stack.pop()
+        yield node, tested, asserted, function, qualified
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            qualified = f"{qualified}.{node.name}" if qualified else node.name
+            if not isinstance(node, ast.ClassDef):
+                function = node
         if isinstance(node, ast.Assert):
-            stack.extend((child, tested, True, params) for child in ast.iter_child_nodes(node))
+            stack.extend((child, tested, True, function, qualified) for child in ast.iter_child_nodes(node))
             continue
         if isinstance(node, ast.If):
             required = _refuses_otherwise(node)
-            stack.append((node.test, True, asserted or required, params))
-            stack.extend((child, True, asserted, params) for child in (*node.body, *node.orelse))
+            stack.append((node.test, True, asserted or required, function, qualified))
+            stack.extend((child, True, asserted, function, qualified) for child in (*node.body, *node.orelse))
             continue
         inner = tested or isinstance(node, (ast.While, ast.IfExp, ast.Try, ast.BoolOp, ast.ExceptHandler))
-        stack.extend((child, inner, asserted, params) for child in ast.iter_child_nodes(node))
+        stack.extend((child, inner, asserted, function, qualified) for child in ast.iter_child_nodes(node))
+
+
+def _parameters(function: Optional[_Function]) -> frozenset[str]:
+    if function is None:
+        return frozenset()
+    arguments = function.args
+    return frozenset(arg.arg for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs))
 
 
 def _refuses_otherwise(node: ast.If) -> bool:

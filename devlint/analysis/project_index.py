@@ -11,8 +11,9 @@ first time a rule asks, and kept for the process (one index per project root):
   arguments: which keywords, how many positional, whether `*args`/`**kwargs` (DEV003: a `device="cuda"`
   default that every caller overrides never runs); unknown (None) for a name called from more than
   `MAX_CALLER_FILES` files (`forward`, `__call__`: too common to tell one function's callers).
-- `module_saves_on_host()`: the project saves a module's state somewhere, and every such save writes host
-  data: the checkpoints it makes open on any machine (DEV004).
+- `module_saves_on_host(path)`: the files nearest `path` that save a module's state (its folder's, else its
+  parent's, out to the project) write host data in every such save: the checkpoints they make open on any
+  machine (DEV004).
 - `called_repeatedly(function)`: some call of a function of that name in the project runs over and over:
   inside a loop or a comprehension, or in a `forward` / `__call__` / `*_step` (DEV002: a copy made in it is
   paid on every call); unknown (False) past `MAX_CALLER_FILES` files.
@@ -99,7 +100,7 @@ class ProjectIndex:
         self._default_device: Optional[tuple[str, ...]] = None
         self._repeated: dict[str, bool] = {}
         self._callers: dict[str, Optional[list[ast.Module]]] = {}
-        self._module_saves_host: Optional[bool] = None
+        self._module_saves_host: Optional[tuple[tuple[str, bool], ...]] = None  # (folder, host) per module save
 
     def _trees(self, word: str) -> Iterator[tuple[str, ast.Module]]:
         for path, text in self._files_holding(word):
@@ -160,15 +161,25 @@ class ProjectIndex:
             self._callers[function] = [tree for tree in map(parse, texts) if tree is not None]
         return self._callers[function]
 
-    def module_saves_on_host(self) -> bool:
-        """The project saves a module's state with `torch.save` somewhere, and every such save writes host data
-        (`model.cpu()` first, `{k: v.cpu() ...}`, a full state dict offloaded to the CPU): its checkpoints open
-        on any machine."""
+    def module_saves_on_host(self, path: str) -> bool:
+        """The files nearest `path` that save a module's state with `torch.save` (its own folder's, else its parent's,
+        out to the whole project: a folder of examples saves its own checkpoints) write host data in every such save
+        (`model.cpu()` first, `{k: v.cpu() ...}`, a full state dict offloaded to the CPU): those checkpoints open on
+        any machine."""
         if self._module_saves_host is None:
-            kinds = [host for _, tree in self._trees("torch.save(")
-                     for _, host, module_state in _saves_with_kind(tree) if module_state]
-            self._module_saves_host = bool(kinds) and all(kinds)
-        return self._module_saves_host
+            self._module_saves_host = tuple(
+                (os.path.dirname(os.path.abspath(file)), host) for file, tree in self._trees("torch.save(")
+                for _, host, module_state in _saves_with_kind(tree) if module_state)
+        folder = os.path.dirname(os.path.abspath(path))
+        while True:
+            near = [host for where, host in self._module_saves_host
+                    if where == folder or where.startswith(folder.rstrip(os.sep) + os.sep)]
+            if near:
+                return all(near)
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                return False
+            folder = parent
 
     def called_repeatedly(self, function: str) -> bool:
         """Some call `function(...)` / `x.function(...)` in the project is inside a loop, a comprehension or a
@@ -216,11 +227,11 @@ class IndexReads:
         self.reads[f"calls_of:{function}"] = _calls_json(answer)
         return answer
 
-    def module_saves_on_host(self) -> bool:
+    def module_saves_on_host(self, path: str) -> bool:
         if self.index is None:
             return False
-        answer = self.index.module_saves_on_host()
-        self.reads["module_saves_on_host:"] = answer
+        answer = self.index.module_saves_on_host(path)
+        self.reads[f"module_saves_on_host:{path}"] = answer
         return answer
 
     def called_repeatedly(self, function: str) -> bool:
@@ -248,7 +259,7 @@ def answer(index: ProjectIndex, read: str) -> object:
     if kind == "default_device_for":
         return index.default_device_for(argument)
     if kind == "module_saves_on_host":
-        return index.module_saves_on_host()
+        return index.module_saves_on_host(argument)
     if kind == "called_repeatedly":
         return index.called_repeatedly(argument)
     raise ValueError(f"unknown index question {read!r}")

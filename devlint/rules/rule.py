@@ -39,7 +39,7 @@ class Rule:
     code: str
     name: str
     summary: str  # one line: what is wrong
-    why: str  # Why is this bad? -- two or three concrete sentences
+    why: str  # Why is this bad? -- two or three concrete sentences, and what shows it (the evidence)
     example: str  # flagged code
     instead: str  # what to write
     fix_safety: FixSafety
@@ -63,6 +63,8 @@ class Rule:
     # The shapes the rule reports only with preview on (its visitor asks `self.preview` before
     # reporting them), said for its page; "" when it has none.
     preview_shapes: str = ""
+    # What counts and what does not, case by case: on the page below the example, folded
+    details: str = ""
 
     @property
     def url(self) -> str:
@@ -92,7 +94,9 @@ class Rule:
             f"## Why is this bad?\n\n{_para(self.why)}\n\n"
             f"## Example\n\n```python\n{textwrap.dedent(self.example).strip()}\n```\n\n"
             f"## Use instead\n\n```python\n{textwrap.dedent(self.instead).strip()}\n```\n\n"
-            f"## Fix safety\n\n{safety} {_para(self.fix)}\n"
+            + (f"<details><summary>What counts, case by case</summary>\n\n{_para(self.details)}\n\n</details>\n\n"
+               if self.details else "")
+            + f"## Fix safety\n\n{safety} {_para(self.fix)}\n"
             + (f"\n## In preview\n\nWith `--preview` the rule also reports: {_para(self.preview_shapes)}\n"
                if self.preview_shapes else "")
             + (f"\n## Measured precision\n\n{measured}" if (measured := measured_text(self.code)) else "")

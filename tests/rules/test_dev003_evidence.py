@@ -42,7 +42,6 @@ PORTABLE = [
                  id="a_device_option_defaulting_to_the_cpu"),
     pytest.param('import argparse\np = argparse.ArgumentParser()\np.add_argument("--device", choices=["cpu", "cuda"])',
                  id="a_device_option_with_a_cpu_choice"),
-    pytest.param('def pad(x):\n    return torch.zeros(3, device=x.device)', id="a_tensor_following_its_input"),
     pytest.param('if torch.backends.mps.is_available():\n    dev = "mps"', id="an_mps_branch"),
     pytest.param('dev = torch.accelerator.current_accelerator()', id="torch_accelerator"),
 ]
@@ -58,6 +57,8 @@ NOT_PORTABLE = [
     pytest.param('def pad():\n    return torch.zeros(3, device=model.device)', id="a_device_of_what_is_no_input"),
     pytest.param('torch.cuda.is_available()', id="a_check_only_shown_as_a_notebook_cell_shows_it"),
     pytest.param('print(f"GPU: {torch.cuda.is_available()}")', id="a_check_only_printed"),
+    pytest.param('def pad(x):\n    return torch.zeros(3, device=x.device)', id="an_input_followed_in_another_function"),
+    pytest.param('Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor', id="a_legacy_type_chosen_is_no_evidence"),
 ]
 
 CUDA_ONLY = [
@@ -68,6 +69,8 @@ CUDA_ONLY = [
     pytest.param('if not torch.cuda.is_available():\n    raise SystemExit("needs a GPU")', id="a_refusal_without_cuda"),
     pytest.param('torch.cuda.set_device(0)', id="a_cuda_call_outside_any_test"),
     pytest.param("torch.set_default_tensor_type('torch.cuda.FloatTensor')", id="cuda_made_the_default"),
+    pytest.param("def noise(n):\n    Tensor = torch.cuda.FloatTensor\n    return Tensor(n).normal_()",
+                 id="a_legacy_cuda_tensor_type_used_unconditionally"),
 ]
 
 
@@ -94,6 +97,51 @@ def test_silent_by_default_where_the_file_is_cuda_only_by_design(head: str) -> N
 def test_a_cuda_call_under_an_availability_test_is_not_cuda_only() -> None:
     code = with_move('if torch.cuda.is_available():\n    torch.cuda.set_device(0)')
     assert len(default(code)) == 1
+
+
+def test_a_function_that_follows_its_input_is_evidence_for_its_own_code() -> None:
+    """`device=x.device` shows that this function runs wherever its input is; its own `.cuda()` forgot that. A helper
+    elsewhere in the file that follows its input says nothing of the rest of the file (the look-alike above)."""
+    code = "import torch\ndef pad(x, model):\n    y = torch.zeros(3, device=x.device)\n    return model.cuda()\n"
+    assert default(code) == [(4, 12, "DEV003")]
+    other = "import torch\nclass A:\n    def pad(self, x):\n        return torch.zeros(3, device=x.device)\n" \
+            "class B:\n    def pad(self, model):\n        return model.cuda()\n"
+    assert default(other) == []
+
+
+def test_an_isinstance_test_of_a_legacy_cuda_type_needs_no_cuda() -> None:
+    code = with_move('device = "cuda" if torch.cuda.is_available() else "cpu"\n'
+                     'def is_gpu(x):\n    return isinstance(x, torch.cuda.FloatTensor)')
+    assert len(default(code)) == 1
+
+
+def test_moving_a_loss_module_that_holds_no_tensor_is_never_reported() -> None:
+    """`nn.CrossEntropyLoss()` has no parameters or buffers: `.cuda()` moves nothing and runs on a CPU-only machine.
+    Given a class-weight tensor, the module holds it: the look-alike is reported."""
+    head = 'import torch.nn as nn\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n'
+    assert preview(with_move(head + "criterion = nn.CrossEntropyLoss(reduction='sum').cuda(args.gpu)")) == [
+        (7, 12, "DEV003")]  # only the model's
+    weighted = preview(with_move(head + "criterion = nn.CrossEntropyLoss(weight=w).cuda()"))
+    assert [line for line, _, _ in weighted] == [4, 7]
+
+
+def test_a_gpu_of_several_built_from_an_index_is_preview() -> None:
+    """`"cuda:" + str(k)` over a device map places work on one GPU of several: multi-GPU by design."""
+    code = ('import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n'
+            'def spread(blocks, device_map):\n    for k, v in device_map.items():\n'
+            '        blocks[k] = blocks[k].to("cuda:" + str(k))\n')
+    assert default(code) == []
+    assert len(preview(code)) == 1
+
+
+def test_a_setting_a_configurator_may_replace_is_preview() -> None:
+    """nanoGPT's scripts set `device = 'cuda'` at the top, then `exec(open('configurator.py').read())` rebinds any of
+    their names from the command line (`--device=cpu`): a default, as a parameter's is. Without the `exec`, the
+    same assignment is reported."""
+    head = "import torch\ndevice = 'cuda'\ndevice_type = 'cuda' if 'cuda' in device else 'cpu'\n"
+    assert default(head + "exec(open('configurator.py').read())\n") == []
+    assert len(preview(head + "exec(open('configurator.py').read())\n")) == 1
+    assert default(head) == [(2, 10, "DEV003")]
 
 
 def test_the_message_names_the_evidence_and_its_line() -> None:

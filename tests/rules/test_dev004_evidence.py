@@ -186,6 +186,48 @@ def test_a_project_that_saves_a_modules_state_where_it_is_is_reported(tmp_path) 
     assert default(LOAD, path) == [(3, 27, "DEV004")]
 
 
+def test_the_savers_nearest_the_load_answer_for_it(tmp_path) -> None:
+    """A folder of examples saves its own checkpoints: where the load's own folder (else the nearest above it) saves
+    module state, those saves say what its checkpoints hold, not another example's elsewhere in the project."""
+    root = tmp_path / "examples"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("")
+    (root / "gan").mkdir()
+    (root / "gan" / "train.py").write_text("import torch\ndef save(model):\n    torch.save(model.state_dict(), 'g.pt')\n")
+    style = root / "style"
+    style.mkdir()
+    (style / "train.py").write_text("import torch\ndef save(net, path):\n    net.eval().cpu()\n"
+                                    "    torch.save(net.state_dict(), path)\n")
+    assert default(LOAD, str(style / "stylize.py")) == []
+    assert default(LOAD, str(root / "gan" / "sample.py")) == [(3, 27, "DEV004")]
+    assert default(LOAD, str(root / "evaluate.py")) == [(3, 27, "DEV004")]  # from the root, the GAN's save counts
+
+
+RESUME = """
+import torch
+if opt.epoch != 0:
+    generator.load_state_dict(torch.load("saved_models/%s/generator_%d.pth" % (opt.dataset_name, opt.epoch)))
+for epoch in range(opt.epoch, opt.n_epochs):
+    train_one_epoch(generator)
+    torch.save(generator.state_dict(), "saved_models/%s/generator_%d.pth" % (opt.dataset_name, epoch))
+"""
+
+
+def test_a_script_resuming_from_what_it_saves_is_preview() -> None:
+    """The path is written as the script's own save writes it: a resume, on the machine that wrote the file (blind
+    readers called these harmless). A load of a path written otherwise (`opt.netG`, a user's file) is reported."""
+    assert default(RESUME) == []
+    assert len(preview(RESUME)) == 1
+    elsewhere = RESUME.replace('"saved_models/%s/generator_%d.pth" % (opt.dataset_name, opt.epoch)', "opt.netG")
+    assert default(elsewhere) == [(4, 31, "DEV004")]
+    f_strings = RESUME.replace('"saved_models/%s/generator_%d.pth" % (opt.dataset_name, opt.epoch)',
+                               'f"saved_models/{opt.name}/last.pth"').replace(
+        '"saved_models/%s/generator_%d.pth" % (opt.dataset_name, epoch)', 'f"saved_models/{opt.name}/last.pth"')
+    assert default(f_strings) == []
+    other_file = f_strings.replace('f"saved_models/{opt.name}/last.pth")\n', 'f"saved_models/{opt.name}/best.pth")\n', 1)
+    assert default(other_file) == [(4, 31, "DEV004")]
+
+
 def test_the_cli_and_flake8_report_it_where_it_is_named(tmp_path) -> None:
     """In preview, the rule is off by default; selected by its code it reports its default shapes, in the CLI and
     in flake8 alike."""

@@ -54,43 +54,45 @@ RULE = Rule(
     why="""
         Code that names CUDA unconditionally fails on CPU-only machines, in CI, and on Apple silicon
         (`AssertionError: Torch not compiled with CUDA enabled`, or `RuntimeError: No CUDA GPUs are
-        available`). Choose the device once, from what the machine has, and pass it around. The rule is
-        in preview; selected by its code (`--select DEV003`) it reports its default shapes: only where the file
-        shows it is meant to run without CUDA, and nothing shows it is CUDA-only by design; the message names
-        the evidence and its line (`--preview` reports every shape). Evidence of portability: the file
-        asks whether a backend is there (`torch.cuda.is_available()` to choose, not `is_available() and
-        flash` to enable a feature), falls back to the CPU (`"cuda" if ... else "cpu"`, a device set to or
-        defaulting to `"cpu"`), offers a CPU option (`--cpu`, `--no_cuda`, a `--device` option with a CPU
-        default or choice), has an `mps`/`xpu` branch or uses `torch.accelerator`, or follows its inputs'
-        devices (`device=x.device`, `.to(x.device)`). Evidence of CUDA-only by design: it imports Triton,
-        CuPy, TensorRT, apex, flash-attn, bitsandbytes or `torch.utils.cpp_extension`, builds a CUDA
-        extension, starts an NCCL process group, asserts CUDA (`assert torch.cuda.is_available()`, `if not
-        ...: raise`), or calls a `torch.cuda` function outside any test. Where the evidence is split or
-        absent the rule is silent by default, and so it is inside an `if` (other than `if __name__ ==
+        available`). Choose the device once, from what the machine has, and pass it around. Reported where
+        the code is shown to be meant to run without CUDA and nothing shows it is CUDA-only by design; the
+        message names the evidence and its line. Evidence of portability: the file asks whether a backend is
+        there to choose a device (`torch.cuda.is_available()`, not `is_available() and flash` to enable a
+        feature, nor a check only printed), falls back to the CPU (`"cuda" if ... else "cpu"`, a device set to
+        or defaulting to `"cpu"`), offers a CPU option (`--cpu`, `--no_cuda`, a `--device` option with a CPU
+        default or choice), has an `mps`/`xpu` branch or uses `torch.accelerator`; or the function itself
+        follows its inputs' devices (`device=x.device`). Evidence of CUDA-only by design: Triton, CuPy,
+        TensorRT, apex, flash-attn, bitsandbytes or `torch.utils.cpp_extension` imported, a CUDA extension
+        built, an NCCL process group, CUDA asserted (`assert torch.cuda.is_available()`, `if not ...:
+        raise`), a `torch.cuda` function called or a legacy `torch.cuda.FloatTensor` type used outside any
+        test. `.cuda()` of a value computed from the function's tensor input needs no evidence: it goes to
+        the default GPU, not back to the input's device.
+    """,
+    details="""
+        Silent by default where the evidence is split or absent, inside an `if` (other than `if __name__ ==
         "__main__":`) whose test may be what makes CUDA present (`if model_parallel:`, an imported
-        `SUPPORTS_FLASH`). One shape needs no evidence: `.cuda()` of a value computed from the function's
-        tensor input goes to the default GPU, not back to the input's device. The rest of this page says
-        which literals count and which guards are read. Device
-        strings built at run time (`f"cuda:{i}"`, `"cuda:%d" % i`, `"cuda:" + str(i)`) count, and so do
-        device options in a dict (`run_opts={"device": "cuda"}`, `**opts`) passed to a call. A guard is a
-        test whose outcome says CUDA is there, and only in that branch: `torch.cuda.is_available()`,
-        `torch.cuda.device_count() > 0`, a name assigned from one, a CUDA flag (`args.cuda`), an equality
-        with a CUDA device
-        (`x.device.type == "cuda"`), `isinstance(device, int)` (an int device is a CUDA index), a loop over
-        the GPUs; `if x.device != torch.device("cuda"): x = x.to("cuda")` guards nothing. Functions that
-        cannot run without CUDA anyway (they call `torch.cuda.synchronize()`, `torch.cuda.Stream()` or
-        `torch.cuda.get_device_properties()`, use TensorRT, hand a `data_ptr()` to a CUDA library, start
-        an NCCL process group or build a CUDA extension) are not reported, nor is a module that does so
-        at its top level or in its `if __name__ == "__main__":` block (a GPU timing script). A
-        parameter's `device="cuda"` default is reported only in preview (see below). `.cuda()` of a value a
-        function computed from its tensor input on the host (`x.cpu().cumsum(0).cuda()`) is reported even
-        under a guard: it goes to the default GPU, not back to `x.device`. Apple's `"mps"` and Intel's
-        `"xpu"` (`"xpu:N"`) are the same bug on the other backends (`NotImplementedError: Could not run
-        ... from the 'MPS' backend`, `AssertionError: Torch not compiled with XPU enabled`), guarded the
-        same way by their own checks: `torch.backends.mps.is_available()`, `torch.xpu.is_available()`,
-        `device.type == "mps"`, a flag or test named for the backend (`args.use_mps`,
-        `test_matmul_on_mps`); `torch.accelerator.is_available()` and GPU flags guard every backend, and
-        a CUDA check guards no other.
+        `SUPPORTS_FLASH`) or after an early exit, for a device string built at run time (`f"cuda:{i}"`,
+        `"cuda:" + str(k)` over a device map: one GPU of several, multi-GPU by design), and for a module-level
+        `device = "cuda"` in a script that rebinds its own names (`exec(open("configurator.py").read())`,
+        `globals().update(...)`): a setting's default, as a parameter's default is. Never reported:
+        `.cuda()` of a loss module made with no tensor (`nn.CrossEntropyLoss().cuda()`: it has nothing to
+        move), a `"cuda"` that names a device type (`torch.autocast("cuda")`, a comparison), and code a
+        guard protects. A guard is a test whose outcome says CUDA is there, and only in that branch:
+        `torch.cuda.is_available()`, `torch.cuda.device_count() > 0`, a name assigned from one, a CUDA flag
+        (`args.cuda`), an equality with a CUDA device (`x.device.type == "cuda"`), `isinstance(device,
+        int)` (an int device is a CUDA index), a loop over the GPUs; `if x.device != torch.device("cuda"): x =
+        x.to("cuda")` guards nothing. Functions that cannot run without CUDA anyway (they call
+        `torch.cuda.synchronize()`, `torch.cuda.Stream()` or `torch.cuda.get_device_properties()`, use
+        TensorRT, hand a `data_ptr()` to a CUDA library, start an NCCL process group or build a CUDA
+        extension) are not reported, nor is a module that does so at its top level or in its `if __name__
+        == "__main__":` block (a GPU timing script). Device options in a dict (`run_opts={"device":
+        "cuda"}`, `**opts`) passed to a call count as written devices. Apple's `"mps"` and Intel's `"xpu"`
+        (`"xpu:N"`) are the same bug on the other backends (`NotImplementedError: Could not run ... from the
+        'MPS' backend`, `AssertionError: Torch not compiled with XPU enabled`), guarded the same way by their
+        own checks: `torch.backends.mps.is_available()`, `torch.xpu.is_available()`, `device.type ==
+        "mps"`, a flag or test named for the backend (`args.use_mps`, `test_matmul_on_mps`);
+        `torch.accelerator.is_available()` and GPU flags guard every backend, and a CUDA check guards no
+        other.
     """,
     example="""
         model = Net().cuda()
@@ -139,8 +141,9 @@ RULE = Rule(
     candidates=_candidates,
     preview=True,
     preview_shapes="""
-        a hard-coded device in a file that shows no evidence either way, or both (see above), or inside an `if`
-        whose test devlint cannot read as a guard or not; and a parameter's `device="cuda"` default (`def __init__(self, device=torch.device("cuda"))`), except
+        a hard-coded device in a file that shows no evidence either way, or both (see above), inside an `if`
+        whose test devlint cannot read as a guard or not, a device string built at run time, a setting the
+        script rebinds; and a parameter's `device="cuda"` default (`def __init__(self, device=torch.device("cuda"))`), except
         where every call of the function in the project (its class, for `__init__`) passes the device
         itself, by keyword or by position (the project index; a call with `*args`/`**kwargs` is not shown
         to pass it). Measured blind on code nobody tuned to (`fresh`, 2026-11-26), such defaults were 46

@@ -34,6 +34,8 @@ _DEVICE_TYPE_CALLS = ("get_autocast_dtype", "is_autocast_enabled", "autocast", "
 # Tensor methods whose result is not a tensor on the receiver's device (sizes, Python values).
 _NOT_TENSOR_RESULTS = {"size", "item", "tolist", "dim", "numel", "data_ptr", "stride", "get_device", "element_size",
                        "is_contiguous", "nelement", "type", "storage", "untyped_storage", "__len__"}
+# Loss modules' arguments that are tensors (class weights): given one, the module holds it
+_LOSS_TENSORS = frozenset({"weight", "pos_weight"})
 _FROM_HOST = ("tensor", "as_tensor", "from_numpy", "Tensor", "LongTensor", "FloatTensor")
 
 
@@ -65,6 +67,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self.pending: list[tuple[cst.CSTNode, str, Optional[Fix], bool]] = []  # node, message, fix, plain torch
+        self.scope_of: dict[int, Optional[str]] = {}  # id(pending node) -> the qualified name of its function
         # ids of pending nodes that only preview reports: in a branch whose test devlint cannot read as a
         # guard or not (`if _SUPPORTS_FLEX_ATTENTION:`, `if model_parallel:`), or a parameter's default
         self.preview_only: set[int] = set()
@@ -78,6 +81,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         self._module_needs_cuda = False
         self._checks_availability: dict[int, bool] = {}
         self._compared: set[int] = set()  # `x.device == torch.device("cuda")`: a comparison places nothing
+        self._rebinds_settings: Optional[bool] = None
 
     # -- where CUDA is required anyway ---------------------------------------------------
     def _needs_cuda_anyway(self) -> bool:
@@ -157,6 +161,32 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
             fix = self._literal_fix(literal, self._variable(defines_device, strict, follows_input),
                                     as_string=defines_device or as_option, device_call=device_call)
         self._pend((literal, message, fix, plain_torch))
+        if not _is_device_literal(literal) or (defines_device and self._overridable_setting()):
+            # `f"cuda:{k}"` over a device map addresses one GPU of several: multi-GPU by design; a module-level
+            # `device = "cuda"` that the script's `exec(open("configurator.py").read())` may replace is a default
+            self.preview_only.add(id(literal))
+
+    def _overridable_setting(self) -> bool:
+        """At the top level of a module that runs code over its own names (`exec(...)` there, `globals().update`):
+        what it assigns first is a setting's default, as a parameter's default is."""
+        if self.ctx.current_function() is not None or self.ctx.current_class() is not None:
+            return False
+        if self._rebinds_settings is None:
+            tree = self.ctx.syntax.tree if self.ctx.syntax is not None else _parsed(self.ctx.module.code)
+            self._rebinds_settings = tree is not None and any(
+                isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
+                and _rebinds_globals(statement.value) for statement in tree.body)
+        return self._rebinds_settings
+
+    def _holds_no_tensor(self, receiver: cst.BaseExpression) -> bool:
+        """A loss module made here with no tensor given to it (`nn.CrossEntropyLoss()`, `nn.MSELoss(reduction="sum")`):
+        it has no parameters or buffers, so moving it touches no device (a `weight=` tensor would)."""
+        if not isinstance(receiver, cst.Call):
+            return False
+        full = self.torch.qualify(receiver.func) or ""
+        return (full.startswith("torch.nn.") and full.endswith("Loss") and not positional(receiver)
+                and all(arg.keyword is not None and arg.keyword.value not in _LOSS_TENSORS and not arg.star
+                        for arg in receiver.args))
 
     def _needs_backend_anyway(self, backend: str) -> bool:
         if backend == "cuda":
@@ -277,6 +307,8 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
                 args = positional(node)
                 if args and names_a_device(dotted_name(args[0].value) or ""):
                     return  # `.cuda(device)`: a device the caller chose, not one written here
+                if self._holds_no_tensor(node.func.value):
+                    return  # `nn.CrossEntropyLoss().cuda()`: nothing to move, so nothing needs CUDA
                 source = self._input_device_source(node.func.value)
                 if source is not None:
                     self._pend((node, f"`.cuda()` sends a value computed from `{source}` to the default"
@@ -455,10 +487,18 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         """A report for `finish`. `evident`: it needs no evidence from the rest of the file (`.cuda()` of a value
         computed from the function's input goes to the default GPU, not to the input's device)."""
         self.pending.append(report)
+        self.scope_of[id(report[0])] = self._qualified_function()
         if evident:
             self.evident.add(id(report[0]))
         elif self._in_unread_branch():
             self.preview_only.add(id(report[0]))
+
+    def _qualified_function(self) -> Optional[str]:
+        """`Net.forward` for code in that method (what the file's evidence is keyed by); None outside functions."""
+        if self.ctx.current_function() is None:
+            return None
+        return ".".join(frame.node.name.value for frame in self.ctx.frames
+                        if isinstance(frame.node, (cst.FunctionDef, cst.ClassDef)))
 
     def _in_unread_branch(self) -> bool:
         """Inside an `if` or `x if c else y` branch (not `if __name__ == "__main__":`), or after an early exit: the
@@ -562,8 +602,8 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         if not self.pending:
             return
         evidence = self._evidence()
-        shown = evidence.portable if evidence.reports_by_default else None
         for node, message, fix, plain_torch in self.pending:
+            shown = evidence.portable_in(self.scope_of.get(id(node)))
             evident = id(node) in self.evident
             if not self.preview and not evident and (shown is None or id(node) in self.preview_only):
                 continue  # not shown to be meant to run without CUDA, or shown to be CUDA-only: preview's
@@ -574,6 +614,22 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
 
     def _evidence(self) -> FileEvidence:
         return evidence_in(self.ctx.syntax, self.ctx.module.code)
+
+
+def _parsed(code: str) -> Optional[ast.Module]:
+    try:
+        return ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _rebinds_globals(call: ast.Call) -> bool:
+    """`exec(...)` (nanoGPT's `exec(open("configurator.py").read())`) or `globals().update(...)`."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id == "exec"
+    return (isinstance(func, ast.Attribute) and func.attr == "update" and isinstance(func.value, ast.Call)
+            and isinstance(func.value.func, ast.Name) and func.value.func.id == "globals")
 
 
 def _imported_as(module: cst.Module, name: str) -> Optional[str]:

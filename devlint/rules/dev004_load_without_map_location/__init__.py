@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from itertools import chain
 from typing import Iterator
 
 from devlint.analysis.prefilter import words
@@ -12,11 +13,22 @@ from devlint.rules.rule import FixSafety, Rule, any_candidate
 LOADS = ("load", "serialization.load", "jit.load")
 
 
-def _candidates(facts: SyntaxFacts) -> Iterator[ast.AST]:
+def _loads(facts: SyntaxFacts) -> Iterator[ast.AST]:
     """Every call of `torch.load` (any alias) with arguments."""
     wanted = {f"torch.{name}" for name in LOADS}
     return (call for call in facts.calls if (call.args or call.keywords)
             and any(name in wanted for name in facts.torch_names(call)))
+
+
+def _candidates(facts: SyntaxFacts) -> Iterator[ast.AST]:
+    """The loads and, in a file with one, its saves: a load is silent where the file saves to a path written
+    the same way (the visitor reads them wherever they are)."""
+    loads = list(_loads(facts))
+    if not loads:
+        return iter(())
+    saves = (call for call in facts.calls if any(name in ("torch.save", "torch.jit.save")
+                                                  for name in facts.torch_names(call)))
+    return chain(loads, saves)
 
 
 RULE = Rule(
@@ -27,31 +39,38 @@ RULE = Rule(
         A checkpoint remembers the device of every tensor in it. Saved from a GPU, it fails to load on a
         CPU-only machine ("Attempting to deserialize object on a CUDA device but
         torch.cuda.is_available() is False"), and on a multi-GPU machine every process loads it onto
-        `cuda:0`, filling that GPU's memory. The rule is in preview; selected by its code (`--select
-        DEV004`) it reports its default shapes, a load shown to read device state, and the message says what
-        shows it (`--preview` reports every load): the value goes into a module's or optimizer's
-        `load_state_dict` (directly, through a key, `ckpt["model"]`, or through the dict a state is rebuilt
-        into), it is used as a module (`net.eval()`), it is a scripted module (`torch.jit.load`), or the
-        path is a checkpoint the user or a download supplies (`torch.load(args.resume)`,
-        `torch.load(hf_hub_download(...))`, named as a checkpoint), unless the project saves every module's
-        state it saves from host data (`model.cpu()` first, `{k: v.cpu()}`, a full state dict offloaded to the
-        CPU) or the file is bound to CUDA (CUDA-only by design, or CUDA written in with no sign of running
-        without it: there a checkpoint loads where it was saved). A load that nothing shows the purpose of,
-        and a load in a test (it reads what its own run wrote), are preview shapes. Never reported (in
-        either tier): a path in a temporary folder (`tmp_path`, `tempfile`, `/tmp/`), and the cases
-        below. `weights_only` is a separate question, about what a checkpoint
-        may contain rather than where it loads: torch 2.6 and later default it to True, and devlint neither
-        reports it nor changes it (a fix adds `map_location=` only); `map_location` is needed either way.
-        Not reported where the file cannot hold a tensor of another machine's device: a save and reload
-        in the same function, test class or script (`torch.save(x, path)` then `torch.load(path)`, an
-        `io.BytesIO` buffer, `torch.jit.save` then `torch.jit.load`; in one function, any `save...` call given
-        the path or the directory the load reads: `trainer.save(path="out/")` then `torch.load("out/m.pt")`), or in one class unless it saves a module's state (`model.state_dict()`)
-        outside its `__init__` (a library's `save()` and `restore()` run in separate processes, maybe on
-        other machines); a load in the CUDA branch of `if torch.cuda.is_available():` whose `else`
-        loads with `map_location` (the CPU twin); a file that the project itself writes, by a file name
-        or constant in its path (`"vocab.pt"`, `WEIGHTS_NAME`) found in another file, only from host
-        data (NumPy, lists and numbers, `.cpu()` values, a state dict moved to the CPU, tensors made
-        without `device=`).
+        `cuda:0`, filling that GPU's memory. Reported where the load is shown to read device state: its value
+        goes into a module's or optimizer's `load_state_dict` (directly, through a key, `ckpt["model"]`, or
+        through the dict a state is rebuilt into), it is used as a module, it is a scripted module
+        (`torch.jit.load`), or the path is a checkpoint the user or a download supplies
+        (`torch.load(args.resume)`, `torch.load(hf_hub_download(...))`). Silent where the file is bound to
+        CUDA, where the project's nearest savers write host data only, in tests, and where a script resumes
+        from the checkpoint it saves itself.
+    """,
+    details="""
+        Bound to CUDA: CUDA-only by design (Triton, a CUDA extension, an NCCL group, asserted CUDA, a
+        `torch.cuda` call outside any test, `torch.cuda.FloatTensor` used unconditionally), or CUDA written in
+        with no sign of running without it: there a checkpoint loads where it was saved. The nearest savers:
+        the `torch.save` calls of a module's state in the load's own folder, else the nearest folder above that
+        has one, out to the whole project (a folder of examples saves its own checkpoints); where every one of
+        them writes host data (`model.cpu()` first, `{k: v.cpu()}`, a full state dict offloaded to the CPU),
+        the checkpoints open on any machine. A resume: the file saves, anywhere in it, to a path written the
+        same way as the one it loads (`"saved_models/G_%d.pth" % epoch` ... `"saved_models/G_%d.pth" %
+        opt.epoch`): the run that wrote it was on this machine. A load that nothing shows the purpose of, a
+        load in a test (it reads what its own run wrote) and a resume are preview shapes. Never reported:
+        a path in a temporary folder (`tmp_path`, `tempfile`, `/tmp/`); a save and reload in the same
+        function, test class or script (`torch.save(x, path)` then `torch.load(path)`, an `io.BytesIO`
+        buffer, `torch.jit.save` then `torch.jit.load`; in one function, any `save...` call given the path
+        or the directory the load reads), or in one class unless it saves a module's state outside its
+        `__init__` (a library's `save()` and `restore()` run in separate processes, maybe on other
+        machines); a load in the CUDA branch of `if torch.cuda.is_available():` whose `else` loads with
+        `map_location` (the CPU twin); a file that the project writes, by a file name or constant in its
+        path (`"vocab.pt"`, `WEIGHTS_NAME`) found in another file, only from host data (NumPy, lists and
+        numbers, `.cpu()` values, a state dict moved to the CPU, tensors made without `device=`); scheduler,
+        sampler and gradient-scaler state, which holds no device tensor. `weights_only` is a separate
+        question, about what a checkpoint may contain rather than where it loads: torch 2.6 and later
+        default it to True, and devlint neither reports it nor changes it; `map_location` is needed either
+        way.
     """,
     example="""
         state = torch.load("checkpoint.pt")
@@ -79,12 +98,14 @@ RULE = Rule(
         would meet them on another device.
     """,
     tokens=("torch", words("load")),
-    screen=any_candidate(_candidates),
+    screen=any_candidate(_loads),
     candidates=_candidates,
     preview=True,
     preview_shapes="""
         a load whose value nothing in the file shows to be device state (a dict of tensors, statistics,
-        NumPy arrays, an embedding table), and a load in a test file; measured blind, such loads were
-        false more often than true (a scheduler's or evaluator's state, files the run itself wrote).
+        NumPy arrays, an embedding table), a load in a test file, a load in a file bound to CUDA, and a
+        script's resume from what it saves; measured blind, such loads were false or harmless far more often
+        than true (a scheduler's or evaluator's state, files the run itself wrote, 36 resumes of one GAN
+        repository).
     """,
 )

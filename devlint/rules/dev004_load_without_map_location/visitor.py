@@ -34,6 +34,7 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
         self.state_by_key: set[int] = set()  # loads whose entry goes into `load_state_dict`
         # reports decided in `finish`: (the load, its message, its fix, the function it is in, or None)
         self.pending: list[tuple[cst.Call, str, Optional[Fix], Optional[cst.FunctionDef]]] = []
+        self._save_templates: Optional[set[tuple[str, ...]]] = None  # the path templates of the file's saves
 
     def visit_If(self, node: cst.If) -> None:
         if not isinstance(node.orelse, cst.Else) or not self.ctx.guarded_branches(node.test)[0]:
@@ -45,8 +46,9 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
     def _loads_in(self, root: cst.CSTNode) -> list[cst.Call]:
         return [node for node in _nodes(root) if isinstance(node, cst.Call) and self.torch.is_call_to(node, *LOADS)]
 
-    def _saves_before(self, root: cst.CSTNode, load: cst.Call, *, any_save: bool = False) -> list[cst.Call]:
-        """The `torch.save(...)` / `torch.jit.save(...)` calls in `root` that come before `load` in the source;
+    def _saves_before(self, root: cst.CSTNode, load: Optional[cst.Call], *, any_save: bool = False) -> list[cst.Call]:
+        """The `torch.save(...)` / `torch.jit.save(...)` calls in `root` that come before `load` in the source (all of
+        them for None);
         with `any_save`, every call of a function or method whose name starts with `save` too
         (`trainer.save(path=...)`, `model.save_pretrained(out)`)."""
         found: list[cst.Call] = []
@@ -105,6 +107,19 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
                 if isinstance(written, cst.Name) and written.value in names and _is_buffer_read(source, written.value):
                     return True  # `torch.save(x, buffer)` ... `torch.load(io.BytesIO(buffer.getvalue()))`
         return self._writes_there_first(load, source, names)
+
+    def _resumes_its_own_save(self, load: cst.Call) -> bool:
+        """The file saves, anywhere in it, to a path written the same way (`"saved_models/G_%d.pth" % epoch` ...
+        `torch.load("saved_models/G_%d.pth" % opt.epoch)`): a run resuming from what an earlier run of this script
+        wrote, on the machine it wrote it on."""
+        template = _path_template(positional(load)[0].value)
+        if template is None:
+            return False
+        if self._save_templates is None:
+            self._save_templates = {found for save in self._saves_before(self.ctx.module, None)
+                                    if (written := _saved_path(save)) is not None
+                                    and (found := _path_template(written)) is not None}
+        return template in self._save_templates
 
     def _written_from_host_data(self, load: cst.Call) -> bool:
         """The project writes the file (by a file name or constant in its path) only from host data."""
@@ -185,8 +200,11 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
         bound = evidence_in(self.ctx.syntax, self.ctx.module.code).bound_to_cuda
         for load, message, fix, function in self.pending:
             shown = self._device_state(load, function)
-            if (shown is None or bound or _is_test_file(self.ctx.path)) and not self.preview:
-                continue  # nothing shows the file holds device state, or a test reads what its run wrote: preview's
+            if (shown is None or bound or _is_test_file(self.ctx.path) or self._resumes_its_own_save(load)) \
+                    and not self.preview:
+                # nothing shows the file holds device state, a test reads what its run wrote, or a script resumes
+                # from what it writes (on the machine that wrote it, but maybe not): preview's
+                continue
             # (the message stays the rule's one line: the evidence is on the rule's page)
             self.report(load, f"{message} pass `map_location=` (e.g. `\"cpu\"` or your device)", fix)
 
@@ -195,7 +213,7 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
         a reader of the rule's decisions, as the tests name them); None where nothing does."""
         if self.torch.is_call_to(load, "jit.load"):
             return "it loads a scripted module"
-        if self.ctx.project.module_saves_on_host():
+        if self.ctx.project.module_saves_on_host(self.ctx.path):
             return None  # the project writes its checkpoints from host data: they open on any machine
         if id(load) in self.into_load_state_dict or id(load) in self.state_by_key:
             return "its value goes into `load_state_dict`"
@@ -376,6 +394,22 @@ def _saved_path(save: cst.Call) -> Optional[cst.BaseExpression]:
         return args[1].value
     given = keyword(save, "f")
     return given.value if given is not None else None
+
+
+_CHECKPOINT_FILE = re.compile(r"\.[A-Za-z][A-Za-z0-9]*$")
+
+
+def _path_template(path: cst.BaseExpression) -> Optional[tuple[str, ...]]:
+    """The text a path expression writes out, in order (`"out/%s/G_%d.pth" % (a, b)` -> `("out/%s/G_%d.pth",)`,
+    `f"{root}/best.pt"` -> `("/best.pt",)`); None where no piece names a file (`args.path`, `"out/"`)."""
+    pieces: list[str] = []
+    for node in _nodes(path):
+        text = node.value if isinstance(node, cst.FormattedStringText) else string_value(node)
+        if text:
+            pieces.append(text)
+    if not any(_CHECKPOINT_FILE.search(piece) for piece in pieces):
+        return None
+    return tuple(pieces)
 
 
 def _normalised(code: str) -> str:
