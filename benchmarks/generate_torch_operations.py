@@ -45,7 +45,8 @@ def _is_tensor_list(type_text: str) -> bool:
 
 
 def read_schemas():  # type: ignore[no-untyped-def]
-    """(version, functions, methods, functional, index arguments, subscript indices) of the installed torch."""
+    """(version, functions, methods, functional, index arguments, subscript indices, tensor attributes) of the
+    installed torch."""
     import inspect
 
     import torch
@@ -89,11 +90,13 @@ def read_schemas():  # type: ignore[no-untyped-def]
                 functional.add(name)
         elif name in operators:
             functional.add(name)  # `F.linear`, `F.conv2d`: the operator itself
-    return torch.__version__, functions, methods, functional, index_arguments, subscript_indices
+    # every public attribute and method of a tensor and of a parameter (a parameter is the tensor a module holds)
+    attributes = {name for name in (*dir(torch.Tensor), *dir(torch.nn.Parameter)) if not name.startswith("_")}
+    return torch.__version__, functions, methods, functional, index_arguments, subscript_indices, attributes
 
 
 def render(version: str, functions: set[str], methods: set[str], functional: set[str], index_arguments: dict[str, set[tuple[int, str]]],
-           subscript_indices: dict[str, set[tuple[int, str]]]) -> str:
+           subscript_indices: dict[str, set[tuple[int, str]]], attributes: set[str]) -> str:
     def names(values: set[str]) -> str:
         lines, line = [], "   "
         for value in sorted(values):
@@ -142,6 +145,12 @@ INDEX_ARGUMENTS = {{
 SUBSCRIPT_INDICES = {{
 {table(subscript_indices)}
 }}
+
+# Every public attribute and method of `torch.Tensor` and `torch.nn.Parameter`: a value whose other attribute is
+# read (`prior.n_ctx`) is not a plain tensor
+TENSOR_ATTRIBUTE_NAMES = frozenset({{
+{names(attributes)}
+}})
 '''
 
 

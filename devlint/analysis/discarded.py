@@ -20,6 +20,7 @@ from devlint.analysis.factories import factory_name
 from devlint.analysis.names import dotted_name, named_parameters, target_names
 from devlint.analysis.narrowing import Narrowing
 from devlint.analysis.torch_names import TorchNames
+from devlint.analysis.torch_operations import TENSOR_ATTRIBUTE_NAMES
 from devlint.analysis.types import Kind, TypeOracle, unwrap_listing
 from devlint.analysis.walk import children, own_nodes_in_order
 
@@ -100,6 +101,8 @@ def discarded_result(types: TypeOracle, bare: BareCall) -> Optional[Discarded]:
     narrowed = types.narrowed_kinds(bare.narrowing)
     if types.kind_of(receiver, bare.functions, bare.cls, narrowed) is not Kind.TENSOR:
         return None
+    if _reads_what_no_tensor_has(bare):
+        return None  # `prior = priors[level]` ... `prior.n_ctx`: a model, moved in place
     read_after = isinstance(receiver, cst.Name) and (
         not bare.functions  # a module's global may be read by whoever imports it
         or _read_after(bare.statement, receiver.value, bare.functions[0], bare.repeats))
@@ -170,6 +173,24 @@ def _state_dict_owner(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
             and expr.func.attr.value == "state_dict"):
         return expr.func.value
     return None
+
+
+def _reads_what_no_tensor_has(bare: BareCall) -> bool:
+    """The receiver is a name bound once in its function (or a parameter never rebound) whose attribute the
+    function reads, and a tensor has no such attribute (`prior.n_ctx`, `net.encoder`): it is not a tensor."""
+    receiver = bare.receiver
+    if not isinstance(receiver, cst.Name) or not bare.functions:
+        return False
+    function, name = bare.functions[0], receiver.value
+    bindings = _bindings(function.body, name)
+    if len(bindings) + (name in named_parameters(function)) != 1:
+        return False
+    nodes = list(own_nodes_in_order(function.body))
+    stored = {target.attr.value for node in nodes if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign))
+              for target in ([t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target])
+              if isinstance(target, cst.Attribute) and _is_name(target.value, name)}  # `x.tag = ...`: set, then read
+    return any(isinstance(node, cst.Attribute) and _is_name(node.value, name) and not node.attr.value.startswith("_")
+               and node.attr.value not in TENSOR_ATTRIBUTE_NAMES and node.attr.value not in stored for node in nodes)
 
 
 def _shown_no_op(types: TypeOracle, bare: BareCall) -> bool:

@@ -20,10 +20,10 @@ from devlint.analysis.factories import (
     is_dtype, is_plain_device, legacy_constructor_name, move_target, strip_casts,
 )
 from devlint.analysis.project_index import repeating_function
-from devlint.analysis.names import dotted_name, identifiers, integer_value, keyword, positional
+from devlint.analysis.names import dotted_name, identifiers, integer_value, keyword, named_parameters, positional
 from devlint.analysis.torch_names import TorchNames
 from devlint.analysis.types import Kind
-from devlint.analysis.vocabulary import CAST_METHODS, RESHAPING_METHODS, UNARY_ELEMENTWISE
+from devlint.analysis.vocabulary import CAST_METHODS, RESHAPING_METHODS, UNARY_ELEMENTWISE, names_a_device
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 
@@ -49,15 +49,17 @@ class FactoryMoveVisitor(RuleVisitor):
         self.repeats: dict[int, str] = {}  # id(factory) -> where the copy is paid over and over (`repeating`)
         self._loops: list[Optional[cst.FunctionDef]] = []  # the function each enclosing loop body is in
 
-    def _pend(self, finding: tuple[cst.CSTNode, str, Optional[Fix]]) -> None:
+    def _pend(self, finding: tuple[cst.CSTNode, str, Optional[Fix]], target: Optional[cst.BaseExpression]) -> None:
         self.pending.append(finding)
-        where = self.repeating()
+        where = self.repeating(target)
         if where is not None:
             self.repeats[id(finding[0])] = where
 
-    def repeating(self) -> Optional[str]:
+    def repeating(self, target: Optional[cst.BaseExpression] = None) -> Optional[str]:
         """Where the code here runs over and over, said for a message: a loop's body in this function, a
-        `forward` or a step, or a function the project calls so (the project index); None: maybe once."""
+        `forward` or a step, a function the project calls so (the project index), or a function that moves the
+        copy to where a tensor it is given is (`target`, the move's: `x.device`, `x`): it runs once per input,
+        so on the data path; None: maybe once."""
         function = self.ctx.current_function()
         if any(loop is function for loop in self._loops):
             return "in a loop: the copy is paid on every iteration"
@@ -68,6 +70,9 @@ class FactoryMoveVisitor(RuleVisitor):
             return f"in `{name}`: the copy is paid on every call"
         if self.ctx.project.called_repeatedly(name):
             return f"in `{name}`, which the project calls in a loop or per step: the copy is paid on every call"
+        given = _given_tensor(target, function) if target is not None and not name.startswith("test") else None
+        if given is not None:  # (a test's input is made once, for the test)
+            return f"in `{name}`, which runs for each `{given}` it is given: the copy is paid on every call"
         return None
 
     def _enter_loop(self) -> None:
@@ -161,14 +166,14 @@ class FactoryMoveVisitor(RuleVisitor):
         if computed is not None:
             if tensor_target is None:  # (`.to(other)` also casts to other's dtype: computed in the factory's)
                 message = self.describe(name, move, _suggestion(factory, name), later=False, computed=True)
-                self._pend((factory, message, self._computed_fix(node, computed, factory, name, target)))
+                self._pend((factory, message, self._computed_fix(node, computed, factory, name, target)), target)
             return
         if tensor_target is not None:
             self._pend((factory, self._tensor_target_message(factory, name, tensor_target),
-                                 self._new_factory_fix(node, factory, name, tensor_target)))
+                        self._new_factory_fix(node, factory, name, tensor_target)), target)
             return
         message = self.describe(name, move, _suggestion(factory, name), later=False)
-        self._pend((factory, message, self._inline_fix(node, factory, name, target)))
+        self._pend((factory, message, self._inline_fix(node, factory, name, target)), target)
 
     def _tensor_target(self, target: cst.BaseExpression) -> Optional[str]:
         """The target's code when it is shown to be a tensor (`.to(other)`: its device and dtype)."""
@@ -297,7 +302,7 @@ class FactoryMoveVisitor(RuleVisitor):
                       move: cst.Call) -> None:
         method = move.func.attr.value  # type: ignore[union-attr]
         message = self.describe(name, f".{method}(...)", _suggestion(factory, name), later=True)
-        self._pend((factory, message, self._split_fix(body, i, factory, name, j, move)))
+        self._pend((factory, message, self._split_fix(body, i, factory, name, j, move)), move_target(move, self.torch))
 
     def _split_fix(self, body: Sequence[cst.BaseStatement], i: int, factory: cst.Call, name: str, j: int,
                    move: cst.Call) -> Optional[Fix]:
@@ -596,3 +601,16 @@ def _empty(factory: cst.Call, name: str) -> bool:
     if len(sizes) == 1 and isinstance(sizes[0], (cst.List, cst.Tuple)):
         sizes = [element.value for element in sizes[0].elements]
     return any(integer_value(size) == 0 for size in sizes)
+
+
+def _given_tensor(target: cst.BaseExpression, function: cst.FunctionDef) -> Optional[str]:
+    """The parameter of `function` whose device the move's `target` is (`x.device`, `x.weight.device`, `x` itself in
+    `.to(x)`, `x[0].device`); None for a device the function is given as such (`device`) or its own (`self.device`)."""
+    expr = target.value if isinstance(target, cst.Attribute) and target.attr.value == "device" else target
+    if expr is target and not isinstance(target, cst.Name):
+        return None  # `.to(x.dtype)`, `.to(get_device())`: no tensor's place
+    while isinstance(expr, (cst.Attribute, cst.Subscript)):
+        expr = expr.value
+    if not isinstance(expr, cst.Name) or expr.value in ("self", "cls") or names_a_device(expr.value):
+        return None
+    return expr.value if expr.value in named_parameters(function) else None

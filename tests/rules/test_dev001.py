@@ -14,6 +14,14 @@ from rules.cases import cases_for, counted_calls, reports
 case = cases_for("DEV001")
 
 FLAGGED = [
+    case("an_element_whose_attributes_a_tensor_has", """
+        import torch
+        def first(batch, device):
+            x = batch[0]
+            x.to(device)
+            x.tag = "input"  # set here, then read: no sign it is no tensor
+            return x.shape, x.tag
+    """, [(4, 5)]),
     case("a_move_the_file_does_not_show_to_be_a_no_op", """
         import torch
         def attention(query, key, device):
@@ -390,6 +398,17 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    # jukebox: an element of a list of models; a tensor has no `n_ctx` and no `sample()`, so it is a model
+    case("an_element_whose_attribute_no_tensor_has", """
+        import torch
+        def sample_levels(zs, priors, levels):
+            for level in reversed(levels):
+                prior = priors[level]
+                prior.cuda()
+                zs = prior.sample(zs, n_ctx=prior.n_ctx)
+                prior.cpu()
+            return zs
+    """, []),
     # PyTorch's reference scaled_dot_product_attention: `attn_bias` is made with that dtype and device,
     # in-place work keeps both, so the move returns it as it is
     case("a_move_to_where_the_file_shows_the_tensor_already_is", """

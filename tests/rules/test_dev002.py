@@ -301,7 +301,8 @@ def test_a_move_to_a_tensor_says_that_it_also_takes_the_dtype() -> None:
             return torch.zeros(n).to(hidden)
     """, "DEV002", preview=True)
     assert messages == ["`torch.zeros(...)` is created on the CPU and then moved with `.to(hidden)`, which also"
-                        " converts it to `hidden`'s dtype; create it there: `hidden.new_zeros(...)`"]
+                        " converts it to `hidden`'s dtype; create it there: `hidden.new_zeros(...)` (in `pad`, which runs"
+                        " for each `hidden` it is given: the copy is paid on every call)"]
 
 
 def test_a_conftest_that_sets_the_default_device_covers_the_tests_below_it(tmp_path) -> None:

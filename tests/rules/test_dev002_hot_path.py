@@ -39,6 +39,17 @@ REPEATS = [
         def training_step(batch, device):
             return torch.arange(4).to(device)
     """, [(3, 12)]),
+    case("to_where_an_input_tensor_is", """
+        import torch
+        def timestep_embedding(timesteps, dim):
+            freqs = torch.arange(0, dim // 2, dtype=torch.float32).to(device=timesteps.device)
+            return timesteps[:, None] * freqs[None]
+    """, [(3, 13)]),
+    case("to_an_input_tensor_itself", """
+        import torch
+        def segment_sum(data, ids, n):
+            return torch.zeros(n, data.shape[1]).to(data).scatter_add(0, ids, data)
+    """, [(3, 12)]),
     case("in_a_while_loop", """
         import torch
         def run(device):
@@ -62,6 +73,16 @@ ONCE = [
         def run(device):
             for i in torch.arange(4).to(device):
                 print(i)
+    """, []),
+    case("to_a_device_the_function_is_given", """
+        import torch
+        def make_buffers(device, n):
+            return torch.zeros(n).to(device)
+    """, []),
+    case("to_an_input_in_a_test", """
+        import torch
+        def test_shapes(x):
+            assert (x + torch.zeros(3).to(x.device)).shape == x.shape
     """, []),
     case("a_loop_around_a_definition_runs_no_body", """
         import torch
@@ -92,6 +113,17 @@ def test_the_message_says_where_the_cost_is_paid() -> None:
     """, "DEV002")
     assert messages == ["`torch.ones(...)` is created on the CPU and then moved with `.to(...)`; create it on the"
                         " device: `torch.ones(..., device=...)` (in a loop: the copy is paid on every iteration)"]
+
+
+def test_the_message_names_the_input_the_function_runs_for() -> None:
+    messages = lint_messages("""
+        import torch
+        def embed(timesteps):
+            return torch.arange(8).to(timesteps.device)
+    """, "DEV002")
+    assert messages == ["`torch.arange(...)` is created on the CPU and then moved with `.to(...)`; create it on the"
+                        " device: `torch.arange(..., device=...)` (in `embed`, which runs for each `timesteps` it is"
+                        " given: the copy is paid on every call)"]
 
 
 def _project(root, caller: str) -> str:
