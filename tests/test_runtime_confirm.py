@@ -79,13 +79,32 @@ def test_on_linux_without_cuda_snippets_are_forked_from_one_torch_import(cpu_run
     assert launchers == expected
 
 
-@needs_torch
-def test_absent_devices_are_skipped_with_their_reason(cpu_run):
-    _, data = cpu_run
+def _without_accelerator(data) -> None:
     if data["machine"]["cuda"] or data["machine"]["mps"]:
         pytest.skip("this machine has an accelerator")
-    assert {_row(data, code, "cuda")["reason"] for code in ("DEV001", "DEV005")} == {"skipped: no CUDA device"}
-    assert _row(data, "DEV001", "mps")["reason"] == "skipped: no mps device"
+
+
+@needs_torch
+def test_absent_devices_not_asked_for_get_one_line_not_a_skipped_row_per_rule(cpu_run):
+    proc, data = cpu_run
+    _without_accelerator(data)
+    assert {line.split()[1] for line in proc.stdout.splitlines()[2:-1]} == {"cpu"}
+    assert proc.stdout.splitlines()[-1] == ("no CUDA device, no mps device on this machine: no rule was run there"
+                                            " (name a device with --device to make its absence an error)")
+    assert {r["device"] for r in data["results"]} == {"cpu"}
+    assert (data["devices_requested"], data["devices_absent"]) == (["cpu", "cuda", "mps"], ["cuda", "mps"])
+
+
+@needs_torch
+@pytest.mark.parametrize("device, missing", [("cuda", "no CUDA device"), ("mps", "no mps device")])
+def test_a_device_asked_for_by_name_and_absent_is_an_error_not_a_pass(cpu_run, device, missing):
+    """A GPU job whose GPU went missing must fail, not pass with every rule skipped."""
+    _without_accelerator(cpu_run[1])
+    proc = run_devlint("confirm", "--device", device, "--rule", "DEV001")
+    assert (proc.returncode, proc.stdout) == (2, "")
+    errors = [line for line in proc.stderr.splitlines() if not line.startswith("devlint confirm: importing torch")]
+    assert errors == [f"devlint: error: confirm: --device {device}, but this machine has {missing}"
+                      f" (torch {cpu_run[1]['machine']['torch']} sees only cpu)"]
 
 
 @needs_torch

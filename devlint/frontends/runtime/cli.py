@@ -16,11 +16,14 @@ import shlex
 import sys
 import time
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from devlint.contract.project import __version__
 from devlint.runner.errors import UsageError
-from devlint.frontends.runtime.records import CONFIRMED, NOT_RUN
+from devlint.frontends.runtime.records import CONFIRMED, NOT_RUN, no_device
+
+if TYPE_CHECKING:
+    from devlint.frontends.runtime.launch import Machine
 
 INSTALL_HINT = "pip install 'devlint[runtime]'"
 
@@ -37,7 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
         " this machine has, and show the evidence that the bug is real and the fix removes it.",
     )
     parser.add_argument("--device", choices=("cpu", "cuda", "mps", "all"), default="all",
-                        help="device to confirm on (default: all; devices the machine lacks are skipped)")
+                        help="device to confirm on: one this machine lacks is an error (default: all, the devices"
+                        " this machine has)")
     parser.add_argument("--rule", action="extend", nargs="+", metavar="CODE", default=[],
                         help="rule codes to confirm (default: all)")
     parser.add_argument("--json", metavar="PATH", help="write the full evidence as JSON to PATH ('-': stdout)")
@@ -71,7 +75,7 @@ def main(args: Sequence[str]) -> int:
         raise UsageError("confirm: --jobs must be at least 1")
     if importlib.util.find_spec("torch") is None:
         raise UsageError(f"`devlint confirm` needs torch, which is not installed: {INSTALL_HINT}")
-    devices = list(engine.DEVICES) if options.device == "all" else [options.device]
+    requested = list(engine.DEVICES) if options.device == "all" else [options.device]
 
     shown: list[str] = []
 
@@ -87,6 +91,7 @@ def main(args: Sequence[str]) -> int:
             machine, forking = launch.start(options.timeout, options.spawn)
         except launch.TorchUnavailable as error:
             raise UsageError(f"`devlint confirm` cannot import torch ({error}): {INSTALL_HINT}") from None
+        devices, absent = _devices(requested, machine, named=options.device != "all")
         timeout = options.timeout or machine.default_timeout()
         how = "forked from a process that imported torch once" if forking else "each in a fresh interpreter"
         progress(f"torch {machine.info.get('torch')}, devices: {', '.join(machine.devices)};"
@@ -99,13 +104,14 @@ def main(args: Sequence[str]) -> int:
         if forking is not None:
             forking.close()
     human = sys.stderr if options.json == "-" else sys.stdout  # keep stdout pure JSON with `--json -`
-    human.write(report.table(verdicts))
+    human.write(report.table_and_absent(verdicts, absent))
     if options.details:
         human.write("\n" + report.details(verdicts))
     print(report.summary(verdicts), file=sys.stderr)
     status = 0 if all(v.verdict in (CONFIRMED, NOT_RUN) for v in verdicts) else 1
     meta = {"devlint_confirm": 1, "devlint": __version__, "date": _now(), "platform": platform.platform(),
-            "processor": platform.machine(), "cpu_count": os.cpu_count(), "devices_requested": devices,
+            "processor": platform.machine(), "cpu_count": os.cpu_count(), "devices_requested": requested,
+            "devices_absent": absent,
             "rules": codes, "timeout_s": timeout, "seconds": round(time.monotonic() - started, 1),
             "exit_code": status}
     data = report.to_json(verdicts, machine.info, meta)
@@ -138,6 +144,16 @@ def _codes(requested: list[str]) -> list[str]:
             if code not in codes:
                 codes.append(code)
     return codes or known
+
+
+def _devices(requested: list[str], machine: "Machine", *, named: bool) -> tuple[list[str], list[str]]:
+    """The requested devices this machine has, and those it lacks. A device asked for by name must be
+    here: a GPU job whose GPU went missing fails rather than passing with every rule skipped."""
+    absent = [device for device in requested if device not in machine.devices]
+    if named and absent:
+        raise UsageError(f"confirm: --device {absent[0]}, but this machine has {no_device(absent[0])}"
+                         f" (torch {machine.info.get('torch')} sees only {', '.join(machine.devices)})")
+    return [device for device in requested if device in machine.devices], absent
 
 
 def _fixtures(given: Optional[str], codes: list[str]) -> Path:

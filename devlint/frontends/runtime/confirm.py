@@ -17,7 +17,7 @@ from devlint.frontends.runtime.probes import probe_for
 from devlint.frontends.runtime.probes.common import Step
 from devlint.frontends.runtime.records import (
     BUG, CONFIRMED, CONTRADICTED, FAILED, NOT_RUN, OK, SKIPPED, UNEXPECTED, ChildResult, RuleVerdict, Snippet,
-    SnippetResult,
+    SnippetResult, no_device,
 )
 from devlint.frontends.runtime.runner import kill_all
 
@@ -47,7 +47,7 @@ def make_plan(code: str, device: str, fixtures: Path, machine: Machine, scratch:
     """What to run for `code` on `device`. The autofix output is written to `scratch` (shared with the children)."""
     plan = Plan(code, device)
     if device not in machine.devices:
-        plan.skip_reason = f"no {'CUDA' if device == 'cuda' else device} device"
+        plan.skip_reason = no_device(device)
         return plan
     directory = fixture_dir(fixtures.resolve(), code)  # absolute: children run in their own directories
     assert directory is not None  # the CLI checked
