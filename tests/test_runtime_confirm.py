@@ -9,10 +9,13 @@ import shutil
 
 import pytest
 
-from conftest import FIXTURES, run_devlint
+from conftest import FIXTURES, RULE_DIRS, expected_fix, run_devlint
+from devlint.engine.line_length import formatter_line_length
+from devlint.engine.target_torch import declares_requirements, target_torch
 from devlint.frontends.cli import main as devlint_main
 from devlint.rules import rule_codes
 from devlint.frontends.runtime import launch
+from devlint.frontends.runtime.confirm import FIXTURES_LINE_LENGTH, FIXTURES_TARGET_TORCH, autofix_source
 from devlint.frontends.runtime.records import BUG, CLEAN, OK, ChildResult, Snippet
 
 needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
@@ -216,6 +219,21 @@ def test_exit_code_is_1_when_evidence_contradicts_a_rule(fixed_outcome, status, 
     assert ("contradicted" in capsys.readouterr().out) == (status == 1)
 
 
+@pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda path: path.name)
+def test_the_fix_output_confirm_runs_is_the_checkouts_wherever_the_fixtures_are(rule_dir, tmp_path):
+    """A wheel's copy of the fixtures has no project above it, or another one (a virtualenv in a project)."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "elsewhere"\nversion = "1"\n'
+                                             'dependencies = ["torch>=2.10"]\n[tool.black]\nline-length = 79\n')
+    shutil.copytree(rule_dir, tmp_path / rule_dir.name)
+    assert autofix_source(tmp_path / rule_dir.name / "bad.py") == expected_fix(rule_dir, preview=True)
+
+
+def test_the_fixtures_line_length_and_target_torch_are_the_checkouts_own():
+    assert {formatter_line_length(str(path / "bad.py")) for path in RULE_DIRS} == {FIXTURES_LINE_LENGTH}
+    assert {target_torch(None, str(path / "bad.py")) for path in RULE_DIRS
+            if not declares_requirements(str(path))} == {FIXTURES_TARGET_TORCH}
+
+
 def test_a_fix_output_that_differs_from_fixed_py_is_run_on_its_own(tmp_path, monkeypatch):
     fixtures = tmp_path / "fixtures"
     shutil.copytree(FIXTURES / "DEV004-load-without-map-location", fixtures / "DEV004-load-without-map-location")
@@ -229,6 +247,17 @@ def test_a_fix_output_that_differs_from_fixed_py_is_run_on_its_own(tmp_path, mon
     assert devlint_main(["confirm", "--device", "cpu", "--rule", "DEV004", "--fixtures", "fixtures"]) == 0
     assert sorted(s.variant for s in seen) == ["autofix", "bad", "fixed"]
     assert all(os.path.isabs(s.path) for s in seen)  # children run elsewhere: a relative path would not resolve
+
+
+def test_in_a_checkout_confirm_runs_its_fixtures_whatever_the_current_folder(tmp_path, monkeypatch):
+    (tmp_path / "fixtures").mkdir()  # the current folder's own `fixtures` is not devlint's
+    seen = []
+    monkeypatch.setattr(launch, "start", _fake_start)
+    monkeypatch.setattr(launch, "run_snippet", lambda snippet, timeout: seen.append(snippet) or ChildResult(
+        OK, evidence={"outcome": BUG if snippet.variant == "bad" else CLEAN, "summary": ""}))
+    monkeypatch.chdir(tmp_path)
+    assert devlint_main(["confirm", "--device", "cpu", "--rule", "DEV004"]) == 0
+    assert {os.path.dirname(s.path) for s in seen} == {str(FIXTURES / "DEV004-load-without-map-location")}
 
 
 class _DyingServer:

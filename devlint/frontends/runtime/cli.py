@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import importlib.resources
 import importlib.util
 import json
 import os
@@ -50,7 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
                         " the measurements and every call's evidence")
     parser.add_argument("--timeout", type=float, metavar="S",
                         help="seconds per snippet (default: 3x the measured torch import time + 10 s, at least 60)")
-    parser.add_argument("--fixtures", metavar="DIR", help="the fixtures directory (default: the project's fixtures/)")
+    parser.add_argument("--fixtures", metavar="DIR",
+                        help="the fixtures directory (default: the checkout's fixtures/, else the copy installed"
+                        " with devlint)")
     parser.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1), metavar="N",
                         help="snippets run at once on CPU and mps (CUDA snippets always run one at a time)")
     parser.add_argument("--spawn", action="store_true",
@@ -159,17 +162,26 @@ def _devices(requested: list[str], machine: "Machine", *, named: bool) -> tuple[
 def _fixtures(given: Optional[str], codes: list[str]) -> Path:
     from devlint.frontends.runtime.confirm import fixture_dir
 
-    if given:
-        directory = Path(given)
-    else:  # a source checkout keeps them beside the package; else look in the current directory
-        beside = Path(__file__).resolve().parents[3] / "fixtures"
-        directory = beside if beside.is_dir() else Path("fixtures")
+    directory = Path(given) if given else _installed_fixtures()
+    if directory is None:
+        raise UsageError("confirm: no fixtures: this devlint is neither a source checkout with fixtures/ nor"
+                         " an installed wheel with its packaged copy; pass --fixtures DIR")
     if not directory.is_dir():
         raise UsageError(f"confirm: no fixtures directory at {directory}; pass --fixtures DIR")
     for code in codes:
         if fixture_dir(directory, code) is None:
             raise UsageError(f"confirm: {directory} has no {code}-*/bad.py and fixed.py")
     return directory
+
+
+def _installed_fixtures() -> Optional[Path]:
+    """The checkout's fixtures/ beside the package (the source of truth: an editable install reads it),
+    else the copy a wheel carries as package data (setup.py's build step puts it there)."""
+    checkout = Path(__file__).resolve().parents[3]  # site-packages for a wheel: it may hold another `fixtures`
+    if (checkout / "pyproject.toml").is_file() and (checkout / "fixtures").is_dir():
+        return checkout / "fixtures"
+    packaged = importlib.resources.files("devlint.frontends.runtime") / "fixtures"
+    return packaged if isinstance(packaged, Path) and packaged.is_dir() else None  # not from a zip: children run paths
 
 
 def _write_json(path: str, data: dict) -> None:
