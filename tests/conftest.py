@@ -63,6 +63,23 @@ def run_devlint(*args: str, cwd: os.PathLike | str | None = None, input: str | N
     )
 
 
+def fresh_venv(root: Path, *, system_site_packages: bool = False, upgrade_deps: bool = False) -> dict[str, str]:
+    """A new virtualenv at `root / "venv"`, and the environment its commands run in: its `bin` first on
+    PATH, nothing from this interpreter's PYTHON*, VIRTUAL_ENV, PRE_COMMIT* or GIT_* variables, and git,
+    pre-commit and HOME kept under `root`. `system_site_packages`: it sees this interpreter's packages
+    (torch, libcst), though what is installed into it comes first."""
+    import venv
+
+    venv.create(root / "venv", with_pip=True, upgrade_deps=upgrade_deps, system_site_packages=system_site_packages)
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("PYTHON", "VIRTUAL_ENV", "PRE_COMMIT", "GIT_"))}
+    env.update(PATH=f"{root / 'venv' / 'bin'}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(root / "venv"),
+               GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_AUTHOR_NAME="t",
+               GIT_AUTHOR_EMAIL="t@example.com", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com",
+               PRE_COMMIT_HOME=str(root / "pre-commit"), HOME=str(root))
+    return env
+
+
 @pytest.fixture
 def rule_dirs() -> list[Path]:
     return RULE_DIRS

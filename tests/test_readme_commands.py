@@ -16,18 +16,16 @@ What cannot be as written, and is changed the least possible:
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import ROOT
+from conftest import ROOT, fresh_venv
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 PROJECT_URL = "https://github.com/devlint/devlint"
@@ -124,13 +122,7 @@ def test_every_command_is_run_or_skipped_with_a_reason():
 def environment(tmp_path_factory) -> dict:
     """A fresh virtualenv where the README's install commands ran, in the README's order."""
     root = tmp_path_factory.mktemp("readme")
-    venv.create(root / "venv", with_pip=True, upgrade_deps=True)  # an old pip refuses git+file: URLs
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("PYTHON", "VIRTUAL_ENV", "PRE_COMMIT", "GIT_"))}
-    env.update(PATH=f"{root / 'venv' / 'bin'}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(root / "venv"),
-               GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_AUTHOR_NAME="t",
-               GIT_AUTHOR_EMAIL="t@example.com", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com",
-               PRE_COMMIT_HOME=str(root / "pre-commit"), HOME=str(root))
+    env = fresh_venv(root, upgrade_deps=True)  # an old pip refuses git+file: URLs
     for command in installs():
         done = subprocess.run(["bash", "-c", as_run_here(command)], cwd=ROOT, env=env, capture_output=True,
                               text=True, timeout=600)

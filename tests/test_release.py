@@ -5,16 +5,18 @@ names the version and a dated CHANGELOG section, and the hooks' description name
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import subprocess
 import sys
 import tarfile
 import zipfile
+from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import ROOT
+from conftest import FIXTURES, ROOT, fresh_venv
 
 sys.path.insert(0, str(ROOT / ".ci"))
 import release_notes  # noqa: E402
@@ -24,15 +26,24 @@ needs_build = pytest.mark.skipif(
     reason="build and twine are in the `test` extra; not installed here")
 
 
-@needs_build
-def test_build_gives_an_sdist_and_a_wheel_that_twine_check_passes(tmp_path):
-    """One test: the build takes about 20 s (an isolated environment with setuptools)."""
-    built = subprocess.run([sys.executable, "-m", "build", "--outdir", str(tmp_path), str(ROOT)],
-                           capture_output=True, text=True)
-    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> tuple[Path, Path]:
+    """(sdist, wheel) as `python -m build` makes them: the wheel is built from the sdist, as pip builds
+    one from a downloaded sdist. Once per module: about 20 s (an isolated environment with setuptools)."""
+    out = tmp_path_factory.mktemp("dist")
+    done = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     version = release_notes.package_version()
-    sdist, wheel = tmp_path / f"devlint-{version}.tar.gz", tmp_path / f"devlint-{version}-py3-none-any.whl"
-    assert sorted(path.name for path in tmp_path.iterdir()) == sorted([sdist.name, wheel.name])
+    sdist, wheel = out / f"devlint-{version}.tar.gz", out / f"devlint-{version}-py3-none-any.whl"
+    assert sorted(path.name for path in out.iterdir()) == sorted([sdist.name, wheel.name])
+    return sdist, wheel
+
+
+@needs_build
+def test_build_gives_an_sdist_and_a_wheel_that_twine_check_passes(built):
+    sdist, wheel = built
+    version = release_notes.package_version()
     checked = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", str(sdist), str(wheel)],
                              capture_output=True, text=True)
     assert checked.returncode == 0, checked.stdout + checked.stderr
@@ -41,12 +52,46 @@ def test_build_gives_an_sdist_and_a_wheel_that_twine_check_passes(tmp_path):
         names = archive.namelist()
         entry_points = archive.read(f"devlint-{version}.dist-info/entry_points.txt").decode()
     assert "devlint/rules/dev010_unsynchronised_nonblocking_read/visitor.py" in names
+    # fixtures/ is the one copy in the repository; the wheel carries it whole for `devlint confirm`
+    assert {f"devlint/frontends/runtime/fixtures/{path.relative_to(FIXTURES).as_posix()}"
+            for path in FIXTURES.rglob("*") if path.is_file() and "__pycache__" not in path.parts} <= set(names)
     assert "devlint = devlint.frontends.cli:main" in entry_points
     assert "DEV = devlint.frontends.flake8:Plugin" in entry_points
     with tarfile.open(sdist) as archive:
         members = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
     assert {"CHANGELOG.md", "LICENSE", "README.md", "fixtures/DEV001-discarded-tensor-move/bad.py",
-            "docs/rules/DEV010.md", "tests/test_release.py"} <= members
+            "docs/rules/DEV010.md", "tests/test_release.py", "setup.py"} <= members
+
+
+@needs_build
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is in the `runtime` extra")
+def test_devlint_confirm_runs_the_fixtures_the_wheel_carries_where_it_is_installed(built, tmp_path):
+    """The wheel built from the sdist, in a fresh virtualenv outside the checkout, run from a folder
+    outside it too: the fixtures travel as package data. The virtualenv sees this interpreter's torch
+    and LibCST; devlint itself must be the wheel's."""
+    _, wheel = built
+    env = fresh_venv(tmp_path, system_site_packages=True)
+    env_python = str(tmp_path / "venv" / "bin" / "python")
+    installed = subprocess.run([env_python, "-m", "pip", "install", "-q", "--no-deps", str(wheel)], env=env,
+                               capture_output=True, text=True, timeout=300)
+    assert installed.returncode == 0, installed.stderr[-2000:]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    imported = subprocess.run([env_python, "-c", "import devlint; print(devlint.__file__)"], cwd=elsewhere, env=env,
+                              capture_output=True, text=True)
+    package = Path(imported.stdout.strip()).resolve().parent
+    assert package.is_relative_to((tmp_path / "venv").resolve()), imported.stdout + imported.stderr
+    done = subprocess.run(["devlint", "confirm", "--device", "cpu", "--json", "confirm.json"], cwd=elsewhere,
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+    results = json.loads((elsewhere / "confirm.json").read_text())["results"]
+    ran = {Path(s["path"]).parent.parent for r in results for s in r["snippets"] if s["variant"] != "autofix"}
+    assert ran == {package / "frontends" / "runtime" / "fixtures"}
+    # as in the checkout (tests/test_runtime_confirm.py): DEV010 and DEV011 are shown, not judged, on a CPU
+    from devlint.rules import rule_codes
+    assert {r["rule"]: r["verdict"] for r in results} == {
+        code: "skipped" if code in ("DEV010", "DEV011") else "confirmed" for code in rule_codes()}
+    assert f"{len(rule_codes()) - 2} confirmed, 2 skipped" in done.stderr
 
 
 CHANGELOG = "# Changelog\n\n## 0.2.0 (unreleased)\n\n- next\n\n## 0.1.0 (2026-12-01)\n\n- first\n"

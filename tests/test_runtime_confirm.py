@@ -9,10 +9,13 @@ import shutil
 
 import pytest
 
-from conftest import FIXTURES, run_devlint
+from conftest import FIXTURES, RULE_DIRS, expected_fix, run_devlint
+from devlint.engine.line_length import formatter_line_length
+from devlint.engine.target_torch import declares_requirements, target_torch
 from devlint.frontends.cli import main as devlint_main
 from devlint.rules import rule_codes
 from devlint.frontends.runtime import launch
+from devlint.frontends.runtime.confirm import FIXTURES_LINE_LENGTH, FIXTURES_TARGET_TORCH, autofix_source
 from devlint.frontends.runtime.records import BUG, CLEAN, OK, ChildResult, Snippet
 
 needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
@@ -79,13 +82,32 @@ def test_on_linux_without_cuda_snippets_are_forked_from_one_torch_import(cpu_run
     assert launchers == expected
 
 
-@needs_torch
-def test_absent_devices_are_skipped_with_their_reason(cpu_run):
-    _, data = cpu_run
+def _without_accelerator(data) -> None:
     if data["machine"]["cuda"] or data["machine"]["mps"]:
         pytest.skip("this machine has an accelerator")
-    assert {_row(data, code, "cuda")["reason"] for code in ("DEV001", "DEV005")} == {"skipped: no CUDA device"}
-    assert _row(data, "DEV001", "mps")["reason"] == "skipped: no mps device"
+
+
+@needs_torch
+def test_absent_devices_not_asked_for_get_one_line_not_a_skipped_row_per_rule(cpu_run):
+    proc, data = cpu_run
+    _without_accelerator(data)
+    assert {line.split()[1] for line in proc.stdout.splitlines()[2:-1]} == {"cpu"}
+    assert proc.stdout.splitlines()[-1] == ("no CUDA device, no mps device on this machine: no rule was run there"
+                                            " (name a device with --device to make its absence an error)")
+    assert {r["device"] for r in data["results"]} == {"cpu"}
+    assert (data["devices_requested"], data["devices_absent"]) == (["cpu", "cuda", "mps"], ["cuda", "mps"])
+
+
+@needs_torch
+@pytest.mark.parametrize("device, missing", [("cuda", "no CUDA device"), ("mps", "no mps device")])
+def test_a_device_asked_for_by_name_and_absent_is_an_error_not_a_pass(cpu_run, device, missing):
+    """A GPU job whose GPU went missing must fail, not pass with every rule skipped."""
+    _without_accelerator(cpu_run[1])
+    proc = run_devlint("confirm", "--device", device, "--rule", "DEV001")
+    assert (proc.returncode, proc.stdout) == (2, "")
+    errors = [line for line in proc.stderr.splitlines() if not line.startswith("devlint confirm: importing torch")]
+    assert errors == [f"devlint: error: confirm: --device {device}, but this machine has {missing}"
+                      f" (torch {cpu_run[1]['machine']['torch']} sees only cpu)"]
 
 
 @needs_torch
@@ -197,6 +219,21 @@ def test_exit_code_is_1_when_evidence_contradicts_a_rule(fixed_outcome, status, 
     assert ("contradicted" in capsys.readouterr().out) == (status == 1)
 
 
+@pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda path: path.name)
+def test_the_fix_output_confirm_runs_is_the_checkouts_wherever_the_fixtures_are(rule_dir, tmp_path):
+    """A wheel's copy of the fixtures has no project above it, or another one (a virtualenv in a project)."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "elsewhere"\nversion = "1"\n'
+                                             'dependencies = ["torch>=2.10"]\n[tool.black]\nline-length = 79\n')
+    shutil.copytree(rule_dir, tmp_path / rule_dir.name)
+    assert autofix_source(tmp_path / rule_dir.name / "bad.py") == expected_fix(rule_dir, preview=True)
+
+
+def test_the_fixtures_line_length_and_target_torch_are_the_checkouts_own():
+    assert {formatter_line_length(str(path / "bad.py")) for path in RULE_DIRS} == {FIXTURES_LINE_LENGTH}
+    assert {target_torch(None, str(path / "bad.py")) for path in RULE_DIRS
+            if not declares_requirements(str(path))} == {FIXTURES_TARGET_TORCH}
+
+
 def test_a_fix_output_that_differs_from_fixed_py_is_run_on_its_own(tmp_path, monkeypatch):
     fixtures = tmp_path / "fixtures"
     shutil.copytree(FIXTURES / "DEV004-load-without-map-location", fixtures / "DEV004-load-without-map-location")
@@ -210,6 +247,17 @@ def test_a_fix_output_that_differs_from_fixed_py_is_run_on_its_own(tmp_path, mon
     assert devlint_main(["confirm", "--device", "cpu", "--rule", "DEV004", "--fixtures", "fixtures"]) == 0
     assert sorted(s.variant for s in seen) == ["autofix", "bad", "fixed"]
     assert all(os.path.isabs(s.path) for s in seen)  # children run elsewhere: a relative path would not resolve
+
+
+def test_in_a_checkout_confirm_runs_its_fixtures_whatever_the_current_folder(tmp_path, monkeypatch):
+    (tmp_path / "fixtures").mkdir()  # the current folder's own `fixtures` is not devlint's
+    seen = []
+    monkeypatch.setattr(launch, "start", _fake_start)
+    monkeypatch.setattr(launch, "run_snippet", lambda snippet, timeout: seen.append(snippet) or ChildResult(
+        OK, evidence={"outcome": BUG if snippet.variant == "bad" else CLEAN, "summary": ""}))
+    monkeypatch.chdir(tmp_path)
+    assert devlint_main(["confirm", "--device", "cpu", "--rule", "DEV004"]) == 0
+    assert {os.path.dirname(s.path) for s in seen} == {str(FIXTURES / "DEV004-load-without-map-location")}
 
 
 class _DyingServer:

@@ -228,7 +228,8 @@ def test_dev002_sets_the_bad_timings_against_the_fixed_ones_as_the_saving():
 
 
 _META = {"date": "2026-11-26T08:00:00Z", "platform": "Linux", "processor": "x86_64", "cpu_count": 16,
-         "devlint": "0.1.0", "devices_requested": ["cuda"], "timeout_s": 60.0, "seconds": 1.0, "exit_code": 0}
+         "devlint": "0.1.0", "devices_requested": ["cuda"], "devices_absent": [], "timeout_s": 60.0, "seconds": 1.0,
+         "exit_code": 0}
 
 
 def test_the_page_names_the_gpu_the_command_and_the_torch_of_the_run():

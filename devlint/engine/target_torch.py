@@ -60,6 +60,12 @@ def target_torch_in(configured: Optional[TorchVersion], directory: str) -> Optio
     return configured if configured is not None else _declared_in(directory)
 
 
+def declares_requirements(directory: str) -> bool:
+    """Whether `directory` itself holds a file declaring requirements: the search for a file's target
+    torch stops there."""
+    return _requirements_in(directory) is not None
+
+
 @functools.lru_cache(maxsize=1024)
 def _declared_in(directory: str) -> Optional[TorchVersion]:
     found = _requirements_in(directory)

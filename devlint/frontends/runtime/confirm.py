@@ -17,11 +17,16 @@ from devlint.frontends.runtime.probes import probe_for
 from devlint.frontends.runtime.probes.common import Step
 from devlint.frontends.runtime.records import (
     BUG, CONFIRMED, CONTRADICTED, FAILED, NOT_RUN, OK, SKIPPED, UNEXPECTED, ChildResult, RuleVerdict, Snippet,
-    SnippetResult,
+    SnippetResult, no_device,
 )
 from devlint.frontends.runtime.runner import kill_all
 
 DEVICES = ("cpu", "cuda", "mps")
+# What `devlint --fix` finds above the checkout's fixtures/: setup.cfg's flake8 max-line-length, and the
+# oldest torch pyproject.toml's `runtime` extra allows (a fixture folder may declare its own, as DEV008's
+# does). A wheel's copy has nothing above it, or another project's: given, they make the same fixes anywhere.
+FIXTURES_LINE_LENGTH = 120
+FIXTURES_TARGET_TORCH = (2, 1)
 
 Runner = Callable[[Snippet, float], ChildResult]
 
@@ -47,7 +52,7 @@ def make_plan(code: str, device: str, fixtures: Path, machine: Machine, scratch:
     """What to run for `code` on `device`. The autofix output is written to `scratch` (shared with the children)."""
     plan = Plan(code, device)
     if device not in machine.devices:
-        plan.skip_reason = f"no {'CUDA' if device == 'cuda' else device} device"
+        plan.skip_reason = no_device(device)
         return plan
     directory = fixture_dir(fixtures.resolve(), code)  # absolute: children run in their own directories
     assert directory is not None  # the CLI checked
@@ -83,11 +88,16 @@ def _has_fix(code: str) -> bool:
 
 
 def autofix_source(bad: Path) -> str:
-    """`devlint --fix --unsafe-fixes --preview` of a fixture's bad.py (a rule in preview is confirmed too)."""
+    """`devlint --fix --unsafe-fixes --preview` of a fixture's bad.py (a rule in preview is confirmed too),
+    as in the checkout wherever the fixtures are."""
     from devlint import fix_source
     from devlint.engine.settings import Settings
+    from devlint.engine.target_torch import declares_requirements
 
-    return fix_source(bad.read_text(encoding="utf-8"), str(bad), Settings(preview=True), unsafe=True).source
+    own_target = declares_requirements(str(bad.resolve().parent))
+    settings = Settings(preview=True, line_length=FIXTURES_LINE_LENGTH,
+                        target_torch=None if own_target else FIXTURES_TARGET_TORCH)
+    return fix_source(bad.read_text(encoding="utf-8"), str(bad), settings, unsafe=True).source
 
 
 def execute(plans: list[Plan], timeout: float, jobs: int, progress: Callable[[str], None],

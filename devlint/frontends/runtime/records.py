@@ -15,6 +15,11 @@ BUG, CLEAN, UNEXPECTED = "bug", "clean", "unexpected"
 CONFIRMED, CONTRADICTED, FAILED, NOT_RUN = "confirmed", "contradicted", "failed", "skipped"
 
 
+def no_device(device: str) -> str:
+    """Why nothing runs on `device` here, as the children say it: "no CUDA device"."""
+    return f"no {'CUDA' if device == 'cuda' else device} device"
+
+
 @dataclass(frozen=True)
 class Snippet:
     """One child process: a rule's probe run on one variant of its fixture, on one device."""

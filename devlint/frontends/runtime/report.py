@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from devlint.frontends.runtime.records import BUG, CONFIRMED, RuleVerdict, SnippetResult
+from devlint.frontends.runtime.records import BUG, CONFIRMED, RuleVerdict, SnippetResult, no_device
 
 CELL = 88  # characters of evidence per table cell; the details below the table have the rest
 
@@ -36,6 +36,14 @@ def table(verdicts: list[RuleVerdict]) -> str:
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines) + "\n"
+
+
+def table_and_absent(verdicts: list[RuleVerdict], absent: list[str]) -> str:
+    """The table, then one line for the requested devices this machine lacks (not a skipped row per rule)."""
+    if not absent:
+        return table(verdicts)
+    return (table(verdicts) + f"{', '.join(no_device(device) for device in absent)} on this machine: no rule was"
+            " run there (name a device with --device to make its absence an error)\n")
 
 
 def details(verdicts: list[RuleVerdict]) -> str:
@@ -131,7 +139,7 @@ def markdown(verdicts: list[RuleVerdict], data: dict[str, Any], command: str, pr
     ]
     if json_link:
         lines.append(f"- every call's evidence: [{json_link}]({json_link})")
-    lines += ["", "## Table", "", "```", table(verdicts).rstrip("\n"), "```", ""]
+    lines += ["", "## Table", "", "```", table_and_absent(verdicts, data["devices_absent"]).rstrip("\n"), "```", ""]
     measured = tables(verdicts)
     if measured:
         lines += ["## Measurements", ""]
