@@ -125,6 +125,15 @@ def test_moving_a_loss_module_that_holds_no_tensor_is_never_reported() -> None:
     assert [line for line, _, _ in weighted] == [4, 7]
 
 
+def test_a_tensor_for_a_collective_is_preview() -> None:
+    """NCCL takes CUDA tensors only: a helper that all-reduces a value it moves to CUDA is multi-GPU by design."""
+    code = ('import torch\nimport torch.distributed as dist\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n'
+            'def allreduce(x):\n    x = torch.tensor(x).float().cuda()\n    dist.all_reduce(x)\n    return x.item()\n')
+    assert default(code) == []
+    assert len(preview(code)) == 1
+    assert len(default(code.replace("dist.all_reduce(x)", "print(x)"))) == 1
+
+
 def test_a_gpu_of_several_built_from_an_index_is_preview() -> None:
     """`"cuda:" + str(k)` over a device map places work on one GPU of several: multi-GPU by design."""
     code = ('import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n'

@@ -228,6 +228,19 @@ def test_a_script_resuming_from_what_it_saves_is_preview() -> None:
     assert default(other_file) == [(4, 31, "DEV004")]
 
 
+def test_a_script_resuming_from_the_path_it_saves_to_is_preview() -> None:
+    """The same path, written the same way, saved and loaded in one file: a resume. A library's `load(path)` of what
+    its `save(path)` wrote is another run, maybe on another machine: the look-alike is reported."""
+    script = ("import torch\ndef train(model, run_dir):\n    state_fpath = run_dir / 'encoder.pt'\n"
+              "    if state_fpath.exists():\n        model.load_state_dict(torch.load(state_fpath)['model'])\n"
+              "    torch.save({'model': model.state_dict()}, state_fpath)\n")
+    assert default(script) == []
+    library = ("import torch\nclass Net(torch.nn.Module):\n    def load(self, path):\n"
+               "        self.load_state_dict(torch.load(path))\n"
+               "    def save(self, path):\n        torch.save(self.state_dict(), path)\n")
+    assert default(library) == [(4, 30, "DEV004")]
+
+
 def test_the_cli_and_flake8_report_it_where_it_is_named(tmp_path) -> None:
     """In preview, the rule is off by default; selected by its code it reports its default shapes, in the CLI and
     in flake8 alike."""

@@ -74,7 +74,8 @@ RULE = Rule(
         `SUPPORTS_FLASH`) or after an early exit, for a device string built at run time (`f"cuda:{i}"`,
         `"cuda:" + str(k)` over a device map: one GPU of several, multi-GPU by design), and for a module-level
         `device = "cuda"` in a script that rebinds its own names (`exec(open("configurator.py").read())`,
-        `globals().update(...)`): a setting's default, as a parameter's default is. Never reported:
+        `globals().update(...)`): a setting's default, as a parameter's default is; and in a function that calls
+        a collective (`dist.all_reduce`, `dist.all_gather`: NCCL takes CUDA tensors only). Never reported:
         `.cuda()` of a loss module made with no tensor (`nn.CrossEntropyLoss().cuda()`: it has nothing to
         move), a `"cuda"` that names a device type (`torch.autocast("cuda")`, a comparison), and code a
         guard protects. A guard is a test whose outcome says CUDA is there, and only in that branch:

@@ -82,6 +82,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         self._checks_availability: dict[int, bool] = {}
         self._compared: set[int] = set()  # `x.device == torch.device("cuda")`: a comparison places nothing
         self._rebinds_settings: Optional[bool] = None
+        self._communicating: dict[int, bool] = {}  # id(function) -> it calls a collective
 
     # -- where CUDA is required anyway ---------------------------------------------------
     def _needs_cuda_anyway(self) -> bool:
@@ -490,8 +491,19 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         self.scope_of[id(report[0])] = self._qualified_function()
         if evident:
             self.evident.add(id(report[0]))
-        elif self._in_unread_branch():
+        elif self._in_unread_branch() or self._communicates():
             self.preview_only.add(id(report[0]))
+
+    def _communicates(self) -> bool:
+        """The function calls a collective (`dist.all_reduce`, `dist.all_gather`): its tensors go to NCCL, which
+        takes CUDA tensors only; blind readers read such helpers as CUDA-only by design (gloo would take the CPU's)."""
+        function = self.ctx.current_function()
+        if function is None:
+            return False
+        if id(function) not in self._communicating:
+            self._communicating[id(function)] = any(
+                isinstance(node, cst.Call) and _is_collective(dotted_name(node.func) or "") for node in _nodes(function))
+        return self._communicating[id(function)]
 
     def _qualified_function(self) -> Optional[str]:
         """`Net.forward` for code in that method (what the file's evidence is keyed by); None outside functions."""
@@ -614,6 +626,17 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
 
     def _evidence(self) -> FileEvidence:
         return evidence_in(self.ctx.syntax, self.ctx.module.code)
+
+
+_COLLECTIVES = frozenset({"all_reduce", "all_gather", "all_gather_into_tensor", "all_gather_object", "broadcast",
+                          "reduce", "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single",
+                          "gather", "scatter"})
+
+
+def _is_collective(name: str) -> bool:
+    """`dist.all_reduce`, `torch.distributed.all_gather` (any module alias with `dist` in its name)."""
+    owner, _, method = name.rpartition(".")
+    return method in _COLLECTIVES and "dist" in owner
 
 
 def _parsed(code: str) -> Optional[ast.Module]:

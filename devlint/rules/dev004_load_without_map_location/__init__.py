@@ -56,7 +56,8 @@ RULE = Rule(
         them writes host data (`model.cpu()` first, `{k: v.cpu()}`, a full state dict offloaded to the CPU),
         the checkpoints open on any machine. A resume: the file saves, anywhere in it, to a path written the
         same way as the one it loads (`"saved_models/G_%d.pth" % epoch` ... `"saved_models/G_%d.pth" %
-        opt.epoch`): the run that wrote it was on this machine. A load that nothing shows the purpose of, a
+        opt.epoch`), or to the same path (`state_fpath`; not a parameter of the load's function, as a library's
+        `load(path)` is): the run that wrote it was on this machine. A load that nothing shows the purpose of, a
         load in a test (it reads what its own run wrote) and a resume are preview shapes. Never reported:
         a path in a temporary folder (`tmp_path`, `tempfile`, `/tmp/`); a save and reload in the same
         function, test class or script (`torch.save(x, path)` then `torch.load(path)`, an `io.BytesIO`

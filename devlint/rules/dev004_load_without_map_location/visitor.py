@@ -11,7 +11,9 @@ from devlint.analysis.classes import makes_host_data
 from devlint.analysis.cuda_evidence import evidence_in
 from devlint.analysis.devices import DeviceNameTracker, DeviceVariable
 from devlint.analysis.edits import append_keyword, code_of
-from devlint.analysis.names import dotted_name, has_star_kwargs, identifiers, keyword, positional, string_value
+from devlint.analysis.names import (
+    dotted_name, has_star_kwargs, identifiers, keyword, named_parameters, positional, string_value,
+)
 from devlint.analysis.project_index import path_keys_of_code
 from devlint.analysis.walk import children, nodes as _nodes
 from devlint.contract.diagnostics import Applicability
@@ -34,7 +36,8 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
         self.state_by_key: set[int] = set()  # loads whose entry goes into `load_state_dict`
         # reports decided in `finish`: (the load, its message, its fix, the function it is in, or None)
         self.pending: list[tuple[cst.Call, str, Optional[Fix], Optional[cst.FunctionDef]]] = []
-        self._save_templates: Optional[set[tuple[str, ...]]] = None  # the path templates of the file's saves
+        # the file's saves' paths: their templates (`_path_template`), and their code
+        self._save_paths: Optional[tuple[set[tuple[str, ...]], set[str]]] = None
 
     def visit_If(self, node: cst.If) -> None:
         if not isinstance(node.orelse, cst.Else) or not self.ctx.guarded_branches(node.test)[0]:
@@ -108,18 +111,24 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
                     return True  # `torch.save(x, buffer)` ... `torch.load(io.BytesIO(buffer.getvalue()))`
         return self._writes_there_first(load, source, names)
 
-    def _resumes_its_own_save(self, load: cst.Call) -> bool:
+    def _resumes_its_own_save(self, load: cst.Call, function: Optional[cst.FunctionDef]) -> bool:
         """The file saves, anywhere in it, to a path written the same way (`"saved_models/G_%d.pth" % epoch` ...
-        `torch.load("saved_models/G_%d.pth" % opt.epoch)`): a run resuming from what an earlier run of this script
-        wrote, on the machine it wrote it on."""
-        template = _path_template(positional(load)[0].value)
-        if template is None:
+        `torch.load("saved_models/G_%d.pth" % opt.epoch)`), or to the same path (`state_fpath`, not a parameter of
+        the load's function: a library's `load(path)` reads what a `save(path)` call wrote in another run): a run
+        resuming from what an earlier run of this script wrote, on the machine it wrote it on."""
+        source = positional(load)[0].value
+        if self._save_paths is None:
+            written = [path for save in self._saves_before(self.ctx.module, None)
+                       if (path := _saved_path(save)) is not None]
+            self._save_paths = ({found for path in written if (found := _path_template(path)) is not None},
+                                {_normalised(code_of(path)) for path in written})
+        templates, paths = self._save_paths
+        template = _path_template(source)
+        if template is not None:
+            return template in templates
+        if isinstance(source, cst.Name) and function is not None and source.value in named_parameters(function):
             return False
-        if self._save_templates is None:
-            self._save_templates = {found for save in self._saves_before(self.ctx.module, None)
-                                    if (written := _saved_path(save)) is not None
-                                    and (found := _path_template(written)) is not None}
-        return template in self._save_templates
+        return _normalised(code_of(source)) in paths
 
     def _written_from_host_data(self, load: cst.Call) -> bool:
         """The project writes the file (by a file name or constant in its path) only from host data."""
@@ -200,7 +209,7 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
         bound = evidence_in(self.ctx.syntax, self.ctx.module.code).bound_to_cuda
         for load, message, fix, function in self.pending:
             shown = self._device_state(load, function)
-            if (shown is None or bound or _is_test_file(self.ctx.path) or self._resumes_its_own_save(load)) \
+            if (shown is None or bound or _is_test_file(self.ctx.path) or self._resumes_its_own_save(load, function)) \
                     and not self.preview:
                 # nothing shows the file holds device state, a test reads what its run wrote, or a script resumes
                 # from what it writes (on the machine that wrote it, but maybe not): preview's
