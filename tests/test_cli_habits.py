@@ -52,7 +52,22 @@ def test_the_summary_names_the_file_it_could_not_check(tmp_path):
     (tmp_path / "latin.py").write_bytes(b"# \xff\xfe not UTF-8\nimport torch\n")
     result = run_devlint("--isolated", "--no-cache", ".", cwd=tmp_path)
     assert result.returncode == 2
-    assert result.stderr.splitlines()[-1] == "No reports (2 files checked). 1 file could not be checked: latin.py."
+    assert result.stderr.splitlines()[-1] == "1 file checked; 1 could not be checked (see above): latin.py."
+
+
+def test_the_summary_never_says_all_passed_or_counts_as_checked_a_file_it_could_not_read(tmp_path):
+    (tmp_path / "latin.py").write_bytes(b"# \xff\xfe not UTF-8\nimport torch\n")
+    alone = run_devlint("--isolated", "--no-cache", "latin.py", cwd=tmp_path)
+    assert alone.returncode == 2
+    assert alone.stderr.splitlines() == [
+        "devlint: error: latin.py: cannot decode file: invalid or missing encoding declaration",
+        "0 files checked; 1 could not be checked (see above): latin.py."]
+    (tmp_path / "bug.py").write_text(BUG)
+    with_reports = run_devlint("--isolated", "--no-cache", "--preview", ".", cwd=tmp_path)
+    assert with_reports.returncode == 2
+    assert with_reports.stderr.splitlines()[-1] == (
+        "Found 1 report in 1 file (1 checked); 1 fixable with --unsafe-fixes. 1 file could not be checked (see above):"
+        " latin.py.")
 
 
 def _lines(stream, into: queue.Queue) -> None:

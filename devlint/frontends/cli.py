@@ -564,12 +564,17 @@ def _print_statistics(counts: Tally, unsafe_fixes: bool, out,  # type: ignore[no
 def _summary(counts: Tally, fixed: dict[str, int], file_count: int, mode,  # type: ignore[no-untyped-def]
              error_count: int = 0, baselined: int = 0, files_with_reports: int = 0,
              unchecked: Sequence[str] = ()) -> str:
+    """The line on stderr after the reports. A check run counts as checked only the files it could read:
+    with files it could not, it never says "All checks passed" (the errors are printed above it)."""
+    if not (mode.fix or mode.diff):
+        file_count -= error_count
     text = _counts(counts, fixed, file_count, mode, error_count, files_with_reports)
     if baselined:
         text = f"{text[:-1]}; {baselined} more in the baseline."
     if error_count:
         named = ", ".join(unchecked[:3]) + (f" and {len(unchecked) - 3} more" if len(unchecked) > 3 else "")
-        text += f" {_plural(error_count, 'file')} could not be checked" + (f": {named}." if named else ".")
+        lead = f"{text[:-1]}; {error_count}" if text.endswith(" checked.") else f"{text} {_plural(error_count, 'file')}"
+        text = f"{lead} could not be checked (see above)" + (f": {named}." if named else ".")
     return text
 
 
@@ -582,12 +587,14 @@ def _counts(counts: Tally, fixed: dict[str, int], file_count: int, mode,  # type
         verb = "would be fixed" if mode.diff else "fixed"
         return f"{done} {verb}, {n} remaining ({files} checked)."
     if not n:
-        return f"{'No reports' if error_count else 'All checks passed'} ({files} checked)."
+        return f"{files} checked." if error_count else f"All checks passed ({files} checked)."
     safe = sum(count for (_, applicability), count in counts.items() if applicability is Applicability.SAFE)
     unsafe = sum(count for (_, applicability), count in counts.items() if applicability is Applicability.UNSAFE)
     parts = [f"Found {_plural(n, 'report')} in {_plural(files_with_reports, 'file')} ({file_count} checked)"]
-    if safe or unsafe:
+    if safe and unsafe:
         parts.append(f"{safe} fixable with --fix, {unsafe} more with --unsafe-fixes")
+    elif safe or unsafe:  # a hint only where it has something to offer
+        parts.append(f"{safe} fixable with --fix" if safe else f"{unsafe} fixable with --unsafe-fixes")
     return "; ".join(parts) + "."
 
 
