@@ -192,6 +192,17 @@ def test_show_files_and_errors_on_stderr_show_a_name_that_is_not_utf8_escaped(la
     assert errors[-1].endswith("1 file could not be checked (see above): bad\\xe9.py.")
 
 
+def test_a_baseline_records_a_name_that_is_not_utf8_escaped_and_absorbs_its_report(latin1_project):
+    written = run(latin1_project, "utf-8", "-m", "devlint", "--isolated", "--no-cache", "--write-baseline",
+                  "baseline.json", ".")
+    assert written.returncode == 0, written.stderr
+    with open(latin1_project / "baseline.json", encoding="utf-8") as handle:
+        assert [entry["path"] for entry in json.load(handle)["entries"]] == [SHOWN]
+    checked = run(latin1_project, "utf-8", "-m", "devlint", "--isolated", "--no-cache", "--baseline", "baseline.json",
+                  ".")
+    assert checked.returncode == 0, checked.stderr
+
+
 @pytest.mark.parametrize("format_name", ("concise", "full"))
 def test_a_utf8_name_in_the_c_locale_is_reported_with_what_the_console_can_show(tmp_path, format_name):
     (tmp_path / "张量.py").write_text(BUG, encoding="utf-8")
