@@ -1,5 +1,5 @@
-"""Habits ruff users bring: `devlint check PATH`, `--help` naming the subcommands, a path with no
-Python files said so, the summary naming the files it could not check, and `--watch`."""
+"""Habits ruff users bring: `devlint check PATH`, options before a subcommand, `--help` naming the
+subcommands, a path with no Python files said so, the summary naming the files it could not check, and `--watch`."""
 
 from __future__ import annotations
 
@@ -33,6 +33,53 @@ def test_a_folder_called_check_is_still_a_path(tmp_path):
     assert result.returncode == 1 and result.stdout.startswith("check/train.py:3:9: DEV004")
 
 
+# --- options before a subcommand (`devlint --preview rule DEV003`) ------------------------------------
+
+@pytest.mark.parametrize("leading", [["--preview"], ["--no-preview"], ["--isolated"], ["--config", "pyproject.toml"],
+                                     ["--config=pyproject.toml"], ["--conf", "pyproject.toml", "--preview"]])
+def test_config_isolated_and_preview_may_come_before_a_subcommand(tmp_path, leading):
+    (tmp_path / "pyproject.toml").write_text("[tool.devlint]\npreview = true\n")
+    page = run_devlint("rule", "DEV003", cwd=tmp_path)
+    result = run_devlint(*leading, "rule", "DEV003", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == page.stdout and result.stdout.startswith("# DEV003 (hardcoded-cuda)")
+    listed = run_devlint(*leading, "rules", cwd=tmp_path)
+    assert listed.returncode == 0 and listed.stdout == run_devlint("rules", cwd=tmp_path).stdout
+
+
+def test_clean_takes_the_cache_dir_and_config_given_before_it(tmp_path):
+    (tmp_path / "train.py").write_text(BUG)
+    run_devlint("--isolated", "--cache-dir", "elsewhere", ".", cwd=tmp_path)  # makes the cache
+    assert (tmp_path / "elsewhere").is_dir()
+    result = run_devlint("--isolated", "--cache-dir", "elsewhere", "clean", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "removed elsewhere\n" and not (tmp_path / "elsewhere").exists()
+
+
+def test_a_check_option_before_a_subcommand_is_an_error_that_names_what_may_come(tmp_path):
+    result = run_devlint("--fix", "rule", "DEV003", cwd=tmp_path)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == ("devlint: error: --fix: not an option of `devlint rule`; before it, only --config,"
+                             " --isolated, --preview may come\n")
+    lsp = run_devlint("--preview", "lsp", cwd=tmp_path)
+    assert lsp.returncode == 2 and "--preview: not an option of `devlint lsp`" in lsp.stderr
+
+
+def test_a_configuration_file_named_before_a_subcommand_must_exist(tmp_path):
+    result = run_devlint("--config", "missing.toml", "rule", "DEV003", cwd=tmp_path)
+    assert result.returncode == 2 and result.stderr == "devlint: error: missing.toml: configuration file not found\n"
+
+
+def test_check_may_follow_options_and_a_path_named_like_a_subcommand_stays_a_path(tmp_path):
+    (tmp_path / "train.py").write_text(BUG)
+    checked = run_devlint("--isolated", "--no-cache", "--preview", "check", "train.py", cwd=tmp_path)
+    assert checked.returncode == 1 and checked.stdout.startswith("train.py:3:9: DEV004")
+    (tmp_path / "rule").mkdir()
+    (tmp_path / "rule" / "train.py").write_text(BUG)
+    folder = run_devlint("--isolated", "--no-cache", "--preview", "rule", cwd=tmp_path)
+    assert folder.returncode == 1 and folder.stdout.startswith("rule/train.py:3:9: DEV004")
+
+
 def test_help_lists_every_subcommand():
     shown = run_devlint("--help").stdout
     for command in ("check [PATH ...]", "rule CODE", "rules", "clean", "confirm", "lsp"):
@@ -52,7 +99,22 @@ def test_the_summary_names_the_file_it_could_not_check(tmp_path):
     (tmp_path / "latin.py").write_bytes(b"# \xff\xfe not UTF-8\nimport torch\n")
     result = run_devlint("--isolated", "--no-cache", ".", cwd=tmp_path)
     assert result.returncode == 2
-    assert result.stderr.splitlines()[-1] == "No reports (2 files checked). 1 file could not be checked: latin.py."
+    assert result.stderr.splitlines()[-1] == "1 file checked; 1 could not be checked (see above): latin.py."
+
+
+def test_the_summary_never_says_all_passed_or_counts_as_checked_a_file_it_could_not_read(tmp_path):
+    (tmp_path / "latin.py").write_bytes(b"# \xff\xfe not UTF-8\nimport torch\n")
+    alone = run_devlint("--isolated", "--no-cache", "latin.py", cwd=tmp_path)
+    assert alone.returncode == 2
+    assert alone.stderr.splitlines() == [
+        "devlint: error: latin.py: cannot decode file: invalid or missing encoding declaration",
+        "0 files checked; 1 could not be checked (see above): latin.py."]
+    (tmp_path / "bug.py").write_text(BUG)
+    with_reports = run_devlint("--isolated", "--no-cache", "--preview", ".", cwd=tmp_path)
+    assert with_reports.returncode == 2
+    assert with_reports.stderr.splitlines()[-1] == (
+        "Found 1 report in 1 file (1 checked); 1 fixable with --unsafe-fixes. 1 file could not be checked (see above):"
+        " latin.py.")
 
 
 def _lines(stream, into: queue.Queue) -> None:

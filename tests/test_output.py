@@ -162,9 +162,18 @@ def test_summary_counts_reports_files_with_reports_and_files_checked(tmp_path):
 
 def test_summary_is_singular_for_one_report_and_one_file(project):
     result = devlint_in(project, "train.py", "--output-format", "json")
-    assert result.stderr == "Found 1 report in 1 file (1 checked); 1 fixable with --fix, 0 more with --unsafe-fixes.\n"
+    assert result.stderr == "Found 1 report in 1 file (1 checked); 1 fixable with --fix.\n"
     (project / "train.py").write_text("x = 1\n")
     assert devlint_in(project, "train.py").stderr == "All checks passed (1 file checked).\n"
+
+
+def test_summary_hints_at_unsafe_fixes_only_when_there_are_some(tmp_path):
+    (tmp_path / "unsafe.py").write_text('import torch\n\nstep = torch.load("a.pt")["step"]\n')
+    assert devlint_in(tmp_path, "unsafe.py").stderr == ("Found 1 report in 1 file (1 checked);"
+                                                        " 1 fixable with --unsafe-fixes.\n")
+    (tmp_path / "none.py").write_text("import torch\n\ndef f(x):\n    y = x.to(\"cpu\", non_blocking=True)\n"
+                                      "    return y.tolist()\n")
+    assert devlint_in(tmp_path, "none.py").stderr == "Found 1 report in 1 file (1 checked).\n"
 
 
 # --- json: ruff's keys --------------------------------------------------------------------------

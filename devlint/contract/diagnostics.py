@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Optional
 
+from devlint.contract.display import display_path
+
 
 class Applicability(str, enum.Enum):
     """How sure a fix is to keep working code working (the ruff vocabulary)."""
@@ -68,10 +70,11 @@ class Diagnostic:
 
     @property
     def location(self) -> str:
-        """`path:line:col`, or `path:cell N:line:col` in a notebook."""
+        """`path:line:col`, or `path:cell N:line:col` in a notebook; the path as `display_path` shows it."""
+        path = display_path(self.path)
         if self.cell is not None:
-            return f"{self.path}:cell {self.cell}:{self.line}:{self.col}"
-        return f"{self.path}:{self.line}:{self.col}"
+            return f"{path}:cell {self.cell}:{self.line}:{self.col}"
+        return f"{path}:{self.line}:{self.col}"
 
     @property
     def fixable(self) -> bool:

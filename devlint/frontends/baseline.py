@@ -14,6 +14,7 @@ from collections import Counter
 from typing import Iterable, Sequence
 
 from devlint.contract.diagnostics import Diagnostic
+from devlint.contract.display import display_path
 from devlint.runner.errors import UsageError
 
 VERSION = 1
@@ -26,7 +27,7 @@ class BaselineError(UsageError):
 
 def _key(d: Diagnostic, base_dir: str) -> Key:
     rel = os.path.relpath(os.path.abspath(d.path), base_dir).replace(os.sep, "/")
-    return (rel, d.code, d.statement)
+    return (display_path(rel), d.code, d.statement)  # (as the JSON file holds it: a name that is not UTF-8 escaped)
 
 
 def write_baseline(path: str, diagnostics: Iterable[Diagnostic]) -> int:

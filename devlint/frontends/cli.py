@@ -28,6 +28,7 @@ SUBCOMMAND_HELP = """subcommands:
   devlint clean              remove the result cache (--cache-dir DIR)
   devlint confirm            run each rule's fixtures on this machine's devices (needs torch; --help)
   devlint lsp                the language server, over stdio (the `lsp` extra)
+--config, --isolated and --preview may also come before a subcommand (`devlint --preview rule DEV003`).
 """
 
 
@@ -166,11 +167,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     tolerate_unencodable_text()
 
     try:
-        if args and args[0] in SUBCOMMANDS and not os.path.exists(args[0]):
-            return _subcommand(args[0], args[1:])
-        if args and args[0] == CHECK and not os.path.exists(CHECK):
-            args = args[1:]
-        options = build_parser().parse_args(args)
+        parser = build_parser()
+        leading, word, rest = _split_at_command(parser, args)
+        if word in SUBCOMMANDS and not os.path.exists(word):
+            return _subcommand(word, _subcommand_args(parser, word, leading, rest))
+        if word == CHECK and not os.path.exists(CHECK):
+            args = [*leading, *rest]
+        options = parser.parse_args(args)
         if options.watch:
             return _watch(options)
         return _check(options)
@@ -188,6 +191,75 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
         traceback.print_exc(limit=-3, file=sys.stderr)
         return EXIT_ERROR
+
+
+def _split_at_command(parser: argparse.ArgumentParser, args: list[str]) -> tuple[list[str], Optional[str], list[str]]:
+    """(the options before the first word that is no option nor an option's value, that word, what follows
+    it): `--config x.toml rule DEV003` is (["--config", "x.toml"], "rule", ["DEV003"]). Without such a
+    word (or after `--`), the word is None and everything is leading."""
+    index = 0
+    while index < len(args):
+        token = args[index]
+        if token == "--":
+            return args, None, []
+        if not token.startswith("-") or token == "-":
+            return args[:index], token, args[index + 1:]
+        index += 2 if _takes_separate_value(parser, token) else 1
+    return args, None, []
+
+
+def _takes_separate_value(parser: argparse.ArgumentParser, token: str) -> bool:
+    """Whether option `token` (as typed: `--config`, `-j`, an unambiguous prefix `--conf`) takes the next word."""
+    if "=" in token or (not token.startswith("--") and len(token) > 2):  # `--config=x`, `-j4`
+        return False
+    actions = parser._option_string_actions  # (argparse's own table of option strings)
+    names = [token] if token in actions else [name for name in actions if name.startswith(token)]
+    return len(names) == 1 and actions[names[0]].nargs != 0
+
+
+# The options of a check run that may come before a subcommand (`devlint --preview rule DEV003`), by the
+# argparse name; any other is an error. A rule's page and `devlint confirm` (which always runs the
+# fixtures with preview on) are the same whatever these say; `clean` finds its cache through them;
+# `lsp` takes none: the server reads each file's own configuration.
+GLOBAL_OPTIONS = ("config", "isolated", "preview")
+SUBCOMMAND_OPTIONS = {
+    "rule": GLOBAL_OPTIONS,
+    "rules": GLOBAL_OPTIONS,
+    "confirm": GLOBAL_OPTIONS,
+    "clean": (*GLOBAL_OPTIONS, "cache_dir"),
+    "lsp": (),
+}
+
+
+def _subcommand_args(parser: argparse.ArgumentParser, name: str, leading: list[str], rest: list[str]) -> list[str]:
+    """The subcommand's arguments: `rest`, after the options given before it that it takes (`clean`
+    takes `--config`, `--isolated` and `--cache-dir`); a UsageError names any other."""
+    from devlint.runner.errors import UsageError
+
+    if not leading:
+        return rest
+    given, defaults = parser.parse_args(leading), parser.parse_args([])
+    changed = [key for key, value in vars(given).items() if value != getattr(defaults, key)]
+    refused = [key for key in changed if key not in SUBCOMMAND_OPTIONS[name]]
+    if refused:
+        options = ", ".join(_flag(key) for key in refused)
+        taken = ", ".join(_flag(key) for key in SUBCOMMAND_OPTIONS[name])
+        raise UsageError(f"{options}: not an option of `devlint {name}`"
+                         + (f"; before it, only {taken} may come" if taken else ", which takes none before it"))
+    if name != "clean":
+        if given.config:  # a file the user names is read, whatever the subcommand makes of it
+            load_settings(given, ["."])
+        return rest
+    forwarded = []
+    for key in ("config", "cache_dir"):
+        if getattr(given, key) is not None:
+            forwarded += [_flag(key), getattr(given, key)]
+    return [*forwarded, *(["--isolated"] if given.isolated else []), *rest]
+
+
+def _flag(key: str) -> str:
+    """The option as typed, from argparse's name for it: `cache_dir` is `--cache-dir`."""
+    return f"--{key.replace('_', '-')}"
 
 
 def _subcommand(name: str, args: list[str]) -> int:
@@ -239,10 +311,12 @@ def _clean(args: list[str]) -> int:
     parser = _Parser(prog="devlint clean", description="Remove devlint's result cache.")
     parser.add_argument("--cache-dir", metavar="DIR", help="the cache to remove (default: the project's)")
     parser.add_argument("--config", metavar="FILE", help="the project's pyproject.toml or setup.cfg")
+    parser.add_argument("--isolated", action="store_true",
+                        help="ignore configuration files: the cache is the one at the current folder")
     options = parser.parse_args(args)
     directory = options.cache_dir
     if directory is None:
-        options.paths, options.isolated = ["."], False
+        options.paths = ["."]
         for key in ("select", "extend_select", "ignore", "per_file_ignores", "exclude", "extend_exclude",
                     "unsafe_fixes"):
             setattr(options, key, None)
@@ -564,12 +638,17 @@ def _print_statistics(counts: Tally, unsafe_fixes: bool, out,  # type: ignore[no
 def _summary(counts: Tally, fixed: dict[str, int], file_count: int, mode,  # type: ignore[no-untyped-def]
              error_count: int = 0, baselined: int = 0, files_with_reports: int = 0,
              unchecked: Sequence[str] = ()) -> str:
+    """The line on stderr after the reports. A check run counts as checked only the files it could read:
+    with files it could not, it never says "All checks passed" (the errors are printed above it)."""
+    if not (mode.fix or mode.diff):
+        file_count -= error_count
     text = _counts(counts, fixed, file_count, mode, error_count, files_with_reports)
     if baselined:
         text = f"{text[:-1]}; {baselined} more in the baseline."
     if error_count:
         named = ", ".join(unchecked[:3]) + (f" and {len(unchecked) - 3} more" if len(unchecked) > 3 else "")
-        text += f" {_plural(error_count, 'file')} could not be checked" + (f": {named}." if named else ".")
+        lead = f"{text[:-1]}; {error_count}" if text.endswith(" checked.") else f"{text} {_plural(error_count, 'file')}"
+        text = f"{lead} could not be checked (see above)" + (f": {named}." if named else ".")
     return text
 
 
@@ -582,12 +661,14 @@ def _counts(counts: Tally, fixed: dict[str, int], file_count: int, mode,  # type
         verb = "would be fixed" if mode.diff else "fixed"
         return f"{done} {verb}, {n} remaining ({files} checked)."
     if not n:
-        return f"{'No reports' if error_count else 'All checks passed'} ({files} checked)."
+        return f"{files} checked." if error_count else f"All checks passed ({files} checked)."
     safe = sum(count for (_, applicability), count in counts.items() if applicability is Applicability.SAFE)
     unsafe = sum(count for (_, applicability), count in counts.items() if applicability is Applicability.UNSAFE)
     parts = [f"Found {_plural(n, 'report')} in {_plural(files_with_reports, 'file')} ({file_count} checked)"]
-    if safe or unsafe:
+    if safe and unsafe:
         parts.append(f"{safe} fixable with --fix, {unsafe} more with --unsafe-fixes")
+    elif safe or unsafe:  # a hint only where it has something to offer
+        parts.append(f"{safe} fixable with --fix" if safe else f"{unsafe} fixable with --unsafe-fixes")
     return "; ".join(parts) + "."
 
 

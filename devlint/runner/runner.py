@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Iterator, Optional
 
 from devlint.contract.diagnostics import Diagnostic
+from devlint.contract.display import display_path
 from devlint.engine.engine import MAX_FIX_PASSES
 from devlint.engine.settings import Settings
 from devlint.sources import document
@@ -160,7 +161,8 @@ def unified_diff(path: str, old_lines: list[str], new_lines: list[str]) -> str:
     a line break is marked as git marks it."""
     name = diff_path(path)
     out = []
-    for line in difflib.unified_diff(old_lines, new_lines, fromfile=f"a/{name}", tofile=f"b/{name}"):
+    for line in difflib.unified_diff(old_lines, new_lines, fromfile=git_quoted(f"a/{name}"),
+                                     tofile=git_quoted(f"b/{name}")):
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
 
@@ -174,6 +176,24 @@ def diff_path(path: str) -> str:
     if relative.startswith(".."):
         relative = os.path.abspath(path)
     return relative.replace(os.sep, "/")
+
+
+_GIT_ESCAPES = {ord('"'): '\\"', ord("\\"): "\\\\", ord("\a"): "\\a", ord("\b"): "\\b", ord("\t"): "\\t",
+                ord("\n"): "\\n", ord("\v"): "\\v", ord("\f"): "\\f", ord("\r"): "\\r"}
+
+
+def git_quoted(name: str) -> str:
+    """`name` as a diff header holds it: unchanged when it is UTF-8 text, else quoted as git quotes it
+    (`"a/caf\\351.py"`, each byte that is not printable ASCII in octal), which `git apply` and GNU
+    `patch` read back to the file's own bytes."""
+    if display_path(name) == name and name.isprintable():
+        return name
+    try:
+        raw = name.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that is no escaped byte (a broken name on Windows)
+        return display_path(name)
+    return '"' + "".join(_GIT_ESCAPES.get(byte) or (chr(byte) if 0x20 <= byte < 0x7F else f"\\{byte:03o}")
+                         for byte in raw) + '"'
 
 
 # Lookups in the main process go on while at least half of them find the file's reports, and for this many at least:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from devlint.contract.diagnostics import Diagnostic
 from devlint.frontends.report.meta import file_message
-from devlint.frontends.report.paths import relative_path
+from devlint.frontends.report.paths import shown_relative_path
 
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.frontends.report import Context
@@ -25,7 +25,7 @@ def escape_property(value: str) -> str:
 
 
 def annotation(d: Diagnostic, root: str = ".") -> str:
-    properties: list[tuple[str, object]] = [("file", relative_path(d.path, root))]
+    properties: list[tuple[str, object]] = [("file", shown_relative_path(d.path, root))]
     if d.cell is None:
         properties += [("line", d.line), ("col", d.col)]
         if d.end_line:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from devlint.contract.diagnostics import Diagnostic
 from devlint.frontends.report.fingerprint import statement_fingerprints
 from devlint.frontends.report.meta import file_line, file_message
-from devlint.frontends.report.paths import relative_path
+from devlint.frontends.report.paths import shown_relative_path
 
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.frontends.report import Context
@@ -35,7 +35,7 @@ def issue_object(d: Diagnostic, path: str, fingerprint: str) -> dict[str, Any]:
 
 
 def render(diagnostics: Sequence[Diagnostic], context: "Context") -> str:
-    paths = [relative_path(d.path, context.root) for d in diagnostics]
+    paths = [shown_relative_path(d.path, context.root) for d in diagnostics]
     fingerprints = statement_fingerprints(diagnostics, paths)
     issues = [issue_object(*item) for item in zip(diagnostics, paths, fingerprints)]
     return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"

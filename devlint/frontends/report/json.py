@@ -4,7 +4,8 @@ One object per report; keys never change meaning within a major version. `fix` i
 rule offers no fix for this report; `cell` and `notebook_line` are null unless the file is a notebook.
 Each object also carries ruff's JSON keys (`filename`, `location`, `end_location`, `noqa_row`,
 `fix.message`; `code`, `message`, `url`, `cell` and the edits are shared), so tools written for
-`ruff check --output-format json` read devlint's output as it is."""
+`ruff check --output-format json` read devlint's output as it is. Paths are shown as `display_path`
+shows them: a name that is not UTF-8 has `\\xe9`-style escapes, and the JSON stays valid."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import os
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from devlint.contract.diagnostics import Diagnostic, Edit, FixInfo
+from devlint.contract.display import display_path
 from devlint.frontends.report.meta import rule_name, rule_url
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -25,7 +27,7 @@ def report_object(diagnostic: Diagnostic) -> dict[str, Any]:
         "code": d.code,
         "name": rule_name(d.code),
         "message": d.message,
-        "path": d.path,
+        "path": display_path(d.path),
         "line": d.line,
         "column": d.col,
         "end_line": d.end_line or d.line,
@@ -35,7 +37,7 @@ def report_object(diagnostic: Diagnostic) -> dict[str, Any]:
         "fix": _fix_object(d.fix),
         "url": rule_url(d.code),
         # ruff's keys: an absolute file name, positions as {row, column}, the line a `# noqa` goes on
-        "filename": os.path.abspath(d.path),
+        "filename": display_path(os.path.abspath(d.path)),
         "location": _position(d.line, d.col),
         "end_location": _position(d.end_line or d.line, d.end_col or d.col),
         "noqa_row": d.line,

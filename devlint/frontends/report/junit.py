@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from devlint.contract.diagnostics import Diagnostic
 from devlint.frontends.report.meta import file_message
-from devlint.frontends.report.paths import relative_path
+from devlint.frontends.report.paths import shown_relative_path
 
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.frontends.report import Context
@@ -31,7 +31,7 @@ def junit_tree(diagnostics: Sequence[Diagnostic], root: str) -> ET.Element:
         return report
     for path, group in itertools.groupby(diagnostics, key=lambda d: d.path):
         reports = list(group)
-        name = relative_path(path, root)
+        name = shown_relative_path(path, root)
         suite = ET.SubElement(report, "testsuite", name=name, tests=str(len(reports)), disabled="0", errors="0",
                               failures=str(len(reports)), package=PACKAGE)
         for d in reports:

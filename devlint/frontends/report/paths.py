@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+from devlint.contract.display import display_path
 from devlint.runner.ignores import repository_top
 
 
@@ -26,3 +27,8 @@ def relative_path(path: str, root: str) -> str:
     if relative == os.pardir or relative.startswith(os.pardir + os.sep):
         relative = absolute
     return relative.replace(os.sep, "/")
+
+
+def shown_relative_path(path: str, root: str) -> str:
+    """`relative_path` as annotations and reports show it: a name that is not UTF-8 with `\\xe9`-style escapes."""
+    return display_path(relative_path(path, root))

@@ -84,8 +84,9 @@ _INLINE_CODE = re.compile(r"`([^`]*)`")
 
 
 def artifact_uri(path: str, root: str = ".") -> str:
-    """Relative to the repository root, `/`-separated, percent-encoded (a SARIF `uri` is a URI reference)."""
-    return quote(relative_path(path, root))
+    """Relative to the repository root, `/`-separated, percent-encoded (a SARIF `uri` is a URI reference):
+    the name's bytes are, so a name that is not UTF-8 (`caf\\xe9.py`) is `caf%E9.py`, the file itself."""
+    return quote(relative_path(path, root), errors="surrogateescape")
 
 
 def _region(d: Diagnostic) -> Optional[dict[str, int]]:
