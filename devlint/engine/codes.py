@@ -42,8 +42,10 @@ includes an expression too long or too deeply nested for CPython's parser (a sum
 terms): `python` cannot run such a file either, and DEV999 then points at the longest logical line.
 
 No rule can check a file Python rejects, so DEV999 is the only report for it; the run goes on with the
-other files. Files whose text cannot hold any report (no `torch`, or none of the rules' keywords) are not
-parsed at all and get no DEV999.
+other files. Every file devlint checks is read by Python's parser, also one whose text cannot hold any
+rule's report (no `torch`, or none of the rules' keywords): devlint may be the only Python hook of a
+repository, and "All checks passed" on a file `python` cannot run would be false. (A file with more code
+than `max-file-size` that holds none of the rules' keywords is not parsed.)
 
 In flake8, syntax errors are flake8's own `E999`: the plugin never reports DEV999 there.
 
