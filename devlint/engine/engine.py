@@ -35,7 +35,7 @@ from devlint.engine.noqa import Suppressions
 from devlint.engine.settings import (
     DEFAULT_SETTINGS, INTERNAL_ERROR_CODE, SYNTAX_ERROR_CODE, TOO_LARGE_CODE, Settings,
 )
-from devlint.engine.stand_ins import with_stand_ins
+from devlint.engine.stand_ins import data_stand_ins
 from devlint.engine.syntax import internal_error, parse_python
 from devlint.rules import RuleEntry, all_rules
 
@@ -119,9 +119,10 @@ def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignor
     rules = prefilter(source, enabled_rules(settings, path))
     if not rules and (isinstance(tree, ast.Module) or not settings.enabled(SYNTAX_ERROR_CODE, path)):
         return Analysis(source, skipped=True)  # (a caller's tree: Python parsed the text)
-    text = (with_stand_ins(source) or source) if stand_ins and reparser is None else source
-    if len(text) > settings.max_file_size:
-        return _too_large(source, len(text), path, settings, len(rules)) if rules else Analysis(source, skipped=True)
+    standing = data_stand_ins(source) if stand_ins and reparser is None else None
+    text, code_size = (standing.text, standing.code_size) if standing is not None else (source, len(source))
+    if code_size > settings.max_file_size:
+        return _too_large(source, code_size, path, settings, len(rules)) if rules else Analysis(source, skipped=True)
     module = None
     if trees is not None and text is source and reparser is None:
         tree, module = trees
