@@ -119,7 +119,8 @@ def test_the_ci_formats_show_dev997_as_a_notice(tmp_path, monkeypatch, capsys, o
 
 
 def _one_table_a_line(size: int, numbers: int) -> str:
-    """A generated module: `W_i = [...]` and `W_i = torch.tensor([...])` lines, one table a line, of `size` characters."""
+    """A generated module of `size` characters: `W_i = [...]` and `W_i = torch.tensor([...])` lines, one table a
+    line."""
     row = ", ".join(f"{(i * 7919 % 2000 - 1000) / 997:.6f}" for i in range(numbers))
     lines, total = ["import torch\n"], 0
     while total < size:

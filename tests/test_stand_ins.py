@@ -181,8 +181,9 @@ def test_tuples_dicts_and_single_line_tables_keep_their_kind_and_place():
 
 
 ROW = ", ".join(f"{i / 7:.5f}" for i in range(40))  # 359 characters of numbers: under STAND_IN_MIN_CHARS
-ONE_A_LINE = "import torch\n" + "".join(f"W_{i} = [{ROW}]\nV_{i} = torch.tensor([[{ROW}], [{ROW}]], dtype=torch.float32)\n"
-                                      for i in range(20)) + "y = torch.zeros(3).to(device)  # after the tables\n"
+ONE_A_LINE = "import torch\n" + "".join(
+    f"W_{i} = [{ROW}]\nV_{i} = torch.tensor([[{ROW}], [{ROW}]], dtype=torch.float32)\n" for i in range(20)
+) + "y = torch.zeros(3).to(device)  # after the tables\n"
 
 
 def test_one_table_a_line_is_replaced_in_an_assignment_and_as_a_calls_first_argument():

@@ -755,7 +755,6 @@ class _TextMap:
             return None
         return self.original.offset(first, start_col - 1), self.original.offset(last, end_col - 1), mapped
 
-
     def displays_in(self, words: str, first: int, last: int) -> str:
         """`words` (a message, a fix's description) with each one-line stand-in of lines `first` to `last` that it
         quotes replaced by its display."""

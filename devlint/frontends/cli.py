@@ -1,8 +1,8 @@
 """The `devlint` command: argument parsing, subcommands, exit codes.
 
 Exit codes: 0 no reports (or notices only: DEV997, unless its code is selected); 1 reports (with --fix:
-reports left; with --diff: a diff); 2 usage error, bad configuration, unreadable input or an internal error. Errors a user
-can cause print one line, never a traceback.
+reports left; with --diff: a diff); 2 usage error, bad configuration, unreadable input or an internal
+error. Errors a user can cause print one line, never a traceback.
 """
 
 from __future__ import annotations
