@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -61,6 +62,25 @@ def run_devlint(*args: str, cwd: os.PathLike | str | None = None, input: str | N
         [sys.executable, "-m", "devlint", *args], cwd=cwd, capture_output=True, text=True, input=input,
         env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
     )
+
+
+def git(*args: str, cwd: os.PathLike | str, env: dict[str, str]) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
+
+
+def snapshot_of_checkout(target: Path, env: dict[str, str]) -> Path:
+    """This checkout's files (tracked and untracked-but-not-ignored) committed in a fresh repository at
+    `target`, so that what pre-commit or pip installs from it is exactly what is on disk."""
+    listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=ROOT, env=env)
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    git("init", "-q", cwd=target, env=env)
+    git("add", "-A", cwd=target, env=env)
+    git("commit", "-q", "-m", "snapshot", cwd=target, env=env)
+    return target
 
 
 @pytest.fixture
