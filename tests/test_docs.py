@@ -144,7 +144,7 @@ def test_workflow_uses_this_action_with_its_real_inputs():
     action_inputs = set(yaml.safe_load((ROOT / "action.yml").read_text())["inputs"])
     slug = PROJECT_URL.removeprefix("https://github.com/")
     ours = [step for step in workflow_steps() if step.get("uses", "").startswith(f"{slug}@")]
-    assert ours and all(step["uses"] == f"{slug}@main" for step in ours)  # no release tag yet
+    assert ours and all(step["uses"] == f"{slug}@main" for step in ours)  # (the comment names the release pin)
     assert all(set(step.get("with", {})) <= action_inputs for step in ours)
     uploads = [step for step in workflow_steps()
                if step.get("uses", "").startswith("github/codeql-action/upload-sarif@")]
