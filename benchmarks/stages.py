@@ -58,7 +58,7 @@ def main() -> int:
     parser.add_argument("--preview", action="store_true", help="every rule, preview ones included")
     args = parser.parse_args()
     engine.prefilter = timer("text prefilter", engine.prefilter)  # type: ignore[assignment]
-    engine.with_stand_ins = timer("data stand-ins (files over 256 KB)", engine.with_stand_ins)  # type: ignore
+    engine.data_stand_ins = timer("data stand-ins (files over 256 KB)", engine.data_stand_ins)  # type: ignore
     engine.parse_python = timer("ast.parse (Python's parser)", keeping(engine.parse_python))  # type: ignore[assignment]
     engine.Suppressions = timer("noqa comments (every file)", engine.Suppressions)  # type: ignore[assignment]
     screen.parse = timer("ast.parse (screen)", screen.parse)  # type: ignore[assignment]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -78,6 +79,25 @@ def fresh_venv(root: Path, *, system_site_packages: bool = False, upgrade_deps: 
                GIT_AUTHOR_EMAIL="t@example.com", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com",
                PRE_COMMIT_HOME=str(root / "pre-commit"), HOME=str(root))
     return env
+
+
+def git(*args: str, cwd: os.PathLike | str, env: dict[str, str]) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
+
+
+def snapshot_of_checkout(target: Path, env: dict[str, str]) -> Path:
+    """This checkout's files (tracked and untracked-but-not-ignored) committed in a fresh repository at
+    `target`, so that what pre-commit or pip installs from it is exactly what is on disk."""
+    listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=ROOT, env=env)
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    git("init", "-q", cwd=target, env=env)
+    git("add", "-A", cwd=target, env=env)
+    git("commit", "-q", "-m", "snapshot", cwd=target, env=env)
+    return target
 
 
 @pytest.fixture

@@ -118,17 +118,22 @@ def test_editor_snippets_start_devlint_lsp():
     assert '("devlint" "lsp")' in "".join(blocks("elisp"))
 
 
-def test_pre_commit_snippets_name_this_project_its_hooks_and_this_version():
+def test_pre_commit_snippets_name_this_project_its_hooks_and_the_release_of_this_version():
+    from devlint import __version__
+
     hook_ids = {hook["id"] for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
     repos = [repo for config in yaml_blocks() for repo in config.get("repos", [])]
     ours = [repo for repo in repos if repo["repo"] == PROJECT_URL]
-    # No release is tagged yet: `rev:` is a full commit (tests/test_readme_commands.py checks that it is
-    # one of this repository's and that the configuration runs).
-    assert ours and all(re.fullmatch(r"[0-9a-f]{40}", repo["rev"]) for repo in ours)
+    # `rev:` is the tag of this code's version, so the snippet runs the devlint this README describes; a
+    # release sets both (CHANGELOG.md, Releasing). tests/test_readme_commands.py runs the hooks at that tag.
+    assert ours and all(repo["rev"] == f"v{__version__}" for repo in ours)
     assert all(hook["id"] in hook_ids for repo in ours for hook in repo["hooks"])
     flake8 = [repo for repo in repos if repo["repo"].endswith("/flake8")]
-    assert flake8 and flake8[0]["hooks"][0]["additional_dependencies"] == [f"devlint @ git+{PROJECT_URL}"]
+    assert flake8 and flake8[0]["hooks"][0]["additional_dependencies"] == [
+        f"devlint @ git+{PROJECT_URL}@v{__version__}"]
     assert "--extend-select=DEV" in flake8[0]["hooks"][0]["args"]
+    pins = re.findall(r"(?:@|rev: )(v\d+\.\d+\.\d+)", README)  # the Install section's pin too
+    assert len(pins) >= 3 and set(pins) == {f"v{__version__}"}
 
 
 def workflow_steps() -> list[dict]:
@@ -139,7 +144,7 @@ def test_workflow_uses_this_action_with_its_real_inputs():
     action_inputs = set(yaml.safe_load((ROOT / "action.yml").read_text())["inputs"])
     slug = PROJECT_URL.removeprefix("https://github.com/")
     ours = [step for step in workflow_steps() if step.get("uses", "").startswith(f"{slug}@")]
-    assert ours and all(step["uses"] == f"{slug}@main" for step in ours)  # no release tag yet
+    assert ours and all(step["uses"] == f"{slug}@main" for step in ours)  # (the comment names the release pin)
     assert all(set(step.get("with", {})) <= action_inputs for step in ours)
     uploads = [step for step in workflow_steps()
                if step.get("uses", "").startswith("github/codeql-action/upload-sarif@")]

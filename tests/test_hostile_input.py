@@ -32,7 +32,6 @@ def write(path, data: bytes):
 
 
 def test_syntax_error_is_dev999_at_its_position_and_the_run_goes_on(tmp_path):
-    # (a rule's keyword, `.to(`, is in the text: files that cannot hold a report are not parsed)
     write(tmp_path / "a_broken.py", b"import torch\nx = (1,\ny = 2\nx.to(d)\ndef f(:\n")
     write(tmp_path / "b_fine.py", TORCH_BUG.encode())
     result = check(".", cwd=tmp_path)
@@ -42,6 +41,30 @@ def test_syntax_error_is_dev999_at_its_position_and_the_run_goes_on(tmp_path):
     line, col = lines[0].split(":")[1:3]
     assert (int(line), int(col)) >= (2, 1)
     assert lines[1].startswith("b_fine.py:2:9: DEV004 ")
+
+
+NO_KEYWORD_BROKEN = b"def f(:\n    return 1\n"  # no rule's keyword: the prefilter leaves no rule to run
+
+
+def test_a_file_no_rule_can_report_on_is_still_dev999_where_python_rejects_it(tmp_path):
+    write(tmp_path / "broken.py", NO_KEYWORD_BROKEN)
+    write(tmp_path / "fine.py", b"def f(x):\n    return x\n")
+    result = check(".", cwd=tmp_path)
+    assert result.stdout.splitlines() == ["broken.py:1:7: DEV999 syntax error: invalid syntax"]
+    assert result.returncode == 1 and "All checks passed" not in result.stderr + result.stdout
+
+
+def test_flake8_reports_its_own_e999_for_such_a_file_and_the_plugin_adds_nothing(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    write(tmp_path / "broken.py", NO_KEYWORD_BROKEN)
+    result = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", "DEV,E999", "broken.py"],
+                            cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert [line.split(" ", 2)[1] for line in result.stdout.splitlines()] == ["E999"], result.stdout + result.stderr
+    assert result.returncode == 1
 
 
 def test_syntax_error_file_is_left_alone_by_fix(tmp_path):

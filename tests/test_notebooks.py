@@ -313,6 +313,11 @@ def test_a_cell_with_a_syntax_error_is_reported_and_the_other_cells_still_checke
     assert fixed_sources(text)[1:] == [["def f(:\n", "    pass\n"], ["x = x.to(dev)\n"]]
 
 
+def test_a_cell_python_rejects_is_dev999_in_a_notebook_no_rule_can_report_on():
+    text = notebook_text(code("import json\n"), code("def f(:\n    pass\n"))
+    assert reports(text) == [(2, 1, 7, "DEV999")]
+
+
 def test_a_notebook_without_code_cells_is_clean():
     assert reports(notebook_text(markdown("# Notes"))) == []
 

@@ -8,12 +8,11 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import ROOT
+from conftest import ROOT, git, snapshot_of_checkout
 
 BAD = "import torch\n\nx = torch.zeros(3)\nx.to('cpu')\n"
 FIXED = "import torch\n\nx = torch.zeros(3)\nx = x.to('cpu')\n"
@@ -43,25 +42,6 @@ def test_hook_definitions():
         assert hook["require_serial"] is True and hook.get("pass_filenames", True) is True
 
 
-def _git(*args: str, cwd: Path, env: dict) -> str:
-    return subprocess.run([GIT, *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
-
-
-def _snapshot_of_checkout(target: Path, env: dict) -> Path:
-    """This checkout's files (tracked and untracked-but-not-ignored) committed in a fresh repository,
-    so that try-repo installs exactly what is on disk and its environment is built once."""
-    listed = _git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=ROOT, env=env)
-    for name in filter(None, listed.split("\0")):
-        source = ROOT / name
-        if source.is_file():
-            (target / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target / name)
-    _git("init", "-q", cwd=target, env=env)
-    _git("add", "-A", cwd=target, env=env)
-    _git("commit", "-q", "-m", "snapshot", cwd=target, env=env)
-    return target
-
-
 @pytest.mark.skipif(PRE_COMMIT is None, reason="pre-commit is not installed (pip install 'devlint[test]')")
 @pytest.mark.skipif(GIT is None, reason="git is not installed")
 @pytest.mark.skipif(not (ROOT / ".git").exists(), reason="not a git checkout: no file list to snapshot")
@@ -70,13 +50,13 @@ def test_hooks_fail_on_a_bad_file_fix_it_and_pass_on_no_files(tmp_path):
     env.update(PRE_COMMIT_HOME=str(tmp_path / "cache"), GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
                GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com", GIT_CONFIG_NOSYSTEM="1",
                GIT_CONFIG_GLOBAL=os.devnull)
-    hooks_repo = _snapshot_of_checkout((tmp_path / "devlint").resolve(), env)
+    hooks_repo = snapshot_of_checkout((tmp_path / "devlint").resolve(), env)
     user = tmp_path / "user"
     user.mkdir()
-    _git("init", "-q", cwd=user, env=env)
+    git("init", "-q", cwd=user, env=env)
     (user / "train.py").write_text(BAD)
     (user / "notes.txt").write_text("not python\n")
-    _git("add", "-A", cwd=user, env=env)
+    git("add", "-A", cwd=user, env=env)
 
     def pre_commit(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([*PRE_COMMIT, *args], cwd=user, env=env, capture_output=True, text=True, timeout=600)
@@ -89,17 +69,17 @@ def test_hooks_fail_on_a_bad_file_fix_it_and_pass_on_no_files(tmp_path):
     assert (user / "train.py").read_text() == FIXED
 
     # What users write: a .pre-commit-config.yaml naming the repository and a revision.
-    rev = _git("rev-parse", "HEAD", cwd=hooks_repo, env=env).strip()
+    rev = git("rev-parse", "HEAD", cwd=hooks_repo, env=env).strip()
     config = {"repos": [{"repo": str(hooks_repo), "rev": rev, "hooks": [{"id": "devlint"}, {"id": "devlint-fix"}]}]}
     (user / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config))
-    _git("add", "-A", cwd=user, env=env)
+    git("add", "-A", cwd=user, env=env)
     fixed = pre_commit("run", "--files", "train.py")
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
     # The hooks obey the project's excludes for the files pre-commit names (--force-exclude).
     (user / "vendored").mkdir()
     (user / "vendored" / "lib.py").write_text(BAD)
     (user / "pyproject.toml").write_text('[tool.devlint]\nextend-exclude = ["vendored/"]\n')
-    _git("add", "-A", cwd=user, env=env)
+    git("add", "-A", cwd=user, env=env)
     excluded = pre_commit("run", "--files", "vendored/lib.py")
     assert excluded.returncode == 0, excluded.stdout + excluded.stderr
     assert (user / "vendored" / "lib.py").read_text() == BAD

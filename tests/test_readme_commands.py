@@ -8,7 +8,8 @@ README is run without a change here; each must be run or named in SKIPPED with t
 What cannot be as written, and is changed the least possible:
 - github.com is not reachable from CI machines without network: `https://github.com/devlint/devlint`
   in a git URL or a pre-commit `repo:` is this checkout (`file://` + its path): the same repository,
-  served locally. `rev:` stays as written (the commit must exist in this checkout's history).
+  served locally. `rev:` and `@vX.Y.Z` stay as written: the release tag of this version, this repository's
+  where it has it, else a snapshot of this checkout tagged as the release steps tag it (CHANGELOG.md).
 - The usage synopsis names its operands: `PATH` is `src`, `[PATH ...]` is `src`, `DIR` a folder.
 - flake8's own pre-commit repository cannot be cloned offline: its hook is run as pre-commit would
   run it (flake8 at the `rev:` with the `additional_dependencies`, the hook's `args`).
@@ -25,7 +26,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import ROOT, fresh_venv
+from conftest import ROOT, fresh_venv, git, snapshot_of_checkout
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 PROJECT_URL = "https://github.com/devlint/devlint"
@@ -104,8 +105,8 @@ def pre_commit_configs() -> list[dict]:
             for data in [yaml.safe_load("\n".join(lines))] if isinstance(data, dict) and "repos" in data]
 
 
-def as_run_here(command: str) -> str:
-    command = command.replace(f"git+{PROJECT_URL}", f"git+file://{ROOT}")
+def as_run_here(command: str, repository: Path = ROOT) -> str:
+    command = command.replace(f"git+{PROJECT_URL}", f"git+file://{repository}")
     command = command.replace("[PATH ...]", "src").replace("[--verbose]", "--verbose")
     command = re.sub(r"\bPATH\b", "src", command)
     return command.replace(" DIR ", " elsewhere-cache ")
@@ -181,29 +182,61 @@ def test_readme_command_runs_as_written(environment, tmp_path, command, before):
         assert done.returncode == 1, shown
 
 
-def test_the_pre_commit_hook_config_runs_as_written(environment, tmp_path):
-    """The README's hook configuration, its `repo:` served from this checkout: the hook installs from
-    the commit `rev:` names and fails on the project's bugs."""
+@pytest.fixture(scope="module")
+def release(environment, tmp_path_factory) -> tuple[Path, Path]:
+    """(a git repository holding the tag the README's `rev:` names, the source at that tag): this repository
+    where it has the tag (the release was made); else a snapshot of this checkout, tagged there as the release
+    steps tag it (CHANGELOG.md, Releasing: the tag is made once the version's commit is in)."""
+    tag = pre_commit_configs()[0]["repos"][0]["rev"]
+    base = tmp_path_factory.mktemp("release")
+    here = subprocess.run(["git", "rev-parse", "-q", "--verify", f"refs/tags/{tag}"], cwd=ROOT, env=environment,
+                          capture_output=True)
+    if here.returncode == 0:
+        source = base / "source"
+        source.mkdir()
+        archive = subprocess.run(["git", "archive", tag], cwd=ROOT, env=environment, capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(source)], input=archive.stdout, check=True)
+        return ROOT, source
+    snapshot = snapshot_of_checkout(base / "devlint", environment)
+    git("tag", tag, cwd=snapshot, env=environment)
+    return snapshot, snapshot
+
+
+REPORT = re.compile(r"^(\S+):(\d+):(\d+): (DEV\d{3}) ", re.MULTILINE)
+
+
+def test_the_pre_commit_hook_config_runs_as_written_and_gives_the_releases_reports(environment, release, tmp_path):
+    """The README's hook configuration, its `repo:` served locally: the hook installs from the tag `rev:` names,
+    fails on the project's bugs and gives on the fixtures the reports that release's `devlint` gives."""
+    from devlint import __version__
+
+    repository, source = release
     config = pre_commit_configs()[0]
     [repo] = config["repos"]
-    assert repo["repo"] == PROJECT_URL
-    exists = subprocess.run(["git", "cat-file", "-e", f"{repo['rev']}^{{commit}}"], cwd=ROOT, env=environment)
-    assert exists.returncode == 0, f"rev {repo['rev']} is not a commit of this repository"
+    assert repo["repo"] == PROJECT_URL and repo["rev"] == f"v{__version__}"
     where = project(tmp_path, environment)
-    text = yaml.safe_dump({"repos": [{**repo, "repo": str(ROOT)}]})
+    shutil.copytree(source / "fixtures", where / "fixtures")
+    text = yaml.safe_dump({"repos": [{**repo, "repo": str(repository)}]})
     (where / ".pre-commit-config.yaml").write_text(text)
     subprocess.run(["git", "add", "-A"], cwd=where, env=environment, check=True)
     done = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=where, env=environment,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "src/train.py:4:1: DEV001" in done.stdout
+    python = Path(environment["VIRTUAL_ENV"]) / "bin" / "python"  # (the venv the README set up: its libcst)
+    released = subprocess.run([str(python), "-m", "devlint", "--no-cache", "src", "fixtures"], cwd=where,
+                              env={**environment, "PYTHONPATH": str(source)}, capture_output=True, text=True)
+    assert released.returncode == 1, released.stdout + released.stderr
+    expected = sorted(REPORT.findall(released.stdout))
+    assert len(expected) > 20 and {code for *_, code in expected} >= {"DEV001", "DEV006", "DEV010"}
+    assert sorted(REPORT.findall(done.stdout)) == expected
 
 
-def test_the_flake8_pre_commit_hook_runs_as_pre_commit_would(environment, tmp_path):
+def test_the_flake8_pre_commit_hook_runs_as_pre_commit_would(environment, release, tmp_path):
     [repo] = pre_commit_configs()[1]["repos"]
     [hook] = repo["hooks"]
     assert repo["repo"] == "https://github.com/PyCQA/flake8" and hook["id"] == "flake8"
-    dependencies = [as_run_here(f"x {dependency}")[2:] for dependency in hook["additional_dependencies"]]
+    dependencies = [as_run_here(f"x {dependency}", release[0])[2:] for dependency in hook["additional_dependencies"]]
     requirements = [f"flake8=={repo['rev']}", *dependencies]
     installed = subprocess.run(["pip", "install", "-q", *requirements], env=environment, capture_output=True,
                                text=True, timeout=600)

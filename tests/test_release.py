@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -15,6 +16,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 from conftest import FIXTURES, ROOT, fresh_venv
 
@@ -115,6 +121,38 @@ def test_a_tag_that_is_not_ready_is_refused(tag, version, reason):
 def test_the_changelog_has_a_section_for_the_current_version():
     heading, body = release_notes.section((ROOT / "CHANGELOG.md").read_text(), release_notes.package_version())
     assert body
+
+
+def test_the_built_version_is_the_one_release_notes_reads():
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert pyproject["project"]["dynamic"] == ["version"]
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "devlint.contract.project.__version__"}
+    from devlint import __version__
+
+    assert __version__ == release_notes.package_version()
+
+
+def _tag_here(tag: str) -> bool:
+    return shutil.which("git") is not None and subprocess.run(
+        ["git", "rev-parse", "-q", "--verify", f"refs/tags/{tag}"], cwd=ROOT, capture_output=True).returncode == 0
+
+
+def test_the_version_is_a_release_tagged_here_or_the_one_the_release_steps_prepare():
+    """The README's `rev:` is `v` + this version (tests/test_docs.py). Where that tag is here, it is the release
+    of this version, with a dated CHANGELOG section; where it is not yet (a fresh clone before the release is
+    tagged), CHANGELOG.md has the version's section, which the release steps date before they tag it."""
+    version = release_notes.package_version()
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    if not _tag_here(f"v{version}"):
+        assert release_notes.section(changelog, version)[1]
+        assert "## Releasing" in changelog and "git tag vX.Y.Z" in changelog
+        return
+    tagged = subprocess.run(["git", "show", f"v{version}:devlint/contract/project.py"], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout
+    assert f'__version__ = "{version}"' in tagged
+    tagged_changelog = subprocess.run(["git", "show", f"v{version}:CHANGELOG.md"], cwd=ROOT,
+                                      capture_output=True, text=True, check=True).stdout
+    assert release_notes.notes(f"v{version}", tagged_changelog, version)  # dated: what the workflow released
 
 
 def test_the_release_workflow_runs_on_tags_and_checks_the_tag_first():

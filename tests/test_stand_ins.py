@@ -14,7 +14,7 @@ import pytest
 from devlint.engine import stand_ins
 from devlint.engine.engine import analyze, fix_text
 from devlint.engine.settings import Settings
-from devlint.engine.stand_ins import STAND_IN_MIN_CHARS, with_stand_ins
+from devlint.engine.stand_ins import NUMBERS_MIN_CHARS, STAND_IN_MIN_CHARS, data_stand_ins, with_stand_ins
 
 
 def _rows(count: int, seed: int = 0) -> str:
@@ -72,7 +72,7 @@ def whole_text_fix(monkeypatch):
 
     def fix(source: str, settings: Settings) -> str:
         with monkeypatch.context() as patch:
-            patch.setattr(engine, "with_stand_ins", lambda text: None)
+            patch.setattr(engine, "data_stand_ins", lambda text: None)
             return fix_text(source, "table.py", settings, unsafe=True).source
 
     return fix
@@ -180,6 +180,59 @@ def test_tuples_dicts_and_single_line_tables_keep_their_kind_and_place():
     assert [type(s.value).__name__ for s in ast.parse(text).body] == ["Tuple", "Dict", "List", "List"]
 
 
+ROW = ", ".join(f"{i / 7:.5f}" for i in range(40))  # 359 characters of numbers: under STAND_IN_MIN_CHARS
+ONE_A_LINE = "import torch\n" + "".join(
+    f"W_{i} = [{ROW}]\nV_{i} = torch.tensor([[{ROW}], [{ROW}]], dtype=torch.float32)\n" for i in range(20)
+) + "y = torch.zeros(3).to(device)  # after the tables\n"
+
+
+def test_one_table_a_line_is_replaced_in_an_assignment_and_as_a_calls_first_argument():
+    assert len(ROW) < STAND_IN_MIN_CHARS and len(ROW) > NUMBERS_MIN_CHARS
+    found = data_stand_ins(ONE_A_LINE)
+    assert found is not None and ROW not in found.text
+    original, standing = ast.parse(ONE_A_LINE), ast.parse(found.text)
+
+    def places(tree: ast.Module) -> list:  # each statement, its value, a call's first argument and keywords
+        values = [statement.value for statement in tree.body if isinstance(statement, ast.Assign)]
+        nodes = [*tree.body, *values, *(part for value in values if isinstance(value, ast.Call)
+                                        for part in (value.args[0], *value.keywords))]
+        return [(type(node).__name__, node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+                for node in nodes]
+
+    assert places(standing) == places(original)
+    call = standing.body[2].value
+    assert isinstance(call, ast.Call) and isinstance(call.args[0], ast.List) and call.keywords[0].arg == "dtype"
+    assert found.code_size < len(ONE_A_LINE) // 10  # the stand-ins' padding is not code
+
+
+def test_a_fix_on_a_line_of_a_one_line_table_is_made_with_the_table(whole_text_fix):
+    settings = Settings(preview=True)
+    source = ONE_A_LINE + (f"\n\ndef train_step(device, batches):\n    for b in batches:\n"
+                           f"        w = torch.tensor([{ROW}])\n        w = w.to(device)\n        b + w\n")
+    standing = analyze(source, "table.py", settings, with_fixes=True)
+    whole = analyze(source, "table.py", settings, with_fixes=True, stand_ins=False)
+    assert standing.text != source and f"torch.tensor([{ROW}])" not in standing.text
+    assert [d.code for d in whole.diagnostics] == ["DEV002", "DEV011"]
+    assert standing.diagnostics == whole.diagnostics  # messages, descriptions and edits quote the table
+    fixed = fix_text(source, "table.py", settings, unsafe=True)
+    assert fixed.fixed == {"DEV002": 1, "DEV011": 1} and fixed.source == whole_text_fix(source, settings)
+    assert f"[{ROW}],\n            device=device," in fixed.source
+
+
+@pytest.mark.parametrize("source", [
+    "x = f(w=[{row}])\n",                             # a keyword's value
+    'DOC = """\nx = [{row}]\n"""\n',                   # inside a string
+    "x = torch.tensor([\n{row}\n])\n",                # over lines in a call: a fix there changes its last line
+    "x = torch.tensor([{row}] + [1])\n",              # not the whole argument
+    "x = torch.tensor(y, [{row}])\n",                 # not the first argument
+    "assert x == [{row}]\n",                          # a comparison
+    "x += [{row}]\n",                                 # not a plain assignment
+    "x = [{row}, y]\n",                               # a name among the numbers
+])
+def test_a_display_of_numbers_is_replaced_only_where_a_tables_may_be(source):
+    assert with_stand_ins("import torch\n" + source.format(row=ROW)) is None
+
+
 def _corrupted_tables(count: int, seed: int) -> list[str]:
     """Tables of constants, each with a random small corruption or none: a dropped or doubled comma, a
     stray token, a leading zero, an unclosed bracket, a string prefix, a name, a sign in the wrong place."""
@@ -198,6 +251,11 @@ def _corrupted_tables(count: int, seed: int) -> list[str]:
             rows[row] = rows[row].rstrip(",") + " " + generator.choice(damage) + ","
         texts.append(f"import torch\nX = {opening}\n" + "\n".join(rows) + f"\n{closing}\n"
                      "y = torch.zeros(3).to(device)\n")
+        if opening != "{":  # and the same data one table a line, as assignments and as a call's argument
+            lines = ["".join(rows[i:i + 40]).strip() for i in range(0, len(rows), 40)]
+            texts.append("import torch\n" + "".join(
+                f"W{i} = {opening}{line}{closing}\nV{i} = torch.tensor({opening}{line}{closing})\n"
+                for i, line in enumerate(lines)) + "y = torch.zeros(3).to(device)\n")
     return texts
 
 
@@ -208,13 +266,18 @@ def test_stand_ins_never_hide_a_syntax_error_nor_move_what_follows(seed):
         text = with_stand_ins(source)
         try:
             original = ast.parse(source)
-        except SyntaxError:
-            original = None
+        except SyntaxError as error:
+            original, where = None, (error.lineno, error.offset, error.msg)
             rejected += 1
         if text is None:
             continue
         replaced += 1
-        assert original is not None, source  # a table Python rejects is never replaced
+        if original is None:  # a table Python rejects is never replaced: the text still fails, there
+            with pytest.raises(SyntaxError) as raised:
+                ast.parse(text)
+            assert (raised.value.lineno, raised.value.offset, raised.value.msg) == where, source
+            assert "\nX = " not in source  # (one table a line: the others, which parse, were replaced)
+            continue
         tree = ast.parse(text)
         last, last_original = tree.body[-1], original.body[-1]
         assert (last.lineno, last.col_offset, last.end_lineno, last.end_col_offset) == \
@@ -256,12 +319,12 @@ def _displays_found(source: str) -> list:
 
 @pytest.mark.parametrize("seed", range(3))
 def test_the_quick_look_lets_every_table_the_tokenizer_finds_through(seed):
-    # `_may_hold_a_display` answers False only where the tokenizer's pass would find nothing to replace
+    # `_looked_for` answers None only where the tokenizer's pass would find nothing to replace
     found = 0
     for source in [*_tables_of_strings(20, seed), *_corrupted_tables(20, seed), MODULE]:
         if _displays_found(source):
             found += 1
-            assert stand_ins._may_hold_a_display(source), source
+            assert stand_ins._looked_for(source) is not None, source
     assert found >= 20
 
 

@@ -3,7 +3,7 @@
 The first of two stages (the second, devlint/analysis/screen.py, asks Python's `ast` of what is left).
 Each rule lists `tokens` (`Rule.tokens`): strings or compiled patterns that must *all* be
 found in the text for the rule to be able to report. A file for which no rule is left is
-never parsed. The prefilter must be conservative — it may keep a rule that then finds
+never parsed by LibCST. The prefilter must be conservative — it may keep a rule that then finds
 nothing, never drop one that would report — and `tests/test_prefilter.py` checks this by
 running every rule with and without it over the fixtures and generated programs.
 
@@ -30,8 +30,8 @@ Why the rules' tokens are conservative (what a report needs, and so what the tex
 - Backslash continuations are removed from a copy of the text before searching it too, so
   `x.\\<newline>to(d)` and `"cu\\<newline>da"` are found; a token found in either copy counts.
 
-Files that are not parsed get no `DEV999` (syntax error) report: devlint reports syntax
-errors only where it looks for device bugs.
+A file for which no rule is left is still read by Python's parser (devlint/engine/engine.py): a syntax
+error is `DEV999` in every file devlint checks.
 """
 
 from __future__ import annotations

@@ -20,10 +20,16 @@ The file's code is larger than `max-file-size` (3 MiB of text by default), so de
 with its text prefilter and did not run the rules that prefilter left: parsing a module into the trees
 the rules read takes about 300 MB of memory per MB of code, and one such file should not take down a
 CI runner or an editor. Large tables of constants (a generated module, a vendored weight dump:
-`TABLE = [...]` of numbers and strings) do not count: devlint reads them with a tokenizer, in bounded
-memory, and checks the code around them as usual. A file whose text holds none of the rules' keywords
-is fully checked by the prefilter and gets no DEV997. DEV997 is reported once, at line 1, and names the
-size and the limit.
+`TABLE = [...]` of numbers and strings over many lines, or one table a line, `W_3 = [...]` or
+`W_3 = torch.tensor([...])`) do not count: devlint reads them in bounded memory and checks the code
+around them as usual. A file whose text holds none of the rules' keywords is fully checked by the
+prefilter and gets no DEV997. DEV997 is reported once, at line 1, and names the size and the limit.
+
+DEV997 is a notice, not a finding: it is shown (a note in the editor and in SARIF, `::notice` in GitHub's
+format, `info` in GitLab's), and the run still exits 0 when it is the only report, so a generated module
+with no bug does not fail CI. To make such a file fail the run, select DEV997 by its code
+(`extend-select = ["DEV997"]`, `--extend-select DEV997`). flake8 has no notices: there DEV997 is a report
+like any other (`extend-ignore = DEV997` in flake8's configuration leaves it out).
 
 ## What to do
 
@@ -42,8 +48,10 @@ includes an expression too long or too deeply nested for CPython's parser (a sum
 terms): `python` cannot run such a file either, and DEV999 then points at the longest logical line.
 
 No rule can check a file Python rejects, so DEV999 is the only report for it; the run goes on with the
-other files. Files whose text cannot hold any report (no `torch`, or none of the rules' keywords) are not
-parsed at all and get no DEV999.
+other files. Every file devlint checks is read by Python's parser, also one whose text cannot hold any
+rule's report (no `torch`, or none of the rules' keywords): devlint may be the only Python hook of a
+repository, and "All checks passed" on a file `python` cannot run would be false. (A file with more code
+than `max-file-size` that holds none of the rules' keywords is not parsed.)
 
 In flake8, syntax errors are flake8's own `E999`: the plugin never reports DEV999 there.
 

@@ -32,6 +32,7 @@ from devlint.engine.placing import Placing
 from devlint.engine.project import index_for
 from devlint.engine.reparse import parse_in_pieces
 from devlint.engine.settings import INTERNAL_ERROR_CODE, Settings
+from devlint.engine.stand_ins import one_line_stand_ins
 from devlint.engine.syntax import internal_error
 from devlint.engine.target_torch import target_torch
 from devlint.rules import RuleEntry
@@ -341,6 +342,7 @@ def _resolve(result: Analysis, lines: Lines, positions: Mapping[cst.CSTNode, Cod
              path: str, with_fixes: bool, ignore_noqa: bool, limit: int, suppressions: Suppressions) -> None:
     seen: set[tuple[int, int, str]] = set()
     statements: Optional[Statements] = None  # built at the first fix whose edits are computed
+    standing = _TextMap(result.text, result.source) if result.text not in (None, result.source) else None
     for report in raw:
         where = positions[report.node]
         line, col = where.start.line, where.start.column + 1
@@ -353,6 +355,11 @@ def _resolve(result: Analysis, lines: Lines, positions: Mapping[cst.CSTNode, Cod
         if suppressions.by_devlint_directive(code) if ignore_noqa else suppressions.suppresses(code, line):
             continue
         fix_info = None
+        message = report.message
+        if standing is not None:  # what a message or a fix's description quotes of a table's line is the table
+            spans = [where, *(positions[node] for node in (report.fix.replacements if report.fix else ()))]
+            first_line, last_line = min(s.start.line for s in spans), max(s.end.line for s in spans)
+            message = standing.displays_in(message, first_line, last_line)
         if report.fix is not None:
             edits: Optional[tuple[Edit, ...]] = ()
             if with_fixes:
@@ -362,9 +369,12 @@ def _resolve(result: Analysis, lines: Lines, positions: Mapping[cst.CSTNode, Cod
                     statements = Statements(result.module, text, result.statement_starts)
                 edits = _edits_for(result, report.fix, first, statements, lines, limit)
             if edits is not None:  # None: the fix cannot be laid out within the line limit
-                fix_info = FixInfo(report.fix.applicability, report.fix.description, edits)
+                description = report.fix.description
+                if standing is not None:
+                    description = standing.displays_in(description, first_line, last_line)
+                fix_info = FixInfo(report.fix.applicability, description, edits)
         diagnostic = Diagnostic(
-            path, line, col, report.rule.code, report.message, where.end.line, where.end.column + 1, fix_info,
+            path, line, col, report.rule.code, message, where.end.line, where.end.column + 1, fix_info,
             statement=lines.line_text(line).strip(),
         )
         result.diagnostics.append(diagnostic)
@@ -714,8 +724,10 @@ class Trees(NamedTuple):
 
 class _TextMap:
     """Offsets of a text with data stand-ins -> offsets of its original: the two have the same lines
-    and columns outside the stand-ins (devlint/engine/stand_ins.py). An edit that touches a line where
-    they differ maps to None (it would rewrite the data)."""
+    and columns outside the stand-ins (devlint/engine/stand_ins.py). An edit that touches a line of a
+    one-line stand-in (`w = torch.tensor([0   ])`) is made with the display it stands for, where its content
+    holds the stand-in as it was; one that touches another line where they differ maps to None (it would
+    rewrite the data)."""
 
     def __init__(self, text: str, original: str) -> None:
         self.same = text is original or text == original
@@ -730,6 +742,38 @@ class _TextMap:
         start, end, content = edit
         (first, start_col), (last, end_col) = self.text.position(start), self.text.position(end)
         touched = last if end_col > 1 or last == first else last - 1  # an end at a line's start stops before it
-        if any(self.text.line_text(line) != self.original.line_text(line) for line in range(first, touched + 1)):
+        pairs: list[tuple[str, str]] = []
+        for line in range(first, touched + 1):
+            text_line, original_line = self.text.line_text(line), self.original.line_text(line)
+            if text_line != original_line:
+                on_line = one_line_stand_ins(text_line, original_line)
+                if on_line is None:
+                    return None
+                pairs += on_line
+        mapped = _with_displays(content, pairs) if pairs else content
+        if mapped is None:
             return None
-        return self.original.offset(first, start_col - 1), self.original.offset(last, end_col - 1), content
+        return self.original.offset(first, start_col - 1), self.original.offset(last, end_col - 1), mapped
+
+    def displays_in(self, words: str, first: int, last: int) -> str:
+        """`words` (a message, a fix's description) with each one-line stand-in of lines `first` to `last` that it
+        quotes replaced by its display."""
+        assert self.text is not None and self.original is not None
+        for line in range(first, last + 1):
+            text_line, original_line = self.text.line_text(line), self.original.line_text(line)
+            if text_line != original_line:
+                for standing, display in one_line_stand_ins(text_line, original_line) or []:
+                    words = words.replace(standing, display, 1)
+        return words
+
+
+def _with_displays(content: str, pairs: list[tuple[str, str]]) -> Optional[str]:
+    """`content` with each stand-in of `pairs` (in order) replaced by its display; None where one is not in it."""
+    pieces, done = [], 0
+    for standing, display in pairs:
+        at = content.find(standing, done)
+        if at < 0:
+            return None
+        pieces += [content[done:at], display]
+        done = at + len(standing)
+    return "".join(pieces) + content[done:]

@@ -3,7 +3,7 @@
 The pipeline for one module's text:
 1. the text prefilter drops rules whose tokens are absent, then the syntax screen (Python's
    own `ast`, a fraction of LibCST's cost) drops rules with no candidate node; a file with no
-   rule left is never parsed by LibCST;
+   rule left is never parsed by LibCST (Python's parser still reads it: a syntax error is DEV999);
 2. LibCST parses once (a large text a piece at a time, an editor's document only what an edit touched:
    devlint/engine/reparse.py);
    the context visitors and every enabled rule share one traversal;
@@ -35,7 +35,7 @@ from devlint.engine.noqa import Suppressions
 from devlint.engine.settings import (
     DEFAULT_SETTINGS, INTERNAL_ERROR_CODE, SYNTAX_ERROR_CODE, TOO_LARGE_CODE, Settings,
 )
-from devlint.engine.stand_ins import with_stand_ins
+from devlint.engine.stand_ins import data_stand_ins
 from devlint.engine.syntax import internal_error, parse_python
 from devlint.rules import RuleEntry, all_rules
 
@@ -66,7 +66,7 @@ class Analysis:
     text: Optional[str] = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     fixes: list[tuple[Diagnostic, Fix, tuple[int, int]]] = field(default_factory=list)  # with char ranges
-    skipped: bool = False  # no enabled rule could report here (prefilter, screen): never parsed
+    skipped: bool = False  # no enabled rule could report here (prefilter, screen): never parsed by LibCST
     # What the rules asked the project index and its answers (devlint/analysis/project_index.py):
     # the reports hold only while the index answers the same (the result cache checks it).
     index_reads: dict[str, object] = field(default_factory=dict)
@@ -99,7 +99,8 @@ def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = 
     `stand_ins=False` nor for an editor's document, whose parser keeps its trees); a file whose code
     is still over `max_file_size` gets DEV997 and no rule is run on it.
 
-    Text that Python rejects gets DEV999 (Python's line and message) and nothing else; a file that
+    Text that Python rejects gets DEV999 (Python's line and message) and nothing else, also where the
+    prefilter leaves no rule (Python's parse is then the whole check, a fraction of a file's); a file that
     devlint cannot analyse although Python parses it gets DEV998, and a rule that fails loses only
     its own reports (devlint/engine/cst_stage.py).
 
@@ -116,11 +117,12 @@ def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignor
     if suppressions.devlint_whole_file or (suppressions.whole_file and not ignore_noqa):
         return Analysis(source, skipped=True)  # `# flake8: noqa` / `# devlint: noqa`: as flake8, not even parsed
     rules = prefilter(source, enabled_rules(settings, path))
-    if not rules:
-        return Analysis(source, skipped=True)
-    text = (with_stand_ins(source) or source) if stand_ins and reparser is None else source
-    if len(text) > settings.max_file_size:
-        return _too_large(source, len(text), path, settings, len(rules))
+    if not rules and (isinstance(tree, ast.Module) or not settings.enabled(SYNTAX_ERROR_CODE, path)):
+        return Analysis(source, skipped=True)  # (a caller's tree: Python parsed the text)
+    standing = data_stand_ins(source) if stand_ins and reparser is None else None
+    text, code_size = (standing.text, standing.code_size) if standing is not None else (source, len(source))
+    if code_size > settings.max_file_size:
+        return _too_large(source, code_size, path, settings, len(rules)) if rules else Analysis(source, skipped=True)
     module = None
     if trees is not None and text is source and reparser is None:
         tree, module = trees
@@ -132,6 +134,8 @@ def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignor
                 rejected.diagnostics.append(parsed)
             return rejected
         tree = parsed
+    if not rules:  # no rule can report here, and Python parses it (ruff's `invalid-syntax` is said of every file)
+        return Analysis(source, skipped=True)
     rules, facts = screen_with_facts(source, rules, tree, preview=settings.preview)
     if not rules:
         return Analysis(source, skipped=True)

@@ -1,8 +1,8 @@
 """The `devlint` command: argument parsing, subcommands, exit codes.
 
-Exit codes: 0 no reports; 1 reports (with --fix: reports left; with --diff: a diff);
-2 usage error, bad configuration, unreadable input or an internal error. Errors a user
-can cause print one line, never a traceback.
+Exit codes: 0 no reports (or notices only: DEV997, unless its code is selected); 1 reports (with --fix:
+reports left; with --diff: a diff); 2 usage error, bad configuration, unreadable input or an internal
+error. Errors a user can cause print one line, never a traceback.
 """
 
 from __future__ import annotations
@@ -525,7 +525,7 @@ def _check(args: argparse.Namespace) -> int:
         return EXIT_REPORTS if diffs else EXIT_CLEAN  # ruff: a diff fails the run, --fix-only or not
     if args.exit_non_zero_on_fix and fixes:
         return EXIT_REPORTS
-    return EXIT_REPORTS if sum(counts.values()) else EXIT_CLEAN
+    return EXIT_REPORTS if any(settings.fails_on(code) for code, _ in +counts) else EXIT_CLEAN
 
 
 def _add_noqa(diagnostics, errors: list[str], quiet: bool) -> int:  # type: ignore[no-untyped-def]
@@ -599,7 +599,7 @@ def _check_stdin(args: argparse.Namespace) -> int:
         return EXIT_CLEAN
     if mode.diff:
         return EXIT_REPORTS if new_text != text else EXIT_CLEAN
-    return EXIT_REPORTS if diagnostics else EXIT_CLEAN
+    return EXIT_REPORTS if any(settings.fails_on(d.code) for d in diagnostics) else EXIT_CLEAN
 
 
 Tally = "Counter[tuple[str, Optional[Applicability]]]"

@@ -2,13 +2,15 @@
 
 `::error file=F,line=L,col=C,endLine=L2,endColumn=C2,title=CODE::message`, escaped as the
 runner unescapes them: `%`, CR and LF everywhere, and also `:` and `,` in property values.
-`file` is relative to the repository root: GitHub places annotations by repository path."""
+`file` is relative to the repository root: GitHub places annotations by repository path. A notice
+(DEV997, which does not fail the run) is `::notice`."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
 from devlint.contract.diagnostics import Diagnostic
+from devlint.engine.settings import NOTICE_CODES
 from devlint.frontends.report.meta import file_message
 from devlint.frontends.report.paths import shown_relative_path
 
@@ -35,7 +37,8 @@ def annotation(d: Diagnostic, root: str = ".") -> str:
     properties.append(("title", d.code))
     message = file_message(d)
     props = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties)
-    return f"::error {props}::{escape_data(f'{d.code} {message}')}\n"
+    command = "notice" if d.code in NOTICE_CODES else "error"  # (a notice does not fail the run)
+    return f"::{command} {props}::{escape_data(f'{d.code} {message}')}\n"
 
 
 def render(diagnostics: Sequence[Diagnostic], context: "Context") -> str:

@@ -11,6 +11,7 @@ import json
 from typing import TYPE_CHECKING, Any, Sequence
 
 from devlint.contract.diagnostics import Diagnostic
+from devlint.engine.settings import NOTICE_CODES
 from devlint.frontends.report.fingerprint import statement_fingerprints
 from devlint.frontends.report.meta import file_line, file_message
 from devlint.frontends.report.paths import shown_relative_path
@@ -18,8 +19,9 @@ from devlint.frontends.report.paths import shown_relative_path
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.frontends.report import Context
 
-# GitLab's scale is info, minor, major, critical, blocker; every devlint report fails the check.
+# GitLab's scale is info, minor, major, critical, blocker; every devlint report fails the check but a notice.
 SEVERITY = "major"
+NOTICE_SEVERITY = "info"
 
 
 def issue_object(d: Diagnostic, path: str, fingerprint: str) -> dict[str, Any]:
@@ -29,7 +31,7 @@ def issue_object(d: Diagnostic, path: str, fingerprint: str) -> dict[str, Any]:
         "description": f"{d.code} {file_message(d)}",
         "check_name": d.code,
         "fingerprint": fingerprint,
-        "severity": SEVERITY,
+        "severity": NOTICE_SEVERITY if d.code in NOTICE_CODES else SEVERITY,
         "location": {"path": path, "lines": {"begin": begin, "end": end}},
     }
 

@@ -15,7 +15,7 @@ from urllib.parse import quote
 from devlint.contract.diagnostics import Diagnostic
 from devlint.contract.project import PROJECT_URL, __version__
 from devlint.engine.codes import ENGINE_CODE_NAMES, ENGINE_CODE_PAGES
-from devlint.engine.settings import INTERNAL_ERROR_CODE, SYNTAX_ERROR_CODE, TOO_LARGE_CODE
+from devlint.engine.settings import INTERNAL_ERROR_CODE, NOTICE_CODES, SYNTAX_ERROR_CODE, TOO_LARGE_CODE
 from devlint.frontends.report.fingerprint import statement_fingerprints
 from devlint.frontends.report.meta import file_message
 from devlint.frontends.report.paths import relative_path
@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = "error"
+NOTICE_LEVEL = "note"  # a notice (DEV997): what devlint did not check
 FINGERPRINT_KEY = "devlintStatement/v1"
 
 
@@ -56,7 +57,7 @@ def rule_descriptors() -> list[dict[str, Any]]:
             "shortDescription": {"text": summaries[code]},
             "fullDescription": {"text": summaries[code]},
             "help": {"text": plain_text(page), "markdown": page},
-            "defaultConfiguration": {"level": LEVEL},
+            "defaultConfiguration": {"level": NOTICE_LEVEL if code in NOTICE_CODES else LEVEL},
         })
     return descriptors
 
@@ -109,7 +110,7 @@ def result_object(d: Diagnostic, rule_index: int, uri: str, fingerprint: str) ->
     return {
         "ruleId": d.code,
         "ruleIndex": rule_index,
-        "level": LEVEL,
+        "level": NOTICE_LEVEL if d.code in NOTICE_CODES else LEVEL,
         "message": {"text": message},
         "locations": [{"physicalLocation": physical}],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
