@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator, Optional
 
+from devlint.analysis.screen import parse
 from devlint.analysis.vocabulary import CUDA_ONLY_CALLS, names_a_device
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,6 +55,9 @@ class FileEvidence:
     # functions that follow an input's device (`device=x.device`), by qualified name (`Net.forward`): evidence for
     # their own code only, since a helper that follows its inputs says nothing of the rest of the file
     following: tuple[tuple[str, Evidence], ...] = ()
+    # the module runs code over its own names at its top level (nanoGPT's `exec(open("configurator.py").read())`,
+    # `globals().update(...)`): what it assigns there first are settings' defaults, as a parameter's default is
+    rebinds_its_names: bool = False
 
     @property
     def reports_by_default(self) -> bool:
@@ -87,10 +91,8 @@ def evidence_in(facts: "Optional[SyntaxFacts]", code: str) -> FileEvidence:
     """`evidence_of(facts)`, or of `code` where no screen read the file."""
     if facts is not None:
         return evidence_of(facts)
-    try:
-        return file_evidence(ast.parse(code))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return FileEvidence(None, None)
+    tree = parse(code)
+    return file_evidence(tree) if tree is not None else FileEvidence(None, None)
 
 
 def file_evidence(tree: ast.Module) -> FileEvidence:
@@ -102,7 +104,6 @@ def file_evidence(tree: ast.Module) -> FileEvidence:
     shown: set[int] = set()  # values only displayed (a notebook cell's bare check, `print(...)`): nothing chosen
     type_tests: set[int] = set()  # `isinstance(x, torch.cuda.FloatTensor)`: a question, which needs no CUDA
     for node, tested, asserted, function, qualified in _nodes(tree):
-        params = _parameters(function)
         kind = type(node)
         if kind is ast.BoolOp and isinstance(node.op, ast.And):  # type: ignore[attr-defined]
             features.update(id(value) for value in node.values)  # type: ignore[attr-defined]
@@ -141,7 +142,7 @@ def file_evidence(tree: ast.Module) -> FileEvidence:
             elif name.endswith(("set_default_tensor_type", "set_default_device")) and any(
                     "cuda" in ast.unparse(arg) for arg in node.args):  # type: ignore[attr-defined]
                 cuda_only.append(Evidence(node.lineno, f"makes CUDA the default (`{name}`)"))
-            follows = _follows_an_input(node, params)
+            follows = _follows_an_input(node, _parameters(function))
             if follows is not None and qualified is not None and qualified not in following:
                 following[qualified] = Evidence(node.lineno, f"follows its inputs' device (`{follows}`)")
         elif kind is ast.IfExp and (_is_cpu(node.body) or _is_cpu(node.orelse)):
@@ -164,8 +165,19 @@ def file_evidence(tree: ast.Module) -> FileEvidence:
             module = _imported_cuda_only(node)  # type: ignore[arg-type]
             if module is not None:
                 cuda_only.append(Evidence(node.lineno, f"imports `{module}`"))
+    rebinds = any(isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
+                  and _rebinds_globals(statement.value) for statement in tree.body)
     return FileEvidence(min(portable, key=_line, default=None), min(cuda_only, key=_line, default=None), hard_codes,
-                        tuple(following.items()))
+                        tuple(following.items()), rebinds)
+
+
+def _rebinds_globals(call: ast.Call) -> bool:
+    """`exec(...)` or `globals().update(...)`."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id == "exec"
+    return (isinstance(func, ast.Attribute) and func.attr == "update" and isinstance(func.value, ast.Call)
+            and isinstance(func.value.func, ast.Name) and func.value.func.id == "globals")
 
 
 def _line(evidence: Evidence) -> int:

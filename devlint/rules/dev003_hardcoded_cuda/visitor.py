@@ -81,8 +81,8 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         self._module_needs_cuda = False
         self._checks_availability: dict[int, bool] = {}
         self._compared: set[int] = set()  # `x.device == torch.device("cuda")`: a comparison places nothing
-        self._rebinds_settings: Optional[bool] = None
         self._communicating: dict[int, bool] = {}  # id(function) -> it calls a collective
+        self._file_evidence: Optional[FileEvidence] = None
 
     # -- where CUDA is required anyway ---------------------------------------------------
     def _needs_cuda_anyway(self) -> bool:
@@ -170,14 +170,8 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
     def _overridable_setting(self) -> bool:
         """At the top level of a module that runs code over its own names (`exec(...)` there, `globals().update`):
         what it assigns first is a setting's default, as a parameter's default is."""
-        if self.ctx.current_function() is not None or self.ctx.current_class() is not None:
-            return False
-        if self._rebinds_settings is None:
-            tree = self.ctx.syntax.tree if self.ctx.syntax is not None else _parsed(self.ctx.module.code)
-            self._rebinds_settings = tree is not None and any(
-                isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
-                and _rebinds_globals(statement.value) for statement in tree.body)
-        return self._rebinds_settings
+        return (self.ctx.current_function() is None and self.ctx.current_class() is None
+                and self._evidence().rebinds_its_names)
 
     def _holds_no_tensor(self, receiver: cst.BaseExpression) -> bool:
         """A loss module made here with no tensor given to it (`nn.CrossEntropyLoss()`, `nn.MSELoss(reduction="sum")`):
@@ -625,7 +619,9 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
                 self.report(node, message, fix)
 
     def _evidence(self) -> FileEvidence:
-        return evidence_in(self.ctx.syntax, self.ctx.module.code)
+        if self._file_evidence is None:  # (read once: without the screen's facts it is a parse of the file)
+            self._file_evidence = evidence_in(self.ctx.syntax, self.ctx.module.code)
+        return self._file_evidence
 
 
 _COLLECTIVES = frozenset({"all_reduce", "all_gather", "all_gather_into_tensor", "all_gather_object", "broadcast",
@@ -637,22 +633,6 @@ def _is_collective(name: str) -> bool:
     """`dist.all_reduce`, `torch.distributed.all_gather` (any module alias with `dist` in its name)."""
     owner, _, method = name.rpartition(".")
     return method in _COLLECTIVES and "dist" in owner
-
-
-def _parsed(code: str) -> Optional[ast.Module]:
-    try:
-        return ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-
-
-def _rebinds_globals(call: ast.Call) -> bool:
-    """`exec(...)` (nanoGPT's `exec(open("configurator.py").read())`) or `globals().update(...)`."""
-    func = call.func
-    if isinstance(func, ast.Name):
-        return func.id == "exec"
-    return (isinstance(func, ast.Attribute) and func.attr == "update" and isinstance(func.value, ast.Call)
-            and isinstance(func.value.func, ast.Name) and func.value.func.id == "globals")
 
 
 def _imported_as(module: cst.Module, name: str) -> Optional[str]:
