@@ -43,7 +43,7 @@ from devlint.analysis.names import dotted_name, string_value, target_names
 from devlint.analysis.terminating import terminating
 from devlint.analysis.torch_names import TorchNames
 from devlint.analysis.vocabulary import (
-    CONVERSIONS, MODULE_METHODS, TENSOR_METHODS, TENSOR_ONLY_ATTRIBUTES, TENSOR_VALUED_ATTRIBUTES,
+    CONVERSIONS, MODULE_METHODS, TENSOR_METHODS, TENSOR_ONLY_ATTRIBUTES, TENSOR_VALUED_ATTRIBUTES, names_a_device,
 )
 from devlint.analysis.walk import children, parents
 
@@ -488,6 +488,15 @@ class TypeOracle:
 
     def _name_kind(self, name: str, functions: list[cst.FunctionDef], cls: Optional[cst.ClassDef],
                    at: Optional[cst.CSTNode] = None) -> Kind:
+        kind = self._bound_kind(name, functions, cls, at)
+        if kind is Kind.TENSOR and names_a_device(name):
+            # `device, offload = _init()`, `device = devices[0].split("/")[1]`: read by the conventions that make an
+            # element a tensor, but a name that names a device holds one (as `.to(device)` is read everywhere)
+            return Kind.UNKNOWN
+        return kind
+
+    def _bound_kind(self, name: str, functions: list[cst.FunctionDef], cls: Optional[cst.ClassDef],
+                    at: Optional[cst.CSTNode]) -> Kind:
         for depth, scope in enumerate([*functions, self.module]):
             index = self.scope_index(scope)
             if name in index.bindings:

@@ -292,6 +292,22 @@ def test_dev002(code: str, expected: list[tuple[int, int, str]]) -> None:
     assert [r for r in lint(code, preview=True) if r[2] == "DEV002"] == expected
 
 
+def test_a_device_named_variable_is_no_tensor_to_take_the_dtype_of() -> None:
+    """fairscale: `device, offload = _init()`, `device = devices[0].split("/")[1]`: elements by the conventions that
+    make an element a tensor, but the names hold devices; `device.new_ones(...)` would fail."""
+    from conftest import lint_messages
+
+    messages = lint_messages("""
+        import torch
+        def run(setup, devices):
+            device, offload_device = setup()
+            other = devices[0].split("/")[1]
+            return torch.ones(3).to(device), torch.ones(3).to(other)
+    """, "DEV002", preview=True)
+    assert messages[0] == ("`torch.ones(...)` is created on the CPU and then moved with `.to(...)`; create it on the"
+                           " device: `torch.ones(..., device=...)`")
+
+
 def test_a_move_to_a_tensor_says_that_it_also_takes_the_dtype() -> None:
     from conftest import lint_messages
 
