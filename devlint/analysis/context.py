@@ -65,6 +65,8 @@ class FileContext:
     frames: list[Frame] = field(default_factory=list)
     guard_depth: int = 0  # inside the branch of an `if` / `x if c else y` that only runs where CUDA is
     device_context_depth: int = 0  # inside `with torch.device(...)`
+    # inside `with pytest.raises(...)` (errors) / `with pytest.warns(...)` (warnings): code run for what it raises
+    expected: dict[str, int] = field(default_factory=lambda: {"error": 0, "warning": 0})
     sets_default_device: bool = False  # torch.set_default_device(...) somewhere in the file
     narrowings: list[narrowing.Narrowing] = field(default_factory=list)  # one per enclosing `if` body
     # (test, branch) of every enclosing `if` / `x if c else y` branch: True the body, False the else
@@ -132,6 +134,11 @@ class FileContext:
             if any(guards.guarded_branches(test, self.availability_flags, which)[1] for test in frame.exits):
                 return True
         return False
+
+    def expects(self, *outcomes: str) -> bool:
+        """Inside a `with` whose body is run for one of `outcomes` ("error": `pytest.raises`, "warning":
+        `pytest.warns`): what it calls is called for that, not for its value."""
+        return any(self.expected[outcome] for outcome in outcomes)
 
     def device_placed(self) -> bool:
         """Factories here already land on a chosen device (`with torch.device(...)`)."""
@@ -276,6 +283,8 @@ class ContextEnter(cst.BatchableCSTVisitor):
             self.ctx.guard_depth += 1
 
     def visit_With_body(self, node: cst.With) -> None:
+        for outcome in {guards.expected_outcome(item) for item in node.items} - {None}:
+            self.ctx.expected[outcome] += 1  # type: ignore[index]
         if any(_is_device_context(self.ctx, item) for item in node.items):
             self.ctx.device_context_depth += 1
         if any(guards.is_cuda_context(item.item) for item in node.items):
@@ -369,6 +378,8 @@ class ContextExit(cst.BatchableCSTVisitor):
             self.ctx.guard_depth -= 1
 
     def leave_With_body(self, original_node: cst.With) -> None:
+        for outcome in {guards.expected_outcome(item) for item in original_node.items} - {None}:
+            self.ctx.expected[outcome] -= 1  # type: ignore[index]
         if any(_is_device_context(self.ctx, item) for item in original_node.items):
             self.ctx.device_context_depth -= 1
         if any(guards.is_cuda_context(item.item) for item in original_node.items):

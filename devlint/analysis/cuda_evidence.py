@@ -36,6 +36,8 @@ _CUDA_ONLY_MODULES = ("triton", "cupy", "pycuda", "tensorrt", "torch_tensorrt", 
                       "torch.utils.cpp_extension", "numba.cuda", "bitsandbytes")
 # Calls that only show a value: a check given to them chooses nothing
 _DISPLAYS = frozenset({"print", "display", "info", "debug", "warning", "warn", "log", "write", "echo"})
+# Test markers given a condition: an availability check there says what the test needs, and chooses nothing
+_SKIPS = frozenset({"skipif", "skipIf", "skipUnless", "xfail"})
 # Holders of options and configuration: `args.device` is whatever the user passed, not an input's device
 _OPTION_HOLDERS = frozenset({"self", "cls", "args", "opt", "opts", "options", "config", "cfg", "conf", "hparams",
                              "params", "hp", "FLAGS", "flags", "settings"})
@@ -120,6 +122,8 @@ def file_evidence(tree: ast.Module) -> FileEvidence:
                 type_tests.update(id(arg) for arg in node.args)  # type: ignore[attr-defined]
             if name.rsplit(".", 1)[-1] in _DISPLAYS:
                 shown.update(id(arg) for arg in node.args)  # type: ignore[attr-defined]
+            elif name.rsplit(".", 1)[-1] in _SKIPS:  # `skipif(not torch.cuda.is_available())`: what a test needs
+                shown.update(id(inner) for arg in node.args for inner in ast.walk(arg))  # type: ignore[attr-defined]
             if isinstance(node.func, ast.Attribute) and node.func.attr == "cuda":  # type: ignore[attr-defined]
                 hard_codes = True
             if name.endswith(_AVAILABILITY) or name.startswith("torch.accelerator."):

@@ -27,9 +27,6 @@ from devlint.analysis.walk import children, own_nodes_in_order
 # Iterating `m.<method>()` yields a module's tensors (`named_*` as (name, tensor) pairs).
 _PARAMETER_ITERATORS = ("parameters", "buffers")
 _NAMED_PARAMETER_ITERATORS = ("named_parameters", "named_buffers")
-# Context managers whose body is expected to raise: a call there is made for its error, not its value.
-_RAISES_CONTEXTS = ("raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "assertWarns",
-                    "assertWarnsRegex", "warns", "deprecated_call")
 
 
 @dataclass(frozen=True)
@@ -66,15 +63,6 @@ class Discarded:
     owner_iterator: str = ""  # how the loop reads the module: "parameters", "buffers", "state_dict"
     dead_store: bool = False  # "assign" to a local name never read again: no fix
     parameter_attribute: bool = False  # "assign" to an attribute that may be an nn.Parameter: no fix
-
-
-def is_raises_context(item: cst.WithItem) -> bool:
-    """`with pytest.raises(...)`, `with self.assertRaises(...)`: the body is run for its error."""
-    call = item.item
-    if not isinstance(call, cst.Call):
-        return False
-    name = dotted_name(call.func) or ""
-    return name.rsplit(".", 1)[-1] in _RAISES_CONTEXTS
 
 
 def binding_loop(receiver: cst.BaseExpression, loops: list[cst.For]) -> Optional[cst.For]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
@@ -439,6 +439,21 @@ def loops_over_gpus(iterable: cst.BaseExpression) -> bool:
     """`for i in range(torch.cuda.device_count())`, `for gpu in gpu_ids`: the body runs once per GPU,
     so never where there is none."""
     return mentions_cuda(iterable) and not any(_NEGATIVE_WORD.search(word) for word in identifiers(iterable))
+
+
+# Context managers whose body is run for what it raises or warns: a call there is made for that, not its value.
+_EXPECTED_ERRORS = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
+_EXPECTED_WARNINGS = frozenset({"assertWarns", "assertWarnsRegex", "warns", "deprecated_call"})
+
+
+def expected_outcome(item: cst.WithItem) -> Optional[str]:
+    """"error" for `with pytest.raises(...)` / `with self.assertRaises(...)`, "warning" for `with pytest.warns(...)`
+    and its kin: the body is run for that; None for any other context manager."""
+    call = item.item
+    if not isinstance(call, cst.Call):
+        return None
+    name = (dotted_name(call.func) or "").rsplit(".", 1)[-1]
+    return "error" if name in _EXPECTED_ERRORS else "warning" if name in _EXPECTED_WARNINGS else None
 
 
 def is_cuda_context(item: cst.BaseExpression) -> bool:

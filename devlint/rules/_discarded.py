@@ -10,7 +10,7 @@ from typing import ClassVar, Optional
 
 import libcst as cst
 
-from devlint.analysis.discarded import BareCall, Discarded, binding_loop, discarded_result, is_raises_context
+from devlint.analysis.discarded import BareCall, Discarded, binding_loop, discarded_result
 from devlint.analysis.edits import code_of, short, shown_code
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
@@ -27,7 +27,6 @@ class DiscardedResultVisitor(RuleVisitor):
         self.candidates: list[BareCall] = []
         self.loops: list[cst.For] = []
         self.repeats: list[cst.For | cst.While] = []  # every enclosing loop, for reads in a later round
-        self.raising = 0  # inside `with pytest.raises(...)`: calls made for their error
 
     def visit_For(self, node: cst.For) -> None:
         self.loops.append(node)
@@ -43,17 +42,9 @@ class DiscardedResultVisitor(RuleVisitor):
     def leave_While(self, original_node: cst.While) -> None:
         self.repeats.pop()
 
-    def visit_With(self, node: cst.With) -> None:
-        if any(is_raises_context(item) for item in node.items):
-            self.raising += 1
-
-    def leave_With(self, original_node: cst.With) -> None:
-        if any(is_raises_context(item) for item in original_node.items):
-            self.raising -= 1
-
     def visit_Expr(self, node: cst.Expr) -> None:
         call = node.value
-        if self.raising or not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
+        if self.ctx.expects("error", "warning") or not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
             return
         if call.func.attr.value not in self.methods or not self.wants(call):
             return

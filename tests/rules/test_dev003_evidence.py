@@ -57,6 +57,8 @@ NOT_PORTABLE = [
     pytest.param('def pad():\n    return torch.zeros(3, device=model.device)', id="a_device_of_what_is_no_input"),
     pytest.param('torch.cuda.is_available()', id="a_check_only_shown_as_a_notebook_cell_shows_it"),
     pytest.param('print(f"GPU: {torch.cuda.is_available()}")', id="a_check_only_printed"),
+    pytest.param('import pytest\nskip_if_no_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="cuda")',
+                 id="a_check_that_skips_a_test_says_what_it_needs"),
     pytest.param('def pad(x):\n    return torch.zeros(3, device=x.device)', id="an_input_followed_in_another_function"),
     pytest.param('Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor', id="a_legacy_type_chosen_is_no_evidence"),
 ]
@@ -132,6 +134,16 @@ def test_a_tensor_for_a_collective_is_preview() -> None:
     assert default(code) == []
     assert len(preview(code)) == 1
     assert len(default(code.replace("dist.all_reduce(x)", "print(x)"))) == 1
+
+
+def test_code_run_for_the_error_it_raises_is_never_reported() -> None:
+    """`with pytest.raises(TypeError): model.cuda()`: the move is made for its error (fairscale's `Pipe` refuses to
+    move before CUDA is asked anything), on any machine. `pytest.warns` runs its body for real: reported."""
+    head = 'import pytest\nimport torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n'
+    raising = head + "def check(model):\n    with pytest.raises(TypeError):\n        model.cuda()\n"
+    assert preview(raising) == []
+    warning = head + "def check(model):\n    with pytest.warns(UserWarning):\n        model.cuda()\n"
+    assert default(warning) == [(6, 9, "DEV003")]
 
 
 def test_a_gpu_of_several_built_from_an_index_is_preview() -> None:
