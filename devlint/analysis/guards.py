@@ -24,6 +24,7 @@ A GPU or `torch.accelerator` in a test counts for every backend.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
@@ -439,6 +440,21 @@ def loops_over_gpus(iterable: cst.BaseExpression) -> bool:
     """`for i in range(torch.cuda.device_count())`, `for gpu in gpu_ids`: the body runs once per GPU,
     so never where there is none."""
     return mentions_cuda(iterable) and not any(_NEGATIVE_WORD.search(word) for word in identifiers(iterable))
+
+
+def is_test_module(path: str) -> bool:
+    """A module pytest collects tests from by its name: `test_*.py`, `*_test.py`, `tests.py`."""
+    name = os.path.basename(path)
+    return name.startswith("test_") or name.endswith("_test.py") or name == "tests.py"
+
+
+def is_test_code(path: str) -> bool:
+    """Code of the project's tests: `test_*.py`, `*_test.py`, a `conftest.py`, or any file under a `tests/` or
+    `test/` folder (their helpers and fixtures)."""
+    parts = path.replace("\\", "/").split("/")
+    name = parts[-1]
+    return (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+            or any(part in ("tests", "test") for part in parts[:-1]))
 
 
 # Context managers whose body is run for what it raises or warns: a call there is made for that, not its value.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import os
 from typing import Optional
 
 import libcst as cst
@@ -12,8 +11,8 @@ from devlint.analysis import portable
 from devlint.analysis.devices import DeviceNameTracker, DeviceVariable, names_a_device
 from devlint.analysis.edits import shown_code
 from devlint.analysis.guards import (
-    CUDA_ONLY_CALLS, cuda_library_names, cuda_only_reason, is_main_test, is_tensorrt_module, module_cuda_only_reason,
-    top_level_imports,
+    CUDA_ONLY_CALLS, cuda_library_names, cuda_only_reason, is_main_test, is_tensorrt_module, is_test_module,
+    module_cuda_only_reason, top_level_imports,
 )
 from devlint.analysis.names import (
     device_backend, dotted_name, has_cuda_method_signature, identifiers, is_cuda_device_expr, is_cuda_string, keyword,
@@ -332,9 +331,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         if not outermost.name.value.startswith("test"):
             return None
         cls = self.ctx.current_class()
-        base = os.path.basename(self.ctx.path)
-        in_test_file = base.startswith("test_") or base.endswith("_test.py") or base == "tests.py"
-        if in_test_file or (cls is not None and cls.name.value.startswith("Test")):
+        if is_test_module(self.ctx.path) or (cls is not None and cls.name.value.startswith("Test")):
             return outermost
         return None
 

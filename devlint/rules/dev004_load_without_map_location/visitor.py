@@ -11,6 +11,7 @@ from devlint.analysis.classes import makes_host_data
 from devlint.analysis.cuda_evidence import evidence_in
 from devlint.analysis.devices import DeviceNameTracker, DeviceVariable
 from devlint.analysis.edits import append_keyword, code_of
+from devlint.analysis.guards import is_test_code
 from devlint.analysis.names import (
     dotted_name, has_star_kwargs, identifiers, keyword, named_parameters, positional, string_value,
 )
@@ -209,7 +210,7 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
         bound = evidence_in(self.ctx.syntax, self.ctx.module.code).bound_to_cuda
         for load, message, fix, function in self.pending:
             shown = self._device_state(load, function)
-            if (shown is None or bound or _is_test_file(self.ctx.path) or self._resumes_its_own_save(load, function)) \
+            if (shown is None or bound or is_test_code(self.ctx.path) or self._resumes_its_own_save(load, function)) \
                     and not self.preview:
                 # nothing shows the file holds device state, a test reads what its run wrote, or a script resumes
                 # from what it writes (on the machine that wrote it, but maybe not): preview's
@@ -301,13 +302,6 @@ def _supplied_checkpoint(source: cst.BaseExpression, names: set[str]) -> Optiona
         if isinstance(node, cst.Call) and (dotted_name(node.func) or "").rsplit(".", 1)[-1] in _DOWNLOADS:
             return "it loads a downloaded checkpoint"
     return None
-
-
-def _is_test_file(path: str) -> bool:
-    parts = path.replace("\\", "/").split("/")
-    name = parts[-1]
-    return (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
-            or any(part in ("tests", "test") for part in parts[:-1]))
 
 
 def _keyed_value(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
