@@ -19,6 +19,7 @@ from devlint.analysis.factories import (
     EXACT_IN_EVERY_DTYPE, LEGACY_CONSTRUCTORS, LEGACY_DTYPES, RANDOM_FACTORIES, cpu_factory_name,
     is_dtype, is_plain_device, legacy_constructor_name, move_target, strip_casts,
 )
+from devlint.analysis.guards import is_test_code
 from devlint.analysis.project_index import repeating_function
 from devlint.analysis.names import dotted_name, identifiers, integer_value, keyword, named_parameters, positional
 from devlint.analysis.torch_names import TorchNames
@@ -60,6 +61,8 @@ class FactoryMoveVisitor(RuleVisitor):
         `forward` or a step, a function the project calls so (the project index), or a function that moves the
         copy to where a tensor it is given is (`target`, the move's: `x.device`, `x`): it runs once per input,
         so on the data path; None: maybe once."""
+        if is_test_code(self.ctx.path):
+            return None  # a test's inputs are made for the test's run, however often it repeats them: not a hot path
         function = self.ctx.current_function()
         if any(loop is function for loop in self._loops):
             return "in a loop: the copy is paid on every iteration"
@@ -71,7 +74,7 @@ class FactoryMoveVisitor(RuleVisitor):
         if self.ctx.project.called_repeatedly(name):
             return f"in `{name}`, which the project calls in a loop or per step: the copy is paid on every call"
         given = _given_tensor(target, function) if target is not None and not name.startswith("test") else None
-        if given is not None:  # (a test's input is made once, for the test)
+        if given is not None:  # (a test function's input is made once, for the test)
             return f"in `{name}`, which runs for each `{given}` it is given: the copy is paid on every call"
         return None
 

@@ -115,6 +115,16 @@ def test_the_message_says_where_the_cost_is_paid() -> None:
                         " device: `torch.ones(..., device=...)` (in a loop: the copy is paid on every iteration)"]
 
 
+def test_a_copy_in_test_code_is_a_preview_shape() -> None:
+    """Blind on fairscale's tests: 30 copies in a test's loop or helper, none worth a fix (tiny inputs made for one
+    test's run). The same code outside the tests is reported."""
+    code = "import torch\ndef check(device):\n    for n in (1, 2, 3):\n        x = torch.ones(n).to(device)\n"
+    assert default(code, "tests/nn/test_layer.py") == []
+    assert default(code, "tests/helpers.py") == []
+    assert len([r for r in lint(code, "tests/nn/test_layer.py", preview=True) if r[2] == "DEV002"]) == 1
+    assert default(code, "src/layer.py") == [(4, 13, "DEV002")]
+
+
 def test_the_message_names_the_input_the_function_runs_for() -> None:
     messages = lint_messages("""
         import torch
