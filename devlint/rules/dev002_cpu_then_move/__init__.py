@@ -94,8 +94,10 @@ RULE = Rule(
         that `torch.zeros(n, device=device)` never does. In a training loop this adds up and
         synchronises with the GPU. By default the rule reports the copies the code shows to repeat: in a
         loop or a comprehension, in a module's `forward` or `__call__`, a training or eval step (`step`,
-        `*_step`), or a function the project calls from one of those (the project index); the message says
-        where the cost is paid. A copy made once (at start-up, a test's input) is a preview shape. Legacy constructors (`torch.LongTensor(ids)`) are CPU tensors too. So is
+        `*_step`), a function the project calls from one of those (the project index), or a function that moves
+        the copy to where a tensor it is given is (`.to(x.device)`, `.to(x)`: it runs once per input); the
+        message says where the cost is paid. A copy made once (at start-up) and a copy in test code (a test
+        module, a `conftest.py`, a `tests/` folder: made for one test's run) are preview shapes. Legacy constructors (`torch.LongTensor(ids)`) are CPU tensors too. So is
         what is computed from one factory with numbers only and then moved (`torch.arange(n).view(-1, 1)
         .to(d)`, the timestep embedding `torch.exp(-math.log(p) * torch.arange(half) / half).to(d)`): every
         other operand must be shown to be a number (a literal, `math.*`, `int(...)`, a name bound only to
@@ -121,8 +123,8 @@ RULE = Rule(
     """,
     preview_shapes="""
         a copy the code does not show to repeat (at module level, in a function nobody is shown to call in a
-        loop or per step): measured blind on training code, such copies made once (start-up, a test's
-        tiny input, once per epoch) were defensible, never bugs a maintainer would fix.
+        loop or per step), and any copy in test code: measured blind, such copies (start-up, a test's tiny
+        input, once per epoch) were defensible, never bugs a maintainer would fix.
     """,
     fix_safety=FixSafety.SOMETIMES,
     fix="""
