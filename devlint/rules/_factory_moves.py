@@ -73,7 +73,8 @@ class FactoryMoveVisitor(RuleVisitor):
             return f"in `{name}`: the copy is paid on every call"
         if self.ctx.project.called_repeatedly(name):
             return f"in `{name}`, which the project calls in a loop or per step: the copy is paid on every call"
-        given = _given_tensor(target, function) if target is not None and not name.startswith("test") else None
+        given = _given_tensor(target, function) if target is not None and not name.startswith("test") and (
+            not isinstance(target, cst.Name) or self._is_tensor(target)) else None  # `.to(rank)`: an index
         if given is not None:  # (a test function's input is made once, for the test)
             return f"in `{name}`, which runs for each `{given}` it is given: the copy is paid on every call"
         return None
@@ -608,7 +609,8 @@ def _empty(factory: cst.Call, name: str) -> bool:
 
 def _given_tensor(target: cst.BaseExpression, function: cst.FunctionDef) -> Optional[str]:
     """The parameter of `function` whose device the move's `target` is (`x.device`, `x.weight.device`, `x` itself in
-    `.to(x)`, `x[0].device`); None for a device the function is given as such (`device`) or its own (`self.device`)."""
+    `.to(x)`, where the caller shows `x` is a tensor, `x[0].device`); None for a device the function is given as such
+    (`device`) or its own (`self.device`)."""
     expr = target.value if isinstance(target, cst.Attribute) and target.attr.value == "device" else target
     if expr is target and not isinstance(target, cst.Name):
         return None  # `.to(x.dtype)`, `.to(get_device())`: no tensor's place

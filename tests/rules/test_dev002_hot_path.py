@@ -47,7 +47,7 @@ REPEATS = [
     """, [(3, 13)]),
     case("to_an_input_tensor_itself", """
         import torch
-        def segment_sum(data, ids, n):
+        def segment_sum(data: torch.Tensor, ids, n):
             return torch.zeros(n, data.shape[1]).to(data).scatter_add(0, ids, data)
     """, [(3, 12)]),
     case("in_a_while_loop", """
@@ -78,6 +78,11 @@ ONCE = [
         import torch
         def make_buffers(device, n):
             return torch.zeros(n).to(device)
+    """, []),
+    case("to_a_gpu_index_the_function_is_given", """
+        import torch
+        def benchmark(rank, n):
+            return torch.randn(n).to(rank)
     """, []),
     case("to_an_input_in_a_test", """
         import torch
