@@ -14,7 +14,7 @@ The bracket is broken when the line is over the limit, or when the edit put on o
 split over several (a fix never joins lines). A line still too long that holds a conditional
 expression (`a if b else c`) is split before `if` and `else`, one part per line, as black does: in
 parentheses it adds (`device=(`, `x = (`), or without them where the expression is all a bracket
-opened on the line before holds. Layouts black would write differently (an operator after the
+opened on the line before holds; a comment that ends the line follows the closing parenthesis. Layouts black would write differently (an operator after the
 bracket: black wraps the whole expression in parentheses), and lines still too long afterwards, are
 refused: the caller then does not apply the fix.
 """
@@ -128,7 +128,10 @@ def _split_conditional(text: str, start: int, limit: int) -> Optional[tuple[int,
     newline = "\r\n" if line.endswith("\r") else "\n"
     tokens = _tokens(text)
     mine = [t for t in tokens if line_start <= t.start < line_stop and t.kind not in (tokenize.NL, tokenize.NEWLINE)]
-    if not mine or any(t.kind == tokenize.COMMENT for t in mine):
+    # a comment ends the line: black keeps it after what closes the expression (`)  # note`, `else c  # note`)
+    end = mine[-1].end if mine else line_stop
+    comment = "  " + mine.pop().text if mine and mine[-1].kind == tokenize.COMMENT else ""
+    if not mine:
         return None
     level = 0
     cut_if = cut_else = assign = None
@@ -169,17 +172,17 @@ def _split_conditional(text: str, start: int, limit: int) -> Optional[tuple[int,
     alone = (not head and before and before[-1].text in _OPENERS and after
              and after[0].text == _OPENERS[before[-1].text])
     if alone:
-        body = newline.join(indent + part for part in parts)
+        body = newline.join(indent + part for part in parts) + comment
     elif head or comma:
         if not _in_brackets(tokens, mine[0]) and (assign is None or not _statement_start(tokens, mine[0])):
             return None
         whole = text[mine[first].start:mine[last - 1].end]
         inner = (indent + unit + whole if width(indent + unit + whole) <= limit
                  else newline.join(indent + unit + part for part in parts))
-        body = f"{indent}{head}({newline}{inner}{newline}{indent}){',' if comma else ''}"
+        body = f"{indent}{head}({newline}{inner}{newline}{indent}){',' if comma else ''}{comment}"
     else:
         return None
-    return line_start, mine[-1].end, body
+    return line_start, end, body
 
 
 def _statement_start(tokens: list[_Token], token: _Token) -> bool:
