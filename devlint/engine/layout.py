@@ -1,8 +1,9 @@
 """Where a fix's rewritten line is too long, or joins lines that were split: break it as black would.
 
 A fix is a text edit (`source[start:end]` -> `replacement`). `lay_out` looks at the physical line
-that holds the edit afterwards and breaks a bracket there the way black and `ruff format` lay out
-a bracket with a magic trailing comma: one item per line, indented one level more than the line
+that holds the edit afterwards and breaks a bracket there the way black and `ruff format` do: what it
+holds on one line indented one level more, where that fits and it is the line's first bracket (black's
+right-hand split); otherwise as they lay out a bracket with a magic trailing comma: one item per line, indented one level more than the line
 that opens the bracket, the closing bracket on its own line at that line's indentation, a
 trailing comma after the last item. Every bracket opened on that line that encloses the broken
 one is broken too (black would: a magic trailing comma splits every bracket around it), so the
@@ -86,7 +87,7 @@ def lay_out(source: str, start: int, end: int, replacement: str, limit: int) -> 
         return line_start, old_stop, new[line_start:stop]
     # the bracket the edit is in (the call a keyword went into), then lines still too long:
     # each at its last bracket or its commas, as black would
-    broken = _break(new, start, new_end, force=joined)
+    broken = _break(new, start, new_end, force=joined, limit=limit)
     if broken is None and joined:
         raise Refused  # never join lines that were split
     if broken is None:
@@ -108,7 +109,7 @@ def lay_out(source: str, start: int, end: int, replacement: str, limit: int) -> 
             offset += len(line) + 1
         else:
             break
-        broken = _split_conditional(new, offset, limit) or _break(new, offset, offset, force=False)
+        broken = _split_conditional(new, offset, limit) or _break(new, offset, offset, force=False, limit=limit)
     result = new[line_start:stop]
     if any(width(line) > allowed for line in _lines(result)):
         raise Refused
@@ -262,7 +263,7 @@ def _split_lines_inside_brackets(text: str, start: int, end: int) -> int:
     return count
 
 
-def _break(text: str, start: int, end: int, *, force: bool) -> Optional[tuple[int, int, str]]:
+def _break(text: str, start: int, end: int, *, force: bool, limit: int) -> Optional[tuple[int, int, str]]:
     """Break the line of `text` holding text[start:end]: (from, to, new text) or None. `force`:
     break the bracket around the edit even where the line has commas of its own."""
     tokens = _tokens(text)
@@ -315,10 +316,30 @@ def _break(text: str, start: int, end: int, *, force: bool) -> Optional[tuple[in
         head = text[line_tokens[0].start:outer.open.start]
         tail = text[outer.close.end:line_tokens[-1].end]  # type: ignore[union-attr]
         return optional.open.start, optional.close.end, head + broken + tail  # type: ignore[union-attr]
+    head, tail = text[line_start:outer.open.end], indent + text[outer.close.start:line_stop].rstrip("\r")  # type: ignore
+    hugged = None  # (lines the user split keep theirs; a head or tail too long: black omits trailers first)
+    # (a bracket before it on the line: black may split there instead; the old layout, one per line, is kept)
+    earlier = any(p.depth <= outer.depth and p.open.start < outer.open.start and p.close.start > p.open.end  # type: ignore
+                  for p in on_line)
+    if not force and not earlier and width(head) <= limit and width(tail) <= limit:
+        hugged = _hug(text, outer, indent + unit, limit)
+    if hugged is not None:
+        return outer.open.start, outer.close.end, f"{outer.open.text}{newline}{hugged}{newline}{indent}{outer.close.text}"  # type: ignore[union-attr]
     broken = _explode(text, tokens, chain, 0, indent, unit, newline, target)
     if broken is None:
         return None
     return outer.open.start, outer.close.end, broken  # type: ignore[union-attr]
+
+
+def _hug(text: str, pair: _Pair, indent: str, limit: int) -> Optional[str]:
+    """What `pair`'s brackets hold, on one line at `indent`, where black's right-hand split puts it: it fits
+    in `limit` and holds no magic trailing comma (black then keeps one item per line) and no
+    line break. None otherwise."""
+    assert pair.close is not None
+    inside = text[pair.open.end:pair.close.start].strip(" \t")
+    if not inside or inside.endswith(",") or "\n" in inside or width(indent + inside) > limit:
+        return None
+    return indent + inside
 
 
 def _optional_parens(text: str, tokens: list[_Token], around: list[_Pair],
