@@ -64,6 +64,7 @@ def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleE
         whole = text if text is not None else source
         if narrow and syntax is not None and all(entry.rule.candidates is not None for entry in rules):
             module, tree, placing = _parse_needed(whole, syntax, rules) or (None, tree, placing)
+            result.narrowed = module is not None
         if module is None:
             # Python parsed it (engine.py): a failure here is LibCST's, DEV998. A large text is parsed a piece at
             # a time, into the same tree: LibCST's parser holds memory in proportion to what it is given.

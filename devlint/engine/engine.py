@@ -73,6 +73,7 @@ class Analysis:
     # Where the code of each top-level statement of `module` starts (when a report has a fix): a fix's edit is
     # computed on its statement (devlint/engine/cst_stage.py: Statements).
     statement_starts: Optional[list[int]] = None
+    narrowed: bool = False  # `module` holds only the statements the rules need (devlint/analysis/needed.py)
 
 
 def _cst_stage() -> ModuleType:
@@ -144,6 +145,12 @@ def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignor
         result = Analysis(source, text=text)
         _cst_stage().check(result, path, settings, rules, with_fixes, ignore_noqa, suppressions, facts, reparser,
                            text, module, narrow=not (whole or with_fixes))
+        if not with_fixes and any(diagnostic.fix is not None for diagnostic in result.diagnostics):
+            # a fix is offered (`[*]`, the counts) only where `--fix` can lay it out, which needs the whole tree
+            whole_module = module if result.narrowed else result.module
+            result = Analysis(source, text=text)
+            _cst_stage().check(result, path, settings, rules, True, ignore_noqa, suppressions, facts, reparser,
+                               text, whole_module, narrow=False)
         return result
 
     try:

@@ -1,8 +1,9 @@
 """Where a fix's rewritten line is too long, or joins lines that were split: break it as black would.
 
 A fix is a text edit (`source[start:end]` -> `replacement`). `lay_out` looks at the physical line
-that holds the edit afterwards and breaks a bracket there the way black and `ruff format` lay out
-a bracket with a magic trailing comma: one item per line, indented one level more than the line
+that holds the edit afterwards and breaks a bracket there the way black and `ruff format` do: what it
+holds on one line indented one level more, where that fits and it is the line's first bracket (black's
+right-hand split); otherwise as they lay out a bracket with a magic trailing comma: one item per line, indented one level more than the line
 that opens the bracket, the closing bracket on its own line at that line's indentation, a
 trailing comma after the last item. Every bracket opened on that line that encloses the broken
 one is broken too (black would: a magic trailing comma splits every bracket around it), so the
@@ -14,7 +15,7 @@ The bracket is broken when the line is over the limit, or when the edit put on o
 split over several (a fix never joins lines). A line still too long that holds a conditional
 expression (`a if b else c`) is split before `if` and `else`, one part per line, as black does: in
 parentheses it adds (`device=(`, `x = (`), or without them where the expression is all a bracket
-opened on the line before holds. Layouts black would write differently (an operator after the
+opened on the line before holds; a comment that ends the line follows the closing parenthesis. Layouts black would write differently (an operator after the
 bracket: black wraps the whole expression in parentheses), and lines still too long afterwards, are
 refused: the caller then does not apply the fix.
 """
@@ -86,7 +87,7 @@ def lay_out(source: str, start: int, end: int, replacement: str, limit: int) -> 
         return line_start, old_stop, new[line_start:stop]
     # the bracket the edit is in (the call a keyword went into), then lines still too long:
     # each at its last bracket or its commas, as black would
-    broken = _break(new, start, new_end, force=joined)
+    broken = _break(new, start, new_end, force=joined, limit=limit)
     if broken is None and joined:
         raise Refused  # never join lines that were split
     if broken is None:
@@ -108,7 +109,7 @@ def lay_out(source: str, start: int, end: int, replacement: str, limit: int) -> 
             offset += len(line) + 1
         else:
             break
-        broken = _split_conditional(new, offset, limit) or _break(new, offset, offset, force=False)
+        broken = _split_conditional(new, offset, limit) or _break(new, offset, offset, force=False, limit=limit)
     result = new[line_start:stop]
     if any(width(line) > allowed for line in _lines(result)):
         raise Refused
@@ -128,7 +129,10 @@ def _split_conditional(text: str, start: int, limit: int) -> Optional[tuple[int,
     newline = "\r\n" if line.endswith("\r") else "\n"
     tokens = _tokens(text)
     mine = [t for t in tokens if line_start <= t.start < line_stop and t.kind not in (tokenize.NL, tokenize.NEWLINE)]
-    if not mine or any(t.kind == tokenize.COMMENT for t in mine):
+    # a comment ends the line: black keeps it after what closes the expression (`)  # note`, `else c  # note`)
+    end = mine[-1].end if mine else line_stop
+    comment = "  " + mine.pop().text if mine and mine[-1].kind == tokenize.COMMENT else ""
+    if not mine:
         return None
     level = 0
     cut_if = cut_else = assign = None
@@ -169,17 +173,17 @@ def _split_conditional(text: str, start: int, limit: int) -> Optional[tuple[int,
     alone = (not head and before and before[-1].text in _OPENERS and after
              and after[0].text == _OPENERS[before[-1].text])
     if alone:
-        body = newline.join(indent + part for part in parts)
+        body = newline.join(indent + part for part in parts) + comment
     elif head or comma:
         if not _in_brackets(tokens, mine[0]) and (assign is None or not _statement_start(tokens, mine[0])):
             return None
         whole = text[mine[first].start:mine[last - 1].end]
         inner = (indent + unit + whole if width(indent + unit + whole) <= limit
                  else newline.join(indent + unit + part for part in parts))
-        body = f"{indent}{head}({newline}{inner}{newline}{indent}){',' if comma else ''}"
+        body = f"{indent}{head}({newline}{inner}{newline}{indent}){',' if comma else ''}{comment}"
     else:
         return None
-    return line_start, mine[-1].end, body
+    return line_start, end, body
 
 
 def _statement_start(tokens: list[_Token], token: _Token) -> bool:
@@ -259,7 +263,7 @@ def _split_lines_inside_brackets(text: str, start: int, end: int) -> int:
     return count
 
 
-def _break(text: str, start: int, end: int, *, force: bool) -> Optional[tuple[int, int, str]]:
+def _break(text: str, start: int, end: int, *, force: bool, limit: int) -> Optional[tuple[int, int, str]]:
     """Break the line of `text` holding text[start:end]: (from, to, new text) or None. `force`:
     break the bracket around the edit even where the line has commas of its own."""
     tokens = _tokens(text)
@@ -312,10 +316,30 @@ def _break(text: str, start: int, end: int, *, force: bool) -> Optional[tuple[in
         head = text[line_tokens[0].start:outer.open.start]
         tail = text[outer.close.end:line_tokens[-1].end]  # type: ignore[union-attr]
         return optional.open.start, optional.close.end, head + broken + tail  # type: ignore[union-attr]
+    head, tail = text[line_start:outer.open.end], indent + text[outer.close.start:line_stop].rstrip("\r")  # type: ignore
+    hugged = None  # (lines the user split keep theirs; a head or tail too long: black omits trailers first)
+    # (a bracket before it on the line: black may split there instead; the old layout, one per line, is kept)
+    earlier = any(p.depth <= outer.depth and p.open.start < outer.open.start and p.close.start > p.open.end  # type: ignore
+                  for p in on_line)
+    if not force and not earlier and width(head) <= limit and width(tail) <= limit:
+        hugged = _hug(text, outer, indent + unit, limit)
+    if hugged is not None:
+        return outer.open.start, outer.close.end, f"{outer.open.text}{newline}{hugged}{newline}{indent}{outer.close.text}"  # type: ignore[union-attr]
     broken = _explode(text, tokens, chain, 0, indent, unit, newline, target)
     if broken is None:
         return None
     return outer.open.start, outer.close.end, broken  # type: ignore[union-attr]
+
+
+def _hug(text: str, pair: _Pair, indent: str, limit: int) -> Optional[str]:
+    """What `pair`'s brackets hold, on one line at `indent`, where black's right-hand split puts it: it fits
+    in `limit` and holds no magic trailing comma (black then keeps one item per line) and no
+    line break. None otherwise."""
+    assert pair.close is not None
+    inside = text[pair.open.end:pair.close.start].strip(" \t")
+    if not inside or inside.endswith(",") or "\n" in inside or width(indent + inside) > limit:
+        return None
+    return indent + inside
 
 
 def _optional_parens(text: str, tokens: list[_Token], around: list[_Pair],

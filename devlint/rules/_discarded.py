@@ -105,8 +105,9 @@ def discarded_message(bare: BareCall, discarded: Discarded, verb: str, owner_adv
     elif discarded.keep == "assign" and discarded.parameter_attribute:
         # a Parameter cannot be replaced by a plain tensor; its data can
         advice = f"`{text}` may be a Parameter: {verb} the module, or assign `{text}.data`"
-    elif discarded.keep == "assign":
+    elif discarded.keep == "assign" and not discarded.dead_store:
         advice = f"assign it: `{text} = {call}`"
+    # (a name never read again: assigning it back keeps nothing, and no fix offers it)
     else:
         advice = "use the tensor it returns"
     return f"`{call}` result is discarded; tensors are not {done} in place — {advice}"

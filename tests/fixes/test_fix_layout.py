@@ -207,7 +207,7 @@ def test_multi_line_move_assigned_back_keeps_its_lines():
 # --- a rewritten line over the limit ---------------------------------------------------------
 
 
-def test_assignment_over_the_limit_is_broken_one_argument_per_line():
+def test_assignment_over_the_limit_puts_the_arguments_on_one_indented_line():
     _check(
         """
         import torch
@@ -219,10 +219,7 @@ def test_assignment_over_the_limit_is_broken_one_argument_per_line():
         import torch
         def f(x, device):
             noise = torch.randn(
-                x.shape[0],
-                x.shape[1],
-                x.shape[2],
-                device=device,
+                x.shape[0], x.shape[1], x.shape[2], device=device
             )
             return noise
         """,
@@ -263,10 +260,7 @@ def test_chained_call_after_the_broken_one_stays_on_the_closing_line():
         import torch
         def f(x, device):
             mask = torch.ones(
-                x.shape[0],
-                x.shape[1],
-                dtype=torch.bool,
-                device=device,
+                x.shape[0], x.shape[1], dtype=torch.bool, device=device
             ).float()
             return mask
         """,
@@ -353,7 +347,7 @@ def test_no_fix_where_the_only_layout_black_would_write_wraps_the_expression():
 def test_crlf_line_breaks_in_a_broken_call():
     source = 'import torch\r\nstate = torch.load(checkpoint_path)\r\n'
     result = fix_source(source, "example.py", Settings(line_length=40, preview=True), unsafe=True).source
-    assert result == 'import torch\r\nstate = torch.load(\r\n    checkpoint_path,\r\n    map_location="cpu",\r\n)\r\n'
+    assert result == 'import torch\r\nstate = torch.load(\r\n    checkpoint_path, map_location="cpu"\r\n)\r\n'
 
 
 # --- the fixed output of a black-formatted file stays black-formatted ------------------------
@@ -399,6 +393,43 @@ def test_fixed_black_formatted_file_stays_black_formatted(index):
     fixed = fix_source(source, "example.py", settings, unsafe=True).source
     assert fixed != source
     assert black.format_str(fixed, mode=mode) == fixed
+
+
+def _black_keeps(fixed: str, limit: int) -> None:
+    """black (where the test environment has it) writes `fixed` as it is: the fix's layout is black's."""
+    try:
+        import black
+    except ImportError:
+        return
+    assert black.format_str(fixed, mode=black.Mode(line_length=limit)) == fixed
+
+
+def test_overflowing_fix_hugs_its_arguments_on_one_indented_line_as_black_does():
+    before = "import torch\n\n\ndef f(x, device):\n    noise = torch.randn(x.shape[0], x.shape[1]).to(device)\n"
+    after = (
+        "import torch\n\n\ndef f(x, device):\n"
+        "    noise = torch.randn(\n"
+        "        x.shape[0], x.shape[1], device=device\n"
+        "    )\n"
+    )
+    fixed = _fixed(before, limit=50)
+    assert fixed == after
+    _black_keeps(fixed, 50)
+
+
+def test_arguments_too_long_for_one_indented_line_go_one_per_line_with_a_trailing_comma():
+    before = "import torch\n\n\ndef f(x, device):\n    noise = torch.randn(x.shape[0], x.shape[1]).to(device)\n"
+    after = (
+        "import torch\n\n\ndef f(x, device):\n"
+        "    noise = torch.randn(\n"
+        "        x.shape[0],\n"
+        "        x.shape[1],\n"
+        "        device=device,\n"
+        "    )\n"
+    )
+    fixed = _fixed(before, limit=40)
+    assert fixed == after
+    _black_keeps(fixed, 40)
 
 
 # --- the line limit a fix reads ---------------------------------------------------------------
@@ -447,7 +478,7 @@ def test_fix_of_a_file_uses_the_limit_beside_it(tmp_path):
     source = "import torch\nstate = torch.load(checkpoint_path)\n"
     module.write_text(source)
     result = fix_source(source, str(module), Settings(preview=True), unsafe=True).source
-    assert result == 'import torch\nstate = torch.load(\n    checkpoint_path,\n    map_location="cpu",\n)\n'
+    assert result == 'import torch\nstate = torch.load(\n    checkpoint_path, map_location="cpu"\n)\n'
 
 
 # --- --fix runs until nothing changes ---------------------------------------------------------

@@ -984,6 +984,29 @@ class Net(nn.Module):
     assert report.fix is None
 
 
+def test_a_move_of_a_name_never_read_again_suggests_only_what_its_fix_offers():
+    # assigning it back would keep nothing (no fix offers it): the advice is to use the result
+    [report] = _diagnostics("""
+import torch
+def f(x: torch.Tensor):
+    x.cuda()
+""")
+    assert report.fix is None
+    assert report.message == ("`x.cuda()` result is discarded; tensors are not moved in place — "
+                              "use the tensor it returns")
+
+
+def test_a_move_of_a_name_read_again_suggests_the_assignment_its_fix_writes():
+    [report] = _diagnostics("""
+import torch
+def f(x: torch.Tensor):
+    x.cuda()
+    return x
+""")
+    assert report.fix is not None and report.fix.description == "Assign the moved tensor back: `x = ...`"
+    assert report.message.endswith("assign it: `x = x.cuda()`")
+
+
 def _diagnostics(snippet: str) -> list:
     from devlint import lint_source
 
