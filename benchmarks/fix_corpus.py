@@ -97,10 +97,10 @@ def long_lines(before: str, after: str, limit: int) -> list[str]:
     return found
 
 
-def hunks_by_rule(before: str, after: str, relative: str) -> Counter[tuple[str, str]]:
+def hunks_by_rule(before: str, after: str, path: str) -> Counter[tuple[str, str]]:
     """(code, applicability) -> changed hunks touching a report of that code."""
     counts: Counter[tuple[str, str]] = Counter()
-    reports = [d for d in analyze(before, relative).diagnostics if d.fix is not None]
+    reports = [d for d in analyze(before, path).diagnostics if d.fix is not None]
     old, new = before.splitlines(), after.splitlines()
     for tag, i1, i2, _j1, _j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         if tag == "equal":
@@ -112,7 +112,7 @@ def hunks_by_rule(before: str, after: str, relative: str) -> Counter[tuple[str, 
     return counts
 
 
-def black_stable(before: str, relative: str, limit: int) -> Optional[bool]:
+def black_stable(before: str, path: str, limit: int) -> Optional[bool]:
     """None: the original is not black-formatted at any likely limit; else whether the fix of
     it (at the limit it is formatted at) still is."""
     import black
@@ -121,7 +121,7 @@ def black_stable(before: str, relative: str, limit: int) -> Optional[bool]:
         mode = black.Mode(line_length=length)
         if not _black_ok(black, before, mode):
             continue
-        after = fix_source(before, relative, Settings(line_length=length), unsafe=True).source
+        after = fix_source(before, path, Settings(line_length=length), unsafe=True).source
         return after == before or _black_ok(black, after, mode)
     return None
 
@@ -136,15 +136,16 @@ def _black_ok(black, text: str, mode) -> bool:  # type: ignore[no-untyped-def]
     return False
 
 
-def _check_fixed(relative: str, before: str, after: str) -> list[str]:
+def _check_fixed(relative: str, path: str, before: str, after: str) -> list[str]:
+    """The checks on one fixed text; `path` is the original's, where the CLI's run read its project."""
     failures = []
     try:
         ast.parse(after)
     except SyntaxError as error:
         failures.append(f"{relative}: does not parse after fixing: {error}")
-    for line in stray_changes(before, after, allowed_lines(before, relative)):
+    for line in stray_changes(before, after, allowed_lines(before, path)):
         failures.append(f"{relative}:{line}  (changed, but had no report)")
-    if fix_source(after, relative, unsafe=True).source != after:
+    if fix_source(after, path, unsafe=True).source != after:
         failures.append(f"{relative}: a second fix run changes it again")
     return failures
 
@@ -176,25 +177,28 @@ def main() -> int:
         if before == after:
             continue
         changed += 1
-        unsafe = fix_source(before, relative, unsafe=True)
+        # analysed at the original's own path, so that the project index (DEV002's callers, DEV004's savers) is the
+        # one the CLI's run read: the copy it fixed was that project, file for file
+        where = os.path.abspath(original_path)
+        unsafe = fix_source(before, where, unsafe=True)
         applied.update(unsafe.fixed)
         changed_now += unsafe.source != before
         if unsafe.source != after:
             failures.append(f"{relative}: the CLI's result differs from fix_source(unsafe=True)")
         # the checks hold for what is on disk and for what this checkout's fix_source gives
         for text in dict.fromkeys((after, unsafe.source)):
-            failures.extend(_check_fixed(relative, before, text))
+            failures.extend(_check_fixed(relative, where, before, text))
         limit = line_limit(None, fixed_path)
         failures.extend(f"{relative}:{line} (added line over the limit)" for line in long_lines(before, after, limit))
-        hunks.update(hunks_by_rule(before, after, relative))
+        hunks.update(hunks_by_rule(before, after, where))
         if black_checked < args.black_sample:
-            stable = black_stable(before, relative, limit)
+            stable = black_stable(before, where, limit)
             if stable is not None:
                 black_checked += 1
                 black_kept += stable
                 if not stable:
                     failures.append(f"{relative}: black-formatted before the fix, not after")
-        safe = fix_source(before, relative, unsafe=False)
+        safe = fix_source(before, where, unsafe=False)
         applied_safe.update(safe.fixed)
         unsafe_skipped.update(
             d.code for d in safe.remaining if d.fix is not None and d.fix.applicability is Applicability.UNSAFE
