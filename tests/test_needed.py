@@ -232,14 +232,26 @@ def test_a_rule_that_reads_the_whole_file_parses_every_statement() -> None:
     assert analysis.module is not None and len(analysis.module.body) == len(ast.parse(source).body)
 
 
+# LEFT_OUT with a report that offers no fix (a discarded move of a name never read again)
+WITHOUT_A_FIX = LEFT_OUT.replace("    mask = torch.ones(n).to(device)\n    return mask",
+                                 "    mask = torch.ones(n, device=device)\n    mask.cpu()\n    return n")
+
+
 def test_fixing_and_fix_edits_parse_every_statement() -> None:
+    """Fix edits need the whole tree: `--fix`, the formats that show edits, and a check whose report offers a fix
+    (a fix is offered only where `--fix` can lay it out, issue 50) parse every statement; a check whose reports
+    offer none leaves out what the rules do not read."""
     for with_fixes, whole in ((True, False), (False, True)):
         analysis = analyze(LEFT_OUT, "example.py", DEFAULT, with_fixes=with_fixes, whole=whole)
         assert analysis.module is not None and analysis.module.code == LEFT_OUT
-    narrowed = analyze(LEFT_OUT, "example.py", DEFAULT)
-    assert narrowed.module is not None
+    offering = analyze(LEFT_OUT, "example.py", DEFAULT)
+    assert offering.module is not None and offering.module.code == LEFT_OUT
+    assert [d.fix is not None for d in offering.diagnostics] == [True]
+    assert WITHOUT_A_FIX != LEFT_OUT
+    narrowed = analyze(WITHOUT_A_FIX, "example.py", DEFAULT)
+    assert narrowed.module is not None and [(d.code, d.fix) for d in narrowed.diagnostics] == [("DEV001", None)]
     assert [statement.name.value for statement in narrowed.module.body if hasattr(statement, "name")] == ["make_step"]
-    assert narrowed.module.code.count("\n") == LEFT_OUT.count("\n")  # every line, the same
+    assert narrowed.module.code.count("\n") == WITHOUT_A_FIX.count("\n")  # every line, the same
 
 
 @pytest.mark.parametrize("settings", [DEFAULT, PREVIEW], ids=["default", "preview"])

@@ -90,12 +90,15 @@ def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleE
         return
     wanted = [node for report in raw for node in (report.node, *(report.fix.replacements if report.fix else ()))]
     wanted += [node for node, _ in failures.by_code.values() if node is not None]
-    limit = line_limit(settings.line_length, path) if with_fixes else 0
+    # a fix is offered (`[*]`, the counts) only where `--fix` can lay it out: laid out here, on a whole tree; on a
+    # narrowed one the caller checks the file again whole where a report has a fix (devlint/engine/engine.py)
+    lay_out = with_fixes or not result.narrowed
+    limit = line_limit(settings.line_length, path) if lay_out else 0
     if tree is not None and any(report.fix is not None for report in raw):
         result.statement_starts = statement_starts(module, tree)
     try:
         positions = _positions(module, wanted, placing, tree)
-        _resolve(result, lines, positions, raw, path, with_fixes, ignore_noqa, limit, suppressions)
+        _resolve(result, lines, positions, raw, path, lay_out, ignore_noqa, limit, suppressions)
     except Exception as error:
         if caused_by_recursion(error) and not isinstance(error, RecursionError):
             raise RecursionError(str(error)) from error  # LibCST's position records hide it: retried deep

@@ -145,12 +145,11 @@ def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignor
         result = Analysis(source, text=text)
         _cst_stage().check(result, path, settings, rules, with_fixes, ignore_noqa, suppressions, facts, reparser,
                            text, module, narrow=not (whole or with_fixes))
-        if not with_fixes and any(diagnostic.fix is not None for diagnostic in result.diagnostics):
-            # a fix is offered (`[*]`, the counts) only where `--fix` can lay it out, which needs the whole tree
-            whole_module = module if result.narrowed else result.module
+        if result.narrowed and any(diagnostic.fix is not None for diagnostic in result.diagnostics):
+            # a fix is offered only where `--fix` can lay it out, which needs the whole tree: checked again whole
             result = Analysis(source, text=text)
-            _cst_stage().check(result, path, settings, rules, True, ignore_noqa, suppressions, facts, reparser,
-                               text, whole_module, narrow=False)
+            _cst_stage().check(result, path, settings, rules, with_fixes, ignore_noqa, suppressions, facts, reparser,
+                               text, module, narrow=False)
         return result
 
     try:
