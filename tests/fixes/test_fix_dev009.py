@@ -203,3 +203,23 @@ def test_work_before_set_device_is_indexed_with_the_local_rank_bound_before_it()
                 model = torch.nn.Linear(2, 2).cuda(local_rank)
             torch.cuda.set_device(local_rank)
         """, unsafe=True)
+
+
+def test_one_fix_indexes_every_placement_of_the_one_report():
+    check("""
+        import os
+        import torch
+        import torch.distributed as dist
+        local_rank = int(os.environ["LOCAL_RANK"])
+        dist.init_process_group("nccl")
+        model = torch.nn.Linear(2, 2).cuda()
+        x = torch.zeros(3, device="cuda")
+        """, """
+        import os
+        import torch
+        import torch.distributed as dist
+        local_rank = int(os.environ["LOCAL_RANK"])
+        dist.init_process_group("nccl")
+        model = torch.nn.Linear(2, 2).cuda(local_rank)
+        x = torch.zeros(3, device=f"cuda:{local_rank}")
+        """, unsafe=True)

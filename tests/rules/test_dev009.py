@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import lint_messages
 from rules.cases import cases_for, reports
 
 case = cases_for("DEV009")
@@ -43,7 +44,7 @@ dist.init_process_group("nccl")
 x = torch.zeros(3, device="cuda")
 y = x.to("cuda")
 state = torch.load("ckpt.pt", map_location="cuda")
-""", [(5, 27), (6, 10), (7, 44)]),
+""", [(5, 27)]),  # one cause, one report: at the first placement, naming the others
     case("a_function_that_returns_the_device", HEAD + """
 dist.init_process_group("nccl")
 def get_device():
@@ -271,3 +272,27 @@ n = torch.cuda.device_count()
 @pytest.mark.parametrize("snippet, expected", FLAGGED + CLEAN)
 def test_dev009(snippet, expected):
     assert reports("DEV009", snippet) == expected
+
+
+def test_one_missing_set_device_is_one_report_at_the_first_placement_naming_the_others():
+    snippet = HEAD + """
+dist.init_process_group("nccl")
+def build():
+    return torch.nn.Linear(2, 2).cuda()
+x = torch.zeros(3, device="cuda")
+"""
+    assert reports("DEV009", snippet) == [(6, 12, "DEV009")]
+    assert lint_messages(snippet, "DEV009")[0].endswith('(also `"cuda"` at module level)')
+
+
+def test_placements_before_a_late_set_device_are_one_report():
+    snippet = HEAD + """
+def main():
+    dist.init_process_group("nccl")
+    model = torch.nn.Linear(2, 2).cuda()
+    batch = torch.ones(2, 2).to("cuda")
+    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+main()
+"""
+    assert reports("DEV009", snippet) == [(6, 13, "DEV009")]
+    assert lint_messages(snippet, "DEV009")[0].endswith('(also `"cuda"` in `main`)')

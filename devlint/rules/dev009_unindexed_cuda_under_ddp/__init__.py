@@ -80,7 +80,9 @@ RULE = Rule(
         that call even where every placement names its GPU (`.to(local_rank)`, `device_ids=[local_rank]`):
         each rank's current device is still GPU 0, where its CUDA context, its pinned memory and NCCL's
         barriers go (PyTorch's DDP examples call `set_device` for this). A module without a `__main__` block
-        is left alone there: a library starts the group in one file and pins in another.
+        is left alone there: a library starts the group in one file and pins in another. One cause is one
+        report: the placements a missing `set_device` leaves on GPU 0 (or a late one lets run first) are
+        reported once, at the first, naming the others, with one fix that indexes each that can be.
 
         Order matters too: where the file pins with `set_device`, what every rank places on the GPU
         before that call runs (`.cuda()`, `.to("cuda")`, `device="cuda"` or `map_location="cuda"` given)

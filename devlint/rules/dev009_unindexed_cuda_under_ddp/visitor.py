@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Callable, Optional
 
 import libcst as cst
 
@@ -55,8 +55,9 @@ class UnindexedCudaUnderDdp(RuleVisitor):
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
-        # (node, message, fix, places something on the GPU: a move, or `device=` / `map_location=` given)
-        self.pending: list[tuple[cst.CSTNode, str, Optional[Fix], bool]] = []
+        # (node, what it is, fix, places something on the GPU: a move, or `device=` / `map_location=` given,
+        # the function it is in)
+        self.pending: list[tuple[cst.CSTNode, str, Optional[Fix], bool, Optional[str]]] = []
         self.local_ranks = LocalRankNames()
         self._statements: list[cst.CSTNode] = []
         self._compared: set[int] = set()  # `x.device == torch.device("cuda")`: a comparison places nothing
@@ -127,7 +128,11 @@ class UnindexedCudaUnderDdp(RuleVisitor):
         fix = None
         if index is not None:
             fix = Fix(Applicability.UNSAFE, f"Index the device with `{index}`", {literal: _indexed_string(literal, index)})
-        self.pending.append((literal, f"`{self.ctx.module.code_for_node(literal)}`", fix, places))
+        self._pend(literal, f"`{self.ctx.module.code_for_node(literal)}`", fix, places)
+
+    def _pend(self, node: cst.CSTNode, what: str, fix: Optional[Fix], places: bool) -> None:
+        function = self.ctx.current_function()
+        self.pending.append((node, what, fix, places, function.name.value if function is not None else None))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if any(names_a_device(dotted_name(t.target) or "") for t in node.targets):
@@ -152,7 +157,7 @@ class UnindexedCudaUnderDdp(RuleVisitor):
                     if index is not None:
                         fix = Fix(Applicability.UNSAFE, f"Index the device with `{index}`",
                                   {node: _with_last_argument(node, index)})
-                    self.pending.append((node, f"`{self.ctx.module.code_for_node(node)}`", fix, False))
+                    self._pend(node, f"`{self.ctx.module.code_for_node(node)}`", fix, False)
                 else:
                     for literal in _cuda_literals(value):
                         self._literal(literal)
@@ -184,18 +189,18 @@ class UnindexedCudaUnderDdp(RuleVisitor):
             if index is not None:
                 fix = Fix(Applicability.UNSAFE, f"Index the device with `{index}`",
                           {node: _with_first_argument(node, index)})
-            self.pending.append((node, "`.cuda()`", fix, True))
+            self._pend(node, "`.cuda()`", fix, True)
 
     def finish(self) -> None:
         facts = distributed_file(self.ctx.module, self.torch)
-        if facts.every_rank_on_default_gpu and is_script(self.ctx.module):
-            # NCCL started by a program that never pins its rank: even with every placement indexed, each
-            # rank's current device stays GPU 0 (its CUDA context, pinned memory, NCCL's barriers)
-            for start in facts.nccl_starts:
-                self.report(start, _NEVER_PINNED)
         if facts.every_rank_on_default_gpu:
-            for node, what, fix, _places in self.pending:
-                self.report(node, _message(what), fix)
+            if self.pending:
+                self._report_together(self.pending, _message)
+            elif is_script(self.ctx.module):
+                # NCCL started by a program that never pins its rank: even with every placement indexed, each
+                # rank's current device stays GPU 0 (its CUDA context, pinned memory, NCCL's barriers)
+                for start in facts.nccl_starts:
+                    self.report(start, _NEVER_PINNED)
             return
         placing = [entry for entry in self.pending if entry[3]]
         barriers = self._barriers if facts.nccl_starts else []
@@ -203,12 +208,30 @@ class UnindexedCudaUnderDdp(RuleVisitor):
             return
         # pinned by a `set_device` call: what every rank places on the GPU before that call runs is on GPU 0
         order = BeforePinning(self.ctx.module, self.torch, _depends_on_rank, facts.helpers).read()
-        for node, what, fix, _places in placing:
-            if order.ran_before(node):
-                self.report(node, _before_pinning_message(what), fix)
+        early = [entry for entry in placing if order.ran_before(entry[0])]
+        if early:
+            self._report_together(early, _before_pinning_message)
         for barrier in barriers:
             if order.ran_before(barrier):
                 self.report(barrier, _BARRIER_BEFORE_PINNING)
+
+    def _report_together(self, entries: list[tuple[cst.CSTNode, str, Optional[Fix], bool, Optional[str]]],
+                         message: Callable[[str], str]) -> None:
+        """One report for one cause (no `set_device`, or one that runs too late): at the first placement, naming
+        the others, with one fix that indexes every placement that can be."""
+        (first, what, _, _, _), others = entries[0], entries[1:]
+        text = message(what)
+        if others:
+            named = [f"{other} in `{where}`" if where else f"{other} at module level"
+                     for _, other, _, _, where in others]
+            text = f"{text} (also {', '.join(named)})"
+        fixes = [fix for _, _, fix, _, _ in entries if fix is not None]
+        fix = None
+        if fixes:
+            replacements = {node: new for found in fixes for node, new in found.replacements.items()}
+            description = fixes[0].description if len(fixes) == 1 else f"{fixes[0].description} ({len(fixes)} places)"
+            fix = Fix(Applicability.UNSAFE, description, replacements)
+        self.report(first, text, fix)
 
 
 _LOCAL_RANK_ADVICE = ("index it with the local rank (`int(os.environ[\"LOCAL_RANK\"])`, or `rank %"
