@@ -227,13 +227,19 @@ def _parameters(function: Optional[_Function]) -> frozenset[str]:
 
 
 def _refuses_otherwise(node: ast.If) -> bool:
-    """`if not torch.cuda.is_available(): raise ...` (or `sys.exit(...)`): the file requires CUDA."""
+    """`if not torch.cuda.is_available(): raise ...` (or `sys.exit(...)`, `pytest.skip(...)`, `self.skipTest(...)`):
+    the file requires CUDA."""
     negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
     last = node.body[-1] if node.body else None
     exits = isinstance(last, ast.Raise) or (
         isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)
-        and _dotted(last.value.func) in ("sys.exit", "exit", "quit", "os._exit"))
+        and (_dotted(last.value.func) or "") in _REFUSALS)
     return negated and exits and not node.orelse
+
+
+# Calls that end a run, or skip the test, where what the `if` checks is missing
+_REFUSALS = frozenset({"sys.exit", "exit", "quit", "os._exit", "pytest.skip", "pytest.exit", "self.skipTest",
+                       "unittest.skip", "pytest.fail", "self.fail"})
 
 
 def _cuda_only_call(name: str) -> bool:

@@ -146,6 +146,33 @@ def test_code_run_for_the_error_it_raises_is_never_reported() -> None:
     assert default(warning) == [(6, 9, "DEV003")]
 
 
+TEST_CODE = ("import pytest\nimport torch\ndevice = \"cuda\" if torch.cuda.is_available() else \"cpu\"\n"
+             "def test_moves():\n    x = torch.ones(2).to(\"cuda\")\n")
+
+
+@pytest.mark.parametrize("path", ["tests/test_ops.py", "tests/helpers.py", "conftest.py", "ops_test.py"])
+def test_a_hard_coded_device_in_test_code_is_preview(path: str) -> None:
+    """A test that needs CUDA is skipped without it in ways its file need not show (a conftest hook, a fixture or
+    helper that calls `pytest.skip`, the CI job); its look-alike, the same code outside the tests, is reported."""
+    assert default(TEST_CODE, path) == []
+    assert preview(TEST_CODE, path) == [(5, 26, "DEV003")]
+    assert default(TEST_CODE, "ops.py") == [(5, 26, "DEV003")]
+
+
+@pytest.mark.parametrize("refusal", ['pytest.skip("needs CUDA")', 'self.skipTest("needs CUDA")',
+                                     'raise RuntimeError("needs CUDA")', "sys.exit(1)"])
+def test_a_check_that_refuses_to_go_on_without_cuda_is_a_requirement(refusal: str) -> None:
+    """`if not torch.cuda.is_available(): pytest.skip(...)` (or raise, or exit) chooses no device: the code after it
+    needs CUDA, so the file is CUDA-only by design, not portable."""
+    code = (f"import sys\nimport pytest\nimport torch\ndef need_cuda(self=None):\n"
+            f"    if not torch.cuda.is_available():\n        {refusal}\n"
+            f"def kernel_inputs():\n    return torch.ones(2, device=\"cuda\")\n")
+    assert default(code, "bench.py") == []
+    assert len(preview(code, "bench.py")) == 1
+    chooses = code.replace(refusal, 'print("on the CPU")')
+    assert default(chooses, "bench.py") == [(8, 33, "DEV003")]
+
+
 def test_a_gpu_of_several_built_from_an_index_is_preview() -> None:
     """`"cuda:" + str(k)` over a device map places work on one GPU of several: multi-GPU by design."""
     code = ('import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n'

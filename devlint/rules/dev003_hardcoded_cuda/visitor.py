@@ -11,7 +11,8 @@ from devlint.analysis import portable
 from devlint.analysis.devices import DeviceNameTracker, DeviceVariable, names_a_device
 from devlint.analysis.edits import shown_code
 from devlint.analysis.guards import (
-    CUDA_ONLY_CALLS, cuda_library_names, cuda_only_reason, is_main_test, is_tensorrt_module, is_test_module,
+    CUDA_ONLY_CALLS, cuda_library_names, cuda_only_reason, is_main_test, is_tensorrt_module, is_test_code,
+    is_test_module,
     module_cuda_only_reason, top_level_imports,
 )
 from devlint.analysis.names import (
@@ -482,7 +483,12 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
             return  # `with pytest.raises(TypeError): model.cuda()`: run for its error, on any machine
         self.pending.append(report)
         self.scope_of[id(report[0])] = self._qualified_function()
-        if evident:
+        if is_test_code(self.ctx.path):
+            # a test that needs CUDA is skipped without it in ways its file need not show (a `conftest.py` hook, a
+            # fixture or helper that calls `pytest.skip`, a marker, the CI job): blind readers labelled such
+            # reports false or harmless 70 of 80 times
+            self.preview_only.add(id(report[0]))
+        elif evident:
             self.evident.add(id(report[0]))
         elif self._in_unread_branch() or self._communicates():
             self.preview_only.add(id(report[0]))
