@@ -350,7 +350,7 @@ def _saves_with_kind(tree: ast.Module) -> Iterator[tuple[ast.expr, bool, bool]]:
             path = node.args[1] if len(node.args) > 1 else _keyword(node, "f")
             if obj is None or path is None:
                 continue
-            bindings = _Bindings(scope, _moved_to_host(scope, offloads))
+            bindings = _Bindings(scope, _moved_to_host(scope, offloads, modules))
             yield path, _is_host(obj, bindings, modules, set(), 0), _holds_module_state(obj, bindings, set())
 
 
@@ -386,6 +386,7 @@ class _Bindings:
     def __init__(self, scope: ast.AST, on_host: frozenset[str] = frozenset()) -> None:
         self.values: dict[str, list[Optional[ast.expr]]] = {}
         self.on_host = on_host  # modules the scope moves to the CPU (`model.cpu()`): their `state_dict()` is host data
+        self.rehosted = _rehosted(scope)  # dicts the scope moves to the CPU entry by entry
         for node in _own_nodes(scope):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
@@ -438,6 +439,8 @@ def _is_host(expr: Optional[ast.expr], bindings: _Bindings, torch: set[str], see
         return _is_host(expr.value, bindings, torch, seen, depth + 1)  # type: ignore[attr-defined]
     if kind is ast.Name:
         name = expr.id  # type: ignore[attr-defined]
+        if name in bindings.rehosted:
+            return True
         values = bindings.values.get(name)
         if not values or name in seen:
             return False
@@ -470,14 +473,17 @@ def _offloads_to_cpu(tree: ast.Module) -> bool:
                and isinstance(node.value, ast.Constant) and node.value.value is True for node in walk(tree))
 
 
-def _moved_to_host(scope: ast.AST, offloads: bool) -> frozenset[str]:
+def _moved_to_host(scope: ast.AST, offloads: bool, torch: set[str]) -> frozenset[str]:
     """The names a scope moves to the CPU in place as a statement (`model.cpu()`, `net.eval().cpu()`,
-    `model.to("cpu")`): a module, whose `state_dict()` is then host data. Also every name whose state the scope
-    takes under a full state dict offloaded to the CPU (`with FSDP.state_dict_type(m, ..., cfg)` where the file
-    writes `offload_to_cpu=True`: `offloads`)."""
+    `model.to("cpu")`), or binds to what a load mapped to the CPU gives (`model = torch.load(p, map_location="cpu")
+    ["model"]`): a module, whose `state_dict()` is then host data. Also every name whose state the scope takes under
+    a full state dict offloaded to the CPU (`with FSDP.state_dict_type(m, ..., cfg)` where the file writes
+    `offload_to_cpu=True`: `offloads`)."""
     names: set[str] = set()
     for node in _own_nodes(scope):
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        if isinstance(node, ast.Assign) and _loaded_to_host(node.value, torch):
+            names.update(target.id for target in node.targets if isinstance(target, ast.Name))
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             call = node.value
             if isinstance(call.func, ast.Attribute) and (call.func.attr == "cpu" or (
                     call.func.attr == "to" and call.args and _is_cpu_string(call.args[0]))):
@@ -490,6 +496,57 @@ def _moved_to_host(scope: ast.AST, offloads: bool) -> frozenset[str]:
                 node.context_expr.func, ast.Attribute) and node.context_expr.func.attr == "state_dict_type":
             names.update(arg.id for arg in node.context_expr.args[:1] if isinstance(arg, ast.Name))
     return frozenset(names)
+
+
+def _loaded_to_host(expr: ast.expr, torch: set[str]) -> bool:
+    """`torch.load(path, map_location="cpu")` (also `torch.device("cpu")`, `lambda storage, loc: storage`), or an
+    entry of it (`[...]["model"]`): every tensor in it is on the host."""
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "load"
+            and isinstance(expr.func.value, ast.Name) and expr.func.value.id in torch):
+        return False
+    where = _keyword(expr, "map_location") or (expr.args[1] if len(expr.args) > 1 else None)
+    if where is None:
+        return False
+    if isinstance(where, ast.Call) and where.args and _called_name(where.func) == "device":
+        where = where.args[0]
+    if isinstance(where, ast.Lambda) and where.args.args and isinstance(where.body, ast.Name):
+        return where.body.id == where.args.args[0].arg  # `lambda storage, loc: storage`: left where it was read
+    return _is_cpu_string(where)
+
+
+def _rehosted(scope: ast.AST) -> frozenset[str]:
+    """The dicts a scope moves to the CPU entry by entry (`for k, v in state.items(): state[k] = v.cpu()`, basicsr's
+    `save_network`): each of their values is then host data, whatever the dict was made from."""
+    names: set[str] = set()
+    for node in _own_nodes(scope):
+        if not (isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, ast.Call)
+                and isinstance(node.iter.func, ast.Attribute) and node.iter.func.attr == "items"
+                and isinstance(node.iter.func.value, ast.Name) and isinstance(node.target, ast.Tuple)
+                and len(node.target.elts) == 2 and all(isinstance(e, ast.Name) for e in node.target.elts)):
+            continue
+        owner = node.iter.func.value.id
+        value = node.target.elts[1].id  # type: ignore[attr-defined]
+        for statement in node.body:
+            if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                    and isinstance(statement.targets[0], ast.Subscript)
+                    and isinstance(statement.targets[0].value, ast.Name) and statement.targets[0].value.id == owner
+                    and _moves_to_host(statement.value, value)):
+                names.add(owner)
+    return frozenset(names)
+
+
+def _moves_to_host(expr: ast.expr, name: str) -> bool:
+    """`name.cpu()`, `name.detach().cpu()`, `name.to("cpu")`: `name`'s value, on the host."""
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)):
+        return False
+    if not (expr.func.attr == "cpu" or (expr.func.attr == "to" and expr.args and _is_cpu_string(expr.args[0]))):
+        return False
+    receiver = expr.func.value
+    while isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute):
+        receiver = receiver.func.value  # `v.detach().cpu()`
+    return isinstance(receiver, ast.Name) and receiver.id == name
 
 
 def _holds_module_state(expr: Optional[ast.expr], bindings: _Bindings, seen: set[str]) -> bool:

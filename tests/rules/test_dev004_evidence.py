@@ -176,13 +176,35 @@ LOAD = "import torch\ndef restore(model, args):\n    model.load_state_dict(torch
                  "    with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT, policy):\n"
                  "        state = model.state_dict()\n"
                  "    torch.save(state, path)\n", id="a_full_state_dict_offloaded_to_the_cpu"),
+    pytest.param("def save_network(net, path):\n    state_dict = net.state_dict()\n"
+                 "    for key, param in state_dict.items():\n"
+                 "        if key.startswith('module.'):\n            key = key[7:]\n"
+                 "        state_dict[key] = param.cpu()\n"
+                 "    torch.save({'params': state_dict}, path)\n", id="a_state_dict_moved_to_the_cpu_entry_by_entry"),
+    pytest.param("model = torch.load('yolo.pt', map_location='cpu')['model']\n"
+                 "torch.save(model.state_dict(), 'weights/yolo.pth')\n", id="a_model_loaded_onto_the_cpu"),
+    pytest.param("model = torch.load('yolo.pt', map_location=lambda storage, loc: storage)\n"
+                 "torch.save(model.state_dict(), 'weights/yolo.pth')\n", id="a_model_loaded_where_it_is_read"),
 ])
 def test_a_project_that_saves_its_modules_from_host_data_loads_anywhere(tmp_path, saver: str) -> None:
     assert default(LOAD, _project(tmp_path / "p", saver)) == []
 
 
-def test_a_project_that_saves_a_modules_state_where_it_is_is_reported(tmp_path) -> None:
-    path = _project(tmp_path / "p", "def save(model, path):\n    torch.save(model.state_dict(), path)\n")
+@pytest.mark.parametrize("saver", [
+    pytest.param("def save(model, path):\n    torch.save(model.state_dict(), path)\n", id="a_modules_state"),
+    pytest.param("def save_network(net, path):\n    state_dict = net.state_dict()\n"
+                 "    for key, param in state_dict.items():\n        print(key, param.cpu())\n"
+                 "    torch.save(state_dict, path)\n", id="a_state_dict_whose_entries_are_only_read"),
+    pytest.param("def save_network(net, other, path):\n    state_dict = net.state_dict()\n"
+                 "    for key, param in other.items():\n        state_dict[key] = param.cpu()\n"
+                 "    torch.save(state_dict, path)\n", id="another_dicts_entries_moved_to_the_cpu"),
+    pytest.param("model = torch.load('yolo.pt', map_location='cuda')['model']\n"
+                 "torch.save(model.state_dict(), 'weights/yolo.pth')\n", id="a_model_loaded_onto_the_gpu"),
+    pytest.param("model = torch.load('yolo.pt')['model']\n"
+                 "torch.save(model.state_dict(), 'weights/yolo.pth')\n", id="a_model_loaded_where_it_was_saved"),
+])
+def test_a_project_that_saves_a_modules_state_where_it_is_is_reported(tmp_path, saver: str) -> None:
+    path = _project(tmp_path / "p", saver)
     assert default(LOAD, path) == [(3, 27, "DEV004")]
 
 

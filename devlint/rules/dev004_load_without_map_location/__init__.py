@@ -53,7 +53,8 @@ RULE = Rule(
         with no sign of running without it: there a checkpoint loads where it was saved. The nearest savers:
         the `torch.save` calls of a module's state in the load's own folder, else the nearest folder above that
         has one, out to the whole project (a folder of examples saves its own checkpoints); where every one of
-        them writes host data (`model.cpu()` first, `{k: v.cpu()}`, a full state dict offloaded to the CPU),
+        them writes host data (`model.cpu()` first, `{k: v.cpu()}`, a state dict moved to the CPU entry by entry,
+        a model loaded with `map_location="cpu"`, a full state dict offloaded to the CPU),
         the checkpoints open on any machine. A resume: the file saves, anywhere in it, to a path written the
         same way as the one it loads (`"saved_models/G_%d.pth" % epoch` ... `"saved_models/G_%d.pth" %
         opt.epoch`), or to the same path (`state_fpath`; not a parameter of the load's function, as a library's
