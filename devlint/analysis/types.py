@@ -123,6 +123,9 @@ class ScopeIndex:
     torch_arg: set[str] = field(default_factory=set)  # passed positionally to a torch function
     # `container[key] = value`: what a container's elements were set to, by container name
     element_bindings: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
+    # `layer.weight = value` (not `self.x`, which the class index reads): what an attribute was set to, by its
+    # dotted name
+    attribute_bindings: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
     # Used the way containers and polymorphic values are: iterated, unpacked, `len()`-ed,
     # `isinstance`-tested, indexed with an int literal. Vetoes the weak evidence of a `forward` input.
     container_used: set[str] = field(default_factory=set)
@@ -213,6 +216,10 @@ class TypeOracle:
                         container = dotted_name(target.target.value)
                         if container is not None:
                             index.element_bindings.setdefault(container, []).append(node.value)
+                    if type(target.target) is cst.Attribute:
+                        attribute = dotted_name(target.target)
+                        if attribute is not None:
+                            index.attribute_bindings.setdefault(attribute, []).append(node.value)
                     if type(target.target) is cst.Name:
                         index.bind(target.target.value, "value", node.value)
                     elif _same_shape(target.target, node.value):
@@ -350,12 +357,28 @@ class TypeOracle:
             if _is_self(expr.value) and cls is not None:
                 return self._self_attr_kind(expr.attr.value, cls)
             if expr.attr.value in TENSOR_VALUED_ATTRIBUTES:
-                # `p.data`, `layer.weight`: parameters and their data are tensors
-                return Kind.TENSOR
+                # `p.data`, `layer.weight`: parameters and their data are tensors, unless the code sets the attribute
+                # to an object of some class (`layer.weight = bnb.nn.Params4bit(...)`, whose `.cuda()` is its own)
+                return Kind.UNKNOWN if self._attribute_set_to_an_object(expr, functions, cls) else Kind.TENSOR
             return Kind.UNKNOWN
         if isinstance(expr, cst.Subscript):
             return self._element_kind(expr, functions, cls)
         return self.value_kind(expr, functions, cls)
+
+    def _attribute_set_to_an_object(self, expr: cst.Attribute, functions: list[cst.FunctionDef],
+                                    cls: Optional[cst.ClassDef]) -> bool:
+        """The enclosing functions (or the module) assign `expr`'s dotted name a module or an object of a class."""
+        attribute = dotted_name(expr)
+        key = ("attr", attribute, *(id(function) for function in functions))
+        if attribute is None or key in self._resolving:
+            return False
+        self._resolving.add(key)
+        try:
+            return any(self.value_kind(value, functions, cls) in (Kind.MODULE, Kind.OTHER)
+                       for scope in [*functions, self.module]
+                       for value in self.scope_index(scope).attribute_bindings.get(attribute, ()))
+        finally:
+            self._resolving.discard(key)
 
     def value_kind(self, expr: cst.BaseExpression, functions: list[cst.FunctionDef],
                    cls: Optional[cst.ClassDef]) -> Kind:

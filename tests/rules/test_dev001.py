@@ -14,6 +14,12 @@ from rules.cases import cases_for, counted_calls, reports
 case = cases_for("DEV001")
 
 FLAGGED = [
+    case("a_parameter_attribute_set_to_a_parameter", """
+        import torch
+        def merge(layer, weight):
+            layer.weight = torch.nn.Parameter(weight)
+            layer.weight.cuda()
+    """, [(4, 5)]),
     case("an_element_whose_attributes_a_tensor_has", """
         import torch
         def first(batch, device):
@@ -398,6 +404,15 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    # litgpt's LoRA merge: bitsandbytes' `Params4bit.cuda()` quantizes in place and returns itself; the attribute
+    # holds an object of that class, not a plain tensor
+    case("a_parameter_attribute_set_to_an_object_of_another_class", """
+        import torch
+        import bitsandbytes as bnb
+        def merge(layer, weight):
+            layer.weight = bnb.nn.Params4bit(weight, requires_grad=False)
+            layer.weight.cuda(weight.device)
+    """, []),
     # jukebox: an element of a list of models; a tensor has no `n_ctx` and no `sample()`, so it is a model
     case("an_element_whose_attribute_no_tensor_has", """
         import torch
