@@ -17,6 +17,7 @@ from typing import AbstractSet, Callable, Optional, Sequence
 
 import libcst as cst
 
+from devlint.analysis.guards import is_main_test
 from devlint.analysis.names import dotted_name, positional, string_value
 from devlint.analysis.torch_names import TorchNames
 from devlint.analysis.walk import children, nodes, own_nodes_in_order
@@ -96,6 +97,24 @@ def _call(node: cst.Call, torch: TorchNames, facts: DistributedFile) -> None:
     if is_local_rank_read(node):
         facts.starts = True
         facts.why_started.append(_LOCAL_RANK)
+
+
+def sets_up_its_rank(module: cst.Module, facts: "DistributedFile") -> bool:
+    """The module sets up the process it runs in: it starts a process group itself, has an `if __name__ ==
+    "__main__":` block, or reads `LOCAL_RANK` at its top level (not in a function's or a class's body). A library
+    module that only reads the rank inside a function is set up by its caller, which may pin the device in another
+    file (nanotron's `ParallelContext`, OLMo's entry points)."""
+    if facts.backends:  # an `init_process_group` call
+        return True
+    stack: list[cst.CSTNode] = list(module.body)
+    while stack:
+        node = stack.pop()
+        if type(node) in (cst.FunctionDef, cst.ClassDef):
+            continue
+        if (type(node) is cst.If and is_main_test(node.test)) or is_local_rank_read(node):  # type: ignore[arg-type]
+            return True
+        stack.extend(children(node))
+    return False
 
 
 def pins(node: cst.Call, torch: TorchNames, helpers: AbstractSet[str] = frozenset()) -> bool:

@@ -102,6 +102,15 @@ if __name__ == "__main__":
 ]
 
 CLEAN = [
+    # nanotron's trainer: the rank is read in a method; the caller builds the parallel context (another module)
+    # that pins the device. The look-alike that reads it at import is `availability_guard_does_not_pick_the_rank`.
+    case("a_library_module_that_reads_the_rank_in_a_function", HEAD + """
+def local_rank():
+    return int(os.environ["LOCAL_RANK"])
+def count(model):
+    total = torch.tensor(sum(p.numel() for p in model.parameters()), device="cuda")
+    return total
+""", []),
     case("a_program_that_sets_its_device_up_through_another_modules_helper", HEAD + """
 from project import utils
 def main(cfg):

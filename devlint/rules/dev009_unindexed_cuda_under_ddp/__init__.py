@@ -80,7 +80,9 @@ RULE = Rule(
         that call even where every placement names its GPU (`.to(local_rank)`, `device_ids=[local_rank]`):
         each rank's current device is still GPU 0, where its CUDA context, its pinned memory and NCCL's
         barriers go (PyTorch's DDP examples call `set_device` for this). A module without a `__main__` block
-        is left alone there: a library starts the group in one file and pins in another. One cause is one
+        is left alone there: a library starts the group in one file and pins in another. A library module that
+        neither starts a process group nor reads `LOCAL_RANK` at its top level (it reads the rank inside a
+        function) is left alone entirely: its caller sets the rank up and may pin it in another file. One cause is one
         report: the placements a missing `set_device` leaves on GPU 0 (or a late one lets run first) are
         reported once, at the first, naming the others, with one fix that indexes each that can be.
 

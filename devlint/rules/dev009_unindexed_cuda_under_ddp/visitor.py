@@ -8,7 +8,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from devlint.analysis.devices import names_a_device
-from devlint.analysis.distributed import BeforePinning, LocalRankNames, distributed_file
+from devlint.analysis.distributed import BeforePinning, LocalRankNames, distributed_file, sets_up_its_rank
 from devlint.analysis.guards import is_script
 from devlint.analysis.names import (
     dotted_name, has_cuda_method_signature, identifiers, keyword, positional, string_value, target_names,
@@ -194,6 +194,8 @@ class UnindexedCudaUnderDdp(RuleVisitor):
     def finish(self) -> None:
         facts = distributed_file(self.ctx.module, self.torch)
         if facts.every_rank_on_default_gpu:
+            if not sets_up_its_rank(self.ctx.module, facts):
+                return  # a library module: its caller sets the rank up, and may pin it in another file
             if self.pending:
                 self._report_together(self.pending, _message)
             elif is_script(self.ctx.module):
