@@ -134,6 +134,12 @@ def test_a_tensor_for_a_collective_is_preview() -> None:
     assert default(code) == []
     assert len(preview(code)) == 1
     assert len(default(code.replace("dist.all_reduce(x)", "print(x)"))) == 1
+    # nanotron's random states: the objects go through NCCL on the device it is given
+    objects = ('import torch\nimport torch.distributed as dist\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n'
+               'def sync(states, pg):\n    dist.broadcast_object_list(states, src=0, group=pg, device=torch.device("cuda"))\n'
+               '    return states[0]\n')
+    assert default(objects) == []
+    assert len(preview(objects)) == 1
 
 
 def test_code_run_for_the_error_it_raises_is_never_reported() -> None:

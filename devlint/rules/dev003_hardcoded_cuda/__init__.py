@@ -75,7 +75,8 @@ RULE = Rule(
         `"cuda:" + str(k)` over a device map: one GPU of several, multi-GPU by design), and for a module-level
         `device = "cuda"` in a script that rebinds its own names (`exec(open("configurator.py").read())`,
         `globals().update(...)`): a setting's default, as a parameter's default is; and in a function that calls
-        a collective (`dist.all_reduce`, `dist.all_gather`: NCCL takes CUDA tensors only); and in test code (a
+        a collective (`dist.all_reduce`, `dist.all_gather`, `dist.broadcast_object_list`, `dist.send`: NCCL takes CUDA
+        tensors only); and in test code (a
         `test_*.py` or `*_test.py` file, a `conftest.py`, anything under `tests/`): a test that needs CUDA is
         skipped without it in ways its file need not show (a conftest hook, a fixture or helper that calls
         `pytest.skip`, a marker, the CI job), and blind readers labelled such reports false or harmless 70 times

@@ -631,7 +631,8 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
 
 _COLLECTIVES = frozenset({"all_reduce", "all_gather", "all_gather_into_tensor", "all_gather_object", "broadcast",
                           "reduce", "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single",
-                          "gather", "scatter"})
+                          "gather", "scatter", "broadcast_object_list", "scatter_object_list", "gather_object",
+                          "send", "recv", "isend", "irecv", "batch_isend_irecv"})
 
 
 def _is_collective(name: str) -> bool:
