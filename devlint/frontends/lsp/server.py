@@ -204,7 +204,7 @@ class DevlintServer(LanguageServer):
                 snapshot = self.snapshot(key)
                 if snapshot is None:
                     return
-                checked = await self.off_loop(self.check, snapshot, self.settings_for(snapshot.path))
+                checked = await self.checked_now(key, snapshot)
                 # Not when a newer text is waiting (that is published next), nor once it was closed.
                 if key not in self.pending and self.is_open(key):
                     self.publish(checked)
@@ -239,18 +239,24 @@ class DevlintServer(LanguageServer):
         cells = {cell.document for notebook in self.workspace.notebook_documents.values() for cell in notebook.cells}
         return [*self.workspace.notebook_documents, *(uri for uri in self.workspace.text_documents if uri not in cells)]
 
+    async def checked_now(self, key: str, snapshot: Snapshot) -> Checked:
+        """`snapshot` checked with its fixes' edits, kept for the code actions asked of that version: the editor's
+        check parses the whole text (its parser keeps the tree), so the edits cost nothing more than the reports."""
+        checked = await self.off_loop(self.check, snapshot, self.settings_for(snapshot.path), True)
+        self._with_fixes[key] = (_versions(snapshot), checked)
+        return checked
+
     async def checked_with_fixes(self, uri: str) -> Optional[Checked]:
+        """The check of the document's current version: the one its diagnostics came from where it is that version's
+        (a code action reuses the analysis), else a new one."""
         key = self.key_of(uri)
         snapshot = self.snapshot(key)
         if snapshot is None:
             return None
-        versions = tuple(sorted(snapshot.versions.items(), key=str))
         cached = self._with_fixes.get(key)
-        if cached is not None and cached[0] == versions and cached[1].snapshot.texts == snapshot.texts:
+        if cached is not None and cached[0] == _versions(snapshot) and cached[1].snapshot.texts == snapshot.texts:
             return cached[1]
-        checked = await self.off_loop(self.check, snapshot, self.settings_for(snapshot.path), True)
-        self._with_fixes[key] = (versions, checked)
-        return checked
+        return await self.checked_now(key, snapshot)
 
     # -- conversion -----------------------------------------------------------------------------
 
@@ -499,7 +505,7 @@ def build() -> DevlintServer:
         snapshot = server.snapshot(server.key_of(uri))
         if snapshot is None:
             return lsp.RelatedFullDocumentDiagnosticReport(items=[])
-        checked = await server.off_loop(server.check, snapshot, server.settings_for(snapshot.path))
+        checked = await server.checked_now(server.key_of(uri), snapshot)
         return lsp.RelatedFullDocumentDiagnosticReport(items=server.to_lsp(checked).get(uri, []))
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
@@ -509,6 +515,10 @@ def build() -> DevlintServer:
         return await server.code_actions(params)
 
     return server
+
+
+def _versions(snapshot: Snapshot) -> tuple[Any, ...]:
+    return tuple(sorted(snapshot.versions.items(), key=str))
 
 
 def serve() -> None:
