@@ -182,10 +182,11 @@ def _reads_what_no_tensor_has(bare: BareCall) -> bool:
 
 
 def _shown_no_op(types: TypeOracle, bare: BareCall) -> bool:
-    """`t.to(E)` where the file shows `t` is already there: `t` is bound once in its function, by a torch
-    factory given `dtype=E` (and/or `device=F`), and the move asks for nothing else. In-place work keeps
-    a tensor's dtype and device, so the move returns `t` itself: throwing it away loses nothing (PyTorch's
-    reference `scaled_dot_product_attention`, copied widely, has `attn_bias.to(query.dtype)`)."""
+    """`t.to(E)` where the file shows `t` is already there: every binding of `t` in its function that may reach
+    the move is a torch factory given `dtype=E` (and/or `device=F`), and the move asks for nothing else. In-place
+    work keeps a tensor's dtype and device, so the move returns `t` itself: throwing it away loses nothing
+    (PyTorch's reference `scaled_dot_product_attention`, copied widely, has `attn_bias.to(query.dtype)`;
+    pytorch_GAN_zoo makes its noise with `device=model.device` in both branches, then `.to(model.device)`)."""
     receiver, call = bare.receiver, bare.call
     if bare.method != "to" or not call.args or not isinstance(receiver, cst.Name) or not bare.functions:
         return False
@@ -196,9 +197,14 @@ def _shown_no_op(types: TypeOracle, bare: BareCall) -> bool:
         return False  # a parameter reaches the move wherever the binding in the function does not
     # the bindings that may reach the move: those before it, or every one when a loop repeats it
     bindings = _bindings(function.body, receiver.value, None if bare.repeats else bare.statement)
-    if len(bindings) != 1 or not isinstance(bindings[0], cst.Assign) or len(bindings[0].targets) != 1:
+    return bool(bindings) and all(_made_as_asked(types, binding, call) for binding in bindings)
+
+
+def _made_as_asked(types: TypeOracle, binding: cst.CSTNode, call: cst.Call) -> bool:
+    """`binding` is `t = <torch factory>(..., dtype=E, device=F)` giving every place and type `call` asks for."""
+    if not isinstance(binding, cst.Assign) or len(binding.targets) != 1:
         return False
-    factory = bindings[0].value
+    factory = binding.value
     if factory_name(factory, types.torch) is None:
         return False
     given = {arg.keyword.value: code_of(arg.value) for arg in factory.args  # type: ignore[attr-defined]

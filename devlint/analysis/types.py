@@ -539,7 +539,8 @@ class TypeOracle:
         scope_functions = [scope, *functions] if isinstance(scope, cst.FunctionDef) else functions
         bindings = index.bindings[name]
         if at is not None and len(bindings) > 1:
-            bindings = [b for b in bindings if not self._in_exclusive_branch(b[1], at, scope)]
+            bindings = [b for b in bindings if not (self._in_exclusive_branch(b[1], at, scope)
+                                                   or self._only_after(b[1], at, scope))]
         kinds: set[Kind] = set()
         strong = weak = False  # is there tensor evidence from a binding? only from a convention?
         for how, node in bindings:
@@ -615,6 +616,40 @@ class TypeOracle:
                     if isinstance(parent, (cst.For, cst.While)):
                         return False
                 return True
+            node = parent
+        return False
+
+    def _only_after(self, binding: cst.CSTNode, at: cst.CSTNode, scope: cst.CSTNode) -> bool:
+        """Does a binding come after the use `at` in the source, with no loop around both to carry it back
+        (`encoder.to(device)` then `encoder, _ = load(encoder)`): it cannot reach the use."""
+        parent_of = self._parent_map(scope)
+        if id(at) not in parent_of or id(binding) not in parent_of:
+            return False
+        use_path: dict[int, cst.CSTNode] = {}  # id(ancestor) -> its child on the way to `at`
+        deferred: dict[int, bool] = {}  # id(ancestor) -> a function or lambda lies between it and `at`
+        node, inside_a_function = at, False
+        while id(node) in parent_of:
+            parent = parent_of[id(node)]
+            inside_a_function = inside_a_function or isinstance(node, (cst.FunctionDef, cst.Lambda))
+            use_path[id(parent)] = node
+            deferred[id(parent)] = inside_a_function
+            node = parent
+        node = binding
+        while id(node) in parent_of:
+            parent = parent_of[id(node)]
+            if id(parent) in use_path:  # the lowest common ancestor
+                other = use_path[id(parent)]
+                if other is node or deferred[id(parent)]:
+                    return False  # the use is inside the binding (`x = x.to(d)`), or runs when a closure is called
+                order = [id(child) for child in children(parent)]
+                if id(node) not in order or id(other) not in order or order.index(id(node)) < order.index(id(other)):
+                    return False
+                while True:  # a loop around both carries the binding to the next round's use
+                    if isinstance(parent, (cst.For, cst.While)):
+                        return False
+                    if id(parent) not in parent_of:
+                        return True
+                    parent = parent_of[id(parent)]
             node = parent
         return False
 

@@ -14,6 +14,27 @@ from rules.cases import cases_for, counted_calls, reports
 case = cases_for("DEV001")
 
 FLAGGED = [
+    # a binding after the move reaches it where a loop or a closure carries it back
+    case("a_later_binding_that_a_loop_carries_back", """
+        import torch
+        def h(d, n):
+            y = None
+            for i in range(n):
+                if i:
+                    y.to(d)
+                y = torch.zeros(n)
+            return y
+    """, [(6, 13)]),
+    case("a_later_binding_that_a_closure_reads", """
+        import torch
+        def f(d, n):
+            x = None
+            def g():
+                x.to(d)
+                return x
+            x = torch.zeros(n)
+            return g()
+    """, [(5, 9)]),
     case("a_parameter_attribute_set_to_a_parameter", """
         import torch
         def merge(layer, weight):
@@ -404,6 +425,27 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    # msn's linear eval: the model is made by a call devlint cannot read; the tuple unpacked from a helper after the
+    # move cannot reach it
+    case("a_binding_after_the_move_does_not_reach_it", """
+        import torch
+        import deit
+        def init_model(device, name):
+            encoder = deit.__dict__[name]()
+            encoder.to(device)
+            encoder, _ = load_pretrained(encoder=encoder)
+            return encoder
+    """, []),
+    # pytorch_GAN_zoo: the noise is made on the model's device in both branches, then moved there again
+    case("every_binding_made_where_the_move_goes", """
+        import torch
+        def step(model, n, asked):
+            noise = torch.randn((n, 4), device=model.device)
+            if asked is not None:
+                noise = torch.tensor(asked, dtype=torch.float32, device=model.device)
+                noise.to(model.device)
+            return model(noise)
+    """, []),
     # litgpt's LoRA merge: bitsandbytes' `Params4bit.cuda()` quantizes in place and returns itself; the attribute
     # holds an object of that class, not a plain tensor
     case("a_parameter_attribute_set_to_an_object_of_another_class", """
