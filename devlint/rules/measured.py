@@ -22,7 +22,9 @@ train5_labels.csv), each read with the rules as the previous one changed them (i
 DEV004 first rebuilt on evidence and DEV002 reporting only repeated copies; `T3` after the changes `T1+T2` led to;
 `T4` after those of `T3`; `T5-T7` (46 repositories) after those of `T4`. `T8` (12 training repositories) and
 `unseen5` (five libraries) were labelled blind together after the changes `T5-T7` led to
-(benchmarks/train8_labels.csv; `benchmarks/training_sets.txt` names them).
+(benchmarks/train8_labels.csv; `benchmarks/training_sets.txt` names them); `T9` + `T10` (37) with `unseen6` (six
+libraries) after the changes `T8` led to (train9_labels.csv), and `T11` + `T12` (38) with `unseen7` (five libraries)
+after the changes those led to (train11_labels.csv).
 There DEV003's and DEV004's figures are of their default shapes (what they report where they are named).
 Each is (reports, true, defensible, false) with the settings of the day: a default rule's default
 shapes; a preview rule (DEV011; DEV003, DEV004, DEV005 on `unseen2`, `unseen3` and `unseen4`) with preview on.
@@ -30,29 +32,29 @@ shapes; a preview rule (DEV011; DEV003, DEV004, DEV005 on `unseen2`, `unseen3` a
 
 from __future__ import annotations
 
-MEASURED_ON = "2026-11-26 (libraries) and 2026-12-01/02 (training repositories), devlint 0.1.0"
+MEASURED_ON = "2026-11-26 (libraries) and 2026-12-01/02 (training repositories and libraries), devlint 0.1.0"
 
 MEASURED: dict[str, dict[str, tuple[int, int, int, int]]] = {
-    "DEV001": {"wide": (12, 10, 2, 0), "fresh": (2, 0, 0, 2), "unseen": (1, 0, 1, 0), "unseen3": (2, 1, 1, 0), "T1+T2": (3, 0, 0, 3), "T4": (2, 2, 0, 0), "T5-T7": (5, 3, 0, 2), "unseen5": (2, 2, 0, 0)},
+    "DEV001": {"wide": (12, 10, 2, 0), "fresh": (2, 0, 0, 2), "unseen": (1, 0, 1, 0), "unseen3": (2, 1, 1, 0), "T1+T2": (3, 0, 0, 3), "T4": (2, 2, 0, 0), "T5-T7": (5, 3, 0, 2), "unseen5": (2, 2, 0, 0), "T9-T10": (1, 1, 0, 0), "unseen6": (1, 0, 0, 1), "T11-T12": (4, 2, 0, 2)},
     "DEV002": {"wide": (154, 149, 5, 0), "fresh": (11, 6, 5, 0), "unseen": (30, 24, 4, 2), "unseen2": (16, 8, 8, 0),
-               "unseen3": (65, 43, 22, 0), "unseen4": (48, 42, 6, 0), "T1+T2": (150, 131, 19, 0), "T3": (52, 18, 34, 0), "T4": (26, 9, 17, 0), "T5-T7": (110, 50, 60, 0), "unseen5": (49, 14, 32, 3), "T8": (17, 3, 14, 0)},
+               "unseen3": (65, 43, 22, 0), "unseen4": (48, 42, 6, 0), "T1+T2": (150, 131, 19, 0), "T3": (52, 18, 34, 0), "T4": (26, 9, 17, 0), "T5-T7": (110, 50, 60, 0), "unseen5": (49, 14, 32, 3), "T8": (17, 3, 14, 0), "T9-T10": (78, 41, 37, 0), "unseen6": (10, 4, 6, 0), "T11-T12": (165, 79, 86, 0), "unseen7": (2, 0, 2, 0)},
     "DEV003": {"wide": (17, 11, 5, 1), "fresh": (50, 0, 30, 20), "unseen": (2, 0, 0, 2), "unseen2": (4, 0, 4, 0),
-               "unseen3": (14, 4, 9, 1), "unseen4": (45, 1, 42, 2), "T1+T2": (45, 10, 34, 1), "T3": (14, 3, 11, 0), "T4": (4, 0, 3, 1), "T5-T7": (16, 6, 10, 0), "unseen5": (9, 0, 0, 9), "T8": (11, 3, 8, 0)},
+               "unseen3": (14, 4, 9, 1), "unseen4": (45, 1, 42, 2), "T1+T2": (45, 10, 34, 1), "T3": (14, 3, 11, 0), "T4": (4, 0, 3, 1), "T5-T7": (16, 6, 10, 0), "unseen5": (9, 0, 0, 9), "T8": (11, 3, 8, 0), "T9-T10": (60, 7, 9, 44), "unseen6": (5, 0, 4, 1), "T11-T12": (17, 1, 15, 1), "unseen7": (2, 2, 0, 0)},
     "DEV004": {"wide": (41, 14, 27, 0), "fresh": (2, 2, 0, 0), "unseen": (2, 0, 0, 2), "unseen2": (2, 1, 1, 0),
-               "unseen3": (34, 2, 8, 24), "unseen4": (17, 9, 1, 7), "T1+T2": (23, 5, 17, 1), "T3": (17, 13, 2, 2), "T4": (40, 2, 38, 0), "T5-T7": (15, 4, 11, 0), "unseen5": (2, 1, 0, 1), "T8": (2, 1, 0, 1)},
+               "unseen3": (34, 2, 8, 24), "unseen4": (17, 9, 1, 7), "T1+T2": (23, 5, 17, 1), "T3": (17, 13, 2, 2), "T4": (40, 2, 38, 0), "T5-T7": (15, 4, 11, 0), "unseen5": (2, 1, 0, 1), "T8": (2, 1, 0, 1), "T9-T10": (15, 6, 3, 6), "unseen6": (5, 4, 0, 1), "T11-T12": (30, 3, 26, 1), "unseen7": (2, 1, 1, 0)},
     "DEV005": {"wide": (17, 13, 4, 0), "fresh": (4, 3, 0, 1), "unseen": (6, 0, 2, 4), "unseen2": (5, 2, 2, 1),
                "unseen3": (17, 8, 2, 7), "unseen4": (38, 13, 20, 5)},
     "DEV008": {"wide": (4, 3, 1, 0), "unseen": (2, 0, 2, 0), "unseen2": (2, 2, 0, 0), "unseen3": (3, 3, 0, 0),
-               "unseen4": (3, 3, 0, 0), "T1+T2": (38, 22, 16, 0), "T3": (16, 4, 11, 1), "T4": (14, 9, 5, 0), "T5-T7": (89, 77, 12, 0), "unseen5": (35, 14, 21, 0), "T8": (26, 22, 4, 0)},
-    "DEV007": {"T1+T2": (2, 1, 1, 0), "T3": (4, 4, 0, 0), "T5-T7": (1, 1, 0, 0), "T8": (2, 2, 0, 0)},
-    "DEV009": {"unseen4": (1, 0, 0, 1), "T1+T2": (3, 1, 0, 2), "T3": (2, 2, 0, 0), "unseen5": (1, 0, 1, 0), "T8": (2, 2, 0, 0)},
+               "unseen4": (3, 3, 0, 0), "T1+T2": (38, 22, 16, 0), "T3": (16, 4, 11, 1), "T4": (14, 9, 5, 0), "T5-T7": (89, 77, 12, 0), "unseen5": (35, 14, 21, 0), "T8": (26, 22, 4, 0), "T9-T10": (93, 75, 18, 0), "unseen6": (13, 11, 2, 0), "T11-T12": (174, 125, 49, 0), "unseen7": (4, 4, 0, 0)},
+    "DEV007": {"T1+T2": (2, 1, 1, 0), "T3": (4, 4, 0, 0), "T5-T7": (1, 1, 0, 0), "T8": (2, 2, 0, 0), "T9-T10": (1, 1, 0, 0)},
+    "DEV009": {"unseen4": (1, 0, 0, 1), "T1+T2": (3, 1, 0, 2), "T3": (2, 2, 0, 0), "unseen5": (1, 0, 1, 0), "T8": (2, 2, 0, 0), "T9-T10": (2, 2, 0, 0), "unseen6": (3, 0, 0, 3), "T11-T12": (1, 1, 0, 0)},
     "DEV011": {"wide": (133, 0, 133, 0), "fresh": (7, 0, 7, 0), "unseen": (19, 0, 19, 0), "unseen2": (18, 0, 18, 0),
                "unseen3": (15, 0, 15, 0), "unseen4": (18, 0, 18, 0)},
 }
 
 # What changed after the blind labels came in (the next fresh measurement is of the changed rule).
 AFTER_FRESH = {
-    "DEV001": "on `T5-T7` 2 of 5 were false (jukebox moves an element of a list of models, `prior = priors[level]`, "
+    "DEV001": "on `unseen6` 1 false (litgpt sets `layer.weight` to a bitsandbytes `Params4bit`, whose `.cuda()` is in place: an attribute set to an object of some class is no longer judged a tensor by its name) and on `T11` + `T12` 2 of 4 (a model made by a call devlint cannot read, then rebound after the move: a binding after the use no longer reaches it; a noise tensor made on the model's device in both branches: a shown no-op). Before that: on `T5-T7` 2 of 5 were false (jukebox moves an element of a list of models, `prior = priors[level]`, "
               "in place): a name whose function reads an attribute no tensor has (`prior.n_ctx`) is no longer "
               "judged a tensor. Before that: both false reports on `fresh` are fixed since: a tensor method read as a value (`f.dim`) was "
               "taken for evidence of a tensor; and a move to where the file shows the tensor already is "
@@ -68,7 +70,7 @@ AFTER_FRESH = {
               "Before that: the 2 false reports on `unseen` were `torch.LongTensor(ids).to(d)` of token ids: a legacy "
               "constructor of a name may hold data that must cross anyway, or sizes; the file does not say "
               "which, and it is no longer reported",
-    "DEV003": "rebuilt on evidence for issue 49 (the default shapes report only where the file shows it is meant "
+    "DEV003": "on `T9` + `T10` 44 of 60 were false, 41 of them in mamba's kernel tests (`if not torch.cuda.is_available(): pytest.skip(...)` read as a device choice) and the rest in tests skipped in ways their files do not show: a hard-coded device in test code is now a preview shape (blind, 70 of 80 such reports were false or harmless), and a check that skips or exits without CUDA is a requirement. After those changes, on `T11` + `T12`, 17 reports: 1 true, 15 harmless (GPU-only Cog predictors, a Colab notebook, research scripts whose pipeline needs CUDA elsewhere), 1 false (6% true): the default shapes stay far below the bar, so the rule stays in preview. Before that: rebuilt on evidence for issue 49 (the default shapes report only where the file shows it is meant "
               "to run without CUDA and nothing shows it is CUDA-only). Blind on training code: 45 reports on `T1+T2`, "
               "1 false (a tensor made after an early exit on a distributed check: such code is now silent), 10 true; "
               "after the changes they led to (a check must choose a device, an input's device must be a "
@@ -86,7 +88,7 @@ AFTER_FRESH = {
               "in preview since; both on `unseen` were `torch.device(\"cuda\").type`, a name to compare, no "
               "longer reported. With 0 true of 6 blind reports outside that shape (3 false), the rule is in "
               "preview until a blind measurement shows it meets the bar",
-    "DEV004": "rebuilt on evidence for issue 49 (the default shapes report a load shown to read device state). "
+    "DEV004": "on `T9` + `T10` 6 of 15 were false (CodeFormer's loads of checkpoints that basicsr's `save_network` writes entry by entry from `.cpu()` copies: now read as host data, as a model loaded with `map_location=\"cpu\"` is); after that, on `T11` + `T12`, 30 reports: 3 true, 26 harmless (published weights, CUDA-only projects, a script's own resume, code nothing calls), 1 false (10% true): far below the bar, the rule stays in preview. Before that: rebuilt on evidence for issue 49 (the default shapes report a load shown to read device state). "
               "Blind on training code: 23 on `T1+T2`, 5 true, 1 false (a sampler's `load_state_dict`: no longer "
               "read as a module's); 17 on `T3`, 13 true, 2 false (checkpoints the project saves from the CPU: a "
               "project whose every module save is host data is now silent); 40 on `T4`, 2 true, none false, 36 "
@@ -101,7 +103,7 @@ AFTER_FRESH = {
               "directory (a test's `trainer.save(path=...)`, `torch.jit.save`), no longer reported; the other "
               "10 hold no device tensors (strings, NumPy arrays, CPU data the project writes), which the file "
               "does not show",
-    "DEV009": "the one blind report, on `unseen4`, was false: torchtune's recipe sets its device up through its "
+    "DEV009": "on `unseen6` 3 reports in nanotron's library modules were false (its `ParallelContext`, built by the caller, pins the device): a library module that neither starts a process group nor reads `LOCAL_RANK` at its top level is now left alone. Before that: the one blind report, on `unseen4`, was false: torchtune's recipe sets its device up through its "
               "own `utils.get_device(...)`, which calls `set_device`; another module's function that sets the "
               "device up by its name is now taken to pin",
     "DEV005": "the false report on `fresh` (`torch.eye(n).type(other.type())`) is fixed since; on `unseen` 4 "
@@ -133,7 +135,15 @@ def measured_text(code: str) -> str:
                       " led to",
              "unseen5": "`unseen5`, five more libraries (composer, allennlp, catalyst, vector-quantize-pytorch,"
                         " fairscale), labelled blind after the changes `T5`-`T7` led to",
-             "T8": "`T8`, 12 more training repositories, labelled blind with `unseen5`"}
+             "T8": "`T8`, 12 more training repositories, labelled blind with `unseen5`",
+             "T9-T10": "`T9` + `T10`, 37 more training and research repositories, labelled blind after the changes"
+                       " `T8` led to",
+             "unseen6": "`unseen6`, six more libraries (pykeen, torchdiffeq, Torch-Pruning, litgpt, nanotron,"
+                        " llm-foundry), labelled blind with `T9` + `T10`",
+             "T11-T12": "`T11` + `T12`, 38 more training and research repositories, labelled blind after the changes"
+                        " `T9` + `T10` led to",
+             "unseen7": "`unseen7`, five more libraries (e3nn, ClassyVision, fvcore, opacus, EfficientNet-PyTorch),"
+                        " labelled blind with `T11` + `T12`"}
     for where, (reports, true, defensible, false) in figures.items():
         if reports:
             lines.append(f"- {names[where]}: {reports} reports, {true / reports:.0%} true, "
@@ -143,8 +153,8 @@ def measured_text(code: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-LIBRARY_SETS = ("fresh", "unseen", "unseen2", "unseen3", "unseen4", "unseen5")
-TRAINING_SETS = ("T1+T2", "T3", "T4", "T5-T7", "T8")
+LIBRARY_SETS = ("fresh", "unseen", "unseen2", "unseen3", "unseen4", "unseen5", "unseen6", "unseen7")
+TRAINING_SETS = ("T1+T2", "T3", "T4", "T5-T7", "T8", "T9-T10", "T11-T12")
 
 
 def table_cell(code: str, sets: tuple[str, ...] = LIBRARY_SETS) -> str:

@@ -28,8 +28,8 @@ def rule_pages() -> dict[str, str]:
 
 
 def rules_table() -> str:
-    rows = ["| code | name | what | fix | tier | blind, libraries (`fresh` + `unseen` ... `unseen4`) | blind, training"
-            " repositories (`T1` ... `T4`) |",
+    rows = ["| code | name | what | fix | tier | blind, libraries (`fresh` + `unseen` ... `unseen7`) | blind, training"
+            " repositories (`T1` ... `T12`) |",
             "|---|---|---|---|---|---|---|"]
     for entry in all_rules():
         rule = entry.rule
