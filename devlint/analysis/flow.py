@@ -27,6 +27,7 @@ from devlint.analysis.factories import (
 )
 from devlint.analysis.guards import guarded_branches
 from devlint.analysis.names import dotted_name, keyword, named_parameters, positional
+from devlint.analysis.terminating import loop_rounds
 from devlint.analysis.torch_names import TorchNames
 from devlint.analysis.torch_operations import (
     INDEX_ARGUMENTS, SAME_DEVICE_FUNCTIONAL, SAME_DEVICE_FUNCTIONS, SAME_DEVICE_METHODS, SUBSCRIPT_INDICES,
@@ -686,6 +687,7 @@ class FlowReader:
         self.steps_parameters: Optional[bool] = None  # reads `self.param_groups` (an optimizer's step); once asked
         self.keyed: set[str] = set()  # names of dicts with a value kept by key in `env` (`state["row"]`)
         self.tensor_results = tensor_results(function, own)
+        self._loops = 0  # the loops around the statement being read
 
     def read(self) -> FunctionFlow:
         env: dict[str, Value] = dict(self.outer)
@@ -840,10 +842,12 @@ class FlowReader:
                     env[name] = Value(inputs=frozenset({name}))
             else:
                 self._expr(node.test, env)
-            for _ in range(2):  # what one iteration binds, the next one reads
+            self._loops += 1
+            for _ in range(loop_rounds(self._loops - 1)):  # what one iteration binds, the next one reads
                 before = dict(env)
                 self._block(node.body, env)
                 _merge(env, before, env)
+            self._loops -= 1
             if node.orelse is not None:
                 self._block(node.orelse.body, env)
         elif type(node) is cst.With:

@@ -42,6 +42,7 @@ from devlint.analysis.factories import (
     FACTORIES, LIKE_FACTORIES, cpu_factory_name, is_dtype_only_move, is_host, is_plain_device, move_target,
 )
 from devlint.analysis.names import dotted_name, keyword, string_value
+from devlint.analysis.terminating import loop_rounds
 from devlint.analysis.types import TENSOR_METHODS, Kind
 from devlint.analysis.vocabulary import PLACED_ATTRIBUTES
 from devlint.analysis.walk import children, own_nodes, own_nodes_in_order
@@ -160,6 +161,7 @@ class Placement:
         self.unanswered: set[cst.CSTNode] = set()
         self._grad_off = 0
         self._device_tested = 0
+        self._loops = 0  # the loops around the statement being read
 
     def placed(self, expr: cst.CSTNode) -> Optional[Placed]:
         return None if expr in self.unanswered else self.found.get(expr)
@@ -296,7 +298,8 @@ class Placement:
         elif type(node) in (cst.For, cst.While):
             if type(node) is cst.For:
                 iterated = self._expr(node.iter, env)
-            for _round in range(2):
+            self._loops += 1
+            for _round in range(loop_rounds(self._loops - 1)):
                 body = dict(env)
                 if type(node) is cst.For:
                     element = Placed(iterated.how, iterated.is_tensor, iterated.may_require_grad) if iterated else None
@@ -305,6 +308,7 @@ class Placement:
                     self._expr(node.test, body)
                 self._suite(node.body, body)
                 env.update(_merge(env, [env, body]))
+            self._loops -= 1
             if node.orelse is not None:
                 self._suite(node.orelse.body, env)
         elif type(node) is cst.With:

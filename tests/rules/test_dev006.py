@@ -665,3 +665,31 @@ def test_dev006_fix_of_a_metric_and_of_a_sibling(code: str, fixed: str) -> None:
 
     result = fix_source(textwrap.dedent(code).removeprefix("\n"), "m.py")
     assert result.source == textwrap.dedent(fixed).removeprefix("\n")
+
+
+def _nest(depth: int) -> str:
+    """A function whose `.numpy()` sits in `depth` nested loops, of a tensor moved at the end of the innermost body:
+    the move reaches the conversion only in the next iteration."""
+    lines = ["import torch", "def run(batches, device):", "    x = torch.zeros(2)"]
+    indent = "    "
+    for level in range(depth):
+        lines.append(f"{indent}for b{level} in batches:")
+        indent += "    "
+    lines += [f"{indent}y = x.numpy()", f"{indent}x = x.to(device)"]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_loop_carries_a_move_to_the_next_iteration_and_a_deep_nest_is_read_in_bounded_walks(monkeypatch):
+    """Each loop's body is read twice (what one iteration binds, the next one reads) down to
+    `LOOP_NESTING_WALKED_TWICE` loops deep, once below: 2**depth walks of a 10-deep nest cost 32 s."""
+    from devlint.analysis.placement import Placement
+    from devlint.analysis.terminating import LOOP_NESTING_WALKED_TWICE
+    from rules.cases import counted_calls
+
+    def converted(code: str) -> list:
+        return [report for report in lint(code, preview=True) if report[2] == "DEV006"]  # a device argument: preview
+
+    assert converted(_nest(2)) == [(6, 17, "DEV006")]
+    walks = counted_calls(monkeypatch, Placement, "_statement")
+    converted(_nest(12))
+    assert walks() < 20 * 2 ** LOOP_NESTING_WALKED_TWICE
