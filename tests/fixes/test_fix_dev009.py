@@ -205,7 +205,7 @@ def test_work_before_set_device_is_indexed_with_the_local_rank_bound_before_it()
         """, unsafe=True)
 
 
-def test_one_fix_indexes_every_placement_of_the_one_report():
+def test_fix_indexes_every_placement_of_the_one_report_in_turn():
     check("""
         import os
         import torch

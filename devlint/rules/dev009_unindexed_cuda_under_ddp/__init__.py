@@ -84,7 +84,8 @@ RULE = Rule(
         neither starts a process group nor reads `LOCAL_RANK` at its top level (it reads the rank inside a
         function) is left alone entirely: its caller sets the rank up and may pin it in another file. One cause is one
         report: the placements a missing `set_device` leaves on GPU 0 (or a late one lets run first) are
-        reported once, at the first, naming the others, with one fix that indexes each that can be.
+        reported once, at the first, naming the others; its fix indexes one placement, and `--fix` goes on
+        to the next until each that can be is indexed.
 
         Order matters too: where the file pins with `set_device`, what every rank places on the GPU
         before that call runs (`.cuda()`, `.to("cuda")`, `device="cuda"` or `map_location="cuda"` given)

@@ -220,19 +220,15 @@ class UnindexedCudaUnderDdp(RuleVisitor):
     def _report_together(self, entries: list[tuple[cst.CSTNode, str, Optional[Fix], bool, Optional[str]]],
                          message: Callable[[str], str]) -> None:
         """One report for one cause (no `set_device`, or one that runs too late): at the first placement, naming
-        the others, with one fix that indexes every placement that can be."""
+        the others. Its fix indexes the first placement that can be: `--fix` then finds the cause at the next one,
+        until every placement is indexed (each fix stays in its own statement, so a notebook's cells keep theirs)."""
         (first, what, _, _, _), others = entries[0], entries[1:]
         text = message(what)
         if others:
             named = [f"{other} in `{where}`" if where else f"{other} at module level"
                      for _, other, _, _, where in others]
             text = f"{text} (also {', '.join(named)})"
-        fixes = [fix for _, _, fix, _, _ in entries if fix is not None]
-        fix = None
-        if fixes:
-            replacements = {node: new for found in fixes for node, new in found.replacements.items()}
-            description = fixes[0].description if len(fixes) == 1 else f"{fixes[0].description} ({len(fixes)} places)"
-            fix = Fix(Applicability.UNSAFE, description, replacements)
+        fix = next((found for _, _, found, _, _ in entries if found is not None), None)
         self.report(first, text, fix)
 
 
