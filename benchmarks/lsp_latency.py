@@ -1,6 +1,6 @@
-"""`devlint lsp` as an editor feels it: diagnostics latency after a change, and memory.
+"""`devlint lsp` as an editor feels it: diagnostics latency after a change, code actions, and memory.
 
-    python benchmarks/lsp_latency.py [--corpus DIR] [--runs 20]
+    python benchmarks/lsp_latency.py [--corpus DIR] [--runs 20] [--checkout DIR] [--only-analysed]
 
 - Latency: a warm server (the file opened and checked once), then `--runs` edits, each a
   `textDocument/didChange`: once appending a comment line at the end each time, once typing at
@@ -9,7 +9,12 @@
   `publishDiagnostics` for that version. Median and spread, for a file of about 2,000 lines and
   one of about 200 (targets: under 100 ms and under 20 ms), and again for the files of about those
   sizes that the prefilter and the screen send on to LibCST (files with candidates: the slow path).
+- Code actions: after each change's diagnostics arrived, a `textDocument/codeAction` request for the whole file
+  (every quick fix, every "disable", fix-all), timed from sending it to its answer (target: 50 ms).
 - Memory: the server's resident memory (VmRSS) after 200 files were opened and checked.
+
+`--checkout DIR` starts the server of another checkout of devlint (to compare two side by side in one session);
+`--only-analysed` times only the files LibCST analyses.
 
 Files come from `--corpus` (default: the development corpus, `~/.cache/devlint-dev-corpus/src`):
 the torch-importing `.py` files whose line counts are nearest 2,000 and 200, and the first 200 in
@@ -37,7 +42,8 @@ DEFAULT_CORPUS = Path.home() / ".cache" / "devlint-dev-corpus" / "src"
 
 
 class Client:
-    def __init__(self) -> None:
+    def __init__(self, checkout: Path = ROOT) -> None:
+        self.checkout = checkout
         self.client = LanguageClient("devlint-benchmark", "1")
         self.received: dict[tuple[str, Optional[int]], float] = {}
         self.arrived = asyncio.Event()
@@ -48,7 +54,7 @@ class Client:
             self.arrived.set()
 
     async def start(self) -> None:
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, "PYTHONPATH": str(self.checkout)}
         await self.client.start_io(sys.executable, "-m", "devlint", "lsp", env=env)
         await self.client.initialize_async(lsp.InitializeParams(capabilities=lsp.ClientCapabilities()))
         self.client.initialized(lsp.InitializedParams())
@@ -76,8 +82,9 @@ class Client:
         return uri
 
 
-async def latency(client: Client, path: Path, runs: int, where: str) -> list[float]:
-    """`runs` edits of a warm document, each timed from `didChange` to its diagnostics. `where`:
+async def latency(client: Client, path: Path, runs: int, where: str) -> tuple[list[float], list[float]]:
+    """`runs` edits of a warm document, each timed from `didChange` to its diagnostics, then a code action request
+    for the whole file timed to its answer: (the diagnostics' times, the code actions'). `where`:
     "end" appends a comment line at the end each time; "middle" types at the file's middle line
     (a comment at that line's indent, then one more character per change), inside whatever
     function or class is there."""
@@ -89,7 +96,8 @@ async def latency(client: Client, path: Path, runs: int, where: str) -> list[flo
     middle = len(lines) // 2
     indent = lines[middle][:len(lines[middle]) - len(lines[middle].lstrip())]
     typed = f"{indent}# edit"
-    timings = []
+    timings, actions = [], []
+    whole = lsp.Range(lsp.Position(0, 0), lsp.Position(len(lines) + runs + 1, 0))
     for version in range(2, runs + 2):
         if where == "end":
             change = lsp.TextDocumentContentChangePartial(lsp.Range(end, end), f"\n# edit {version}")
@@ -105,8 +113,12 @@ async def latency(client: Client, path: Path, runs: int, where: str) -> list[flo
         client.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
             lsp.VersionedTextDocumentIdentifier(version, uri), [change]))
         timings.append((await client.wait_for(uri, version) - sent) * 1000)
+        asked = time.perf_counter()
+        await client.client.text_document_code_action_async(lsp.CodeActionParams(
+            lsp.TextDocumentIdentifier(uri), whole, lsp.CodeActionContext(diagnostics=[])))
+        actions.append((time.perf_counter() - asked) * 1000)
     client.client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
-    return timings
+    return timings, actions
 
 
 def engine_alone(path: Path, runs: int) -> list[float]:
@@ -173,6 +185,8 @@ async def main() -> None:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--files", type=int, default=200, help="files opened for the memory figure")
+    parser.add_argument("--checkout", type=Path, default=ROOT, help="the devlint checkout whose server is run")
+    parser.add_argument("--only-analysed", action="store_true", help="only the files LibCST analyses")
     args = parser.parse_args()
     if args.corpus.is_dir():
         files = corpus_files(args.corpus)
@@ -180,12 +194,14 @@ async def main() -> None:
                   ("2,000-line, analysed by LibCST", nearest(files, 2000, analysed=True)),
                   ("200-line, analysed by LibCST", nearest(files, 200, analysed=True))]
         many = [path for path, _ in files[:args.files]]
+        if args.only_analysed:
+            chosen = [entry for entry in chosen if "analysed" in entry[0]]
     else:
         scratch = Path(os.environ.get("TMPDIR", "/tmp")) / "devlint-lsp-benchmark"
         scratch.mkdir(exist_ok=True)
         chosen = [("2,000-line", synthetic(scratch, 2000, "large.py")), ("200-line", synthetic(scratch, 200, "small.py"))]
         many = [synthetic(scratch, 200, f"file{i}.py") for i in range(args.files)]
-    client = Client()
+    client = Client(args.checkout.resolve())
     await client.start()
     try:
         timed: set[Path] = set()
@@ -195,12 +211,9 @@ async def main() -> None:
             timed.add(path)
             alone = statistics.median(engine_alone(path, args.runs))
             for where in ("end", "middle"):
-                timings = await latency(client, path, args.runs, where)
-                quartiles = statistics.quantiles(timings, n=4)
+                timings, actions = await latency(client, path, args.runs, where)
                 print(f"{label} file ({path.read_text().count(chr(10)) + 1} lines, {path}), edits at the {where}: "
-                      f"median {statistics.median(timings):.1f} ms, "
-                      f"quartiles {quartiles[0]:.1f}-{quartiles[2]:.1f} ms, "
-                      f"min {min(timings):.1f}, max {max(timings):.1f} ({args.runs} changes); "
+                      f"diagnostics {_spread(timings)}; code actions {_spread(actions)} ({args.runs} changes); "
                       f"the whole check alone, in-process: median {alone:.1f} ms")
         uris = [client.open(path, path.read_text()) for path in many]
         for uri in uris:
@@ -208,6 +221,12 @@ async def main() -> None:
         print(f"memory after {len(uris)} files opened and checked: {resident_mib(client.pid):.0f} MiB resident")
     finally:
         await client.stop()
+
+
+def _spread(timings: list[float]) -> str:
+    quartiles = statistics.quantiles(timings, n=4)
+    return (f"median {statistics.median(timings):.1f} ms, quartiles {quartiles[0]:.1f}-{quartiles[2]:.1f} ms, "
+            f"min {min(timings):.1f}, max {max(timings):.1f}")
 
 
 if __name__ == "__main__":
