@@ -539,8 +539,7 @@ class TypeOracle:
         scope_functions = [scope, *functions] if isinstance(scope, cst.FunctionDef) else functions
         bindings = index.bindings[name]
         if at is not None and len(bindings) > 1:
-            bindings = [b for b in bindings if not (self._in_exclusive_branch(b[1], at, scope)
-                                                   or self._only_after(b[1], at, scope))]
+            bindings = [b for b in bindings if not self._cannot_reach(b[1], at, scope)]
         kinds: set[Kind] = set()
         strong = weak = False  # is there tensor evidence from a binding? only from a convention?
         for how, node in bindings:
@@ -589,69 +588,56 @@ class TypeOracle:
         body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
         return any(statement is scope for statement in body) and self.classes.node_is_module_class(cls)
 
-    def _in_exclusive_branch(self, binding: cst.CSTNode, at: cst.CSTNode, scope: cst.CSTNode) -> bool:
-        """Does a binding sit in a branch of an `if` that excludes the branch of the use `at`
-        (`if a: x = f(x)` / `elif b: x.to(d)`), with no loop around the `if` to carry it over?"""
-        parent_of = self._parent_map(scope)
-        if id(at) not in parent_of or id(binding) not in parent_of:
+    def _cannot_reach(self, binding: cst.CSTNode, at: cst.CSTNode, scope: cst.CSTNode) -> bool:
+        """Can the binding not reach the use `at`, with no loop around both to carry it over? It sits in a branch of
+        an `if` that excludes the use's branch (`if a: x = f(x)` / `elif b: x.to(d)`), or it comes after the use in
+        the source (`encoder.to(device)` then `encoder, _ = load(encoder)`), where the use is not in a closure
+        (run when it is called) nor inside the binding itself (`x = x.to(d)`)."""
+        meeting = self._meeting(binding, at, scope)
+        if meeting is None:
             return False
-        use_path: dict[int, cst.CSTNode] = {}  # id(ancestor) -> its child on the way to `at`
-        node = at
-        while id(node) in parent_of:
-            parent = parent_of[id(node)]
-            use_path[id(parent)] = node
-            node = parent
-        node = binding
-        while id(node) in parent_of:
-            parent = parent_of[id(node)]
-            if id(parent) in use_path:  # the lowest common ancestor
-                other = use_path[id(parent)]
-                if not isinstance(parent, cst.If) or other is node:
-                    return False
-                branches = {id(parent.body), id(parent.orelse)}
-                if {id(node), id(other)} != branches:
-                    return False
-                while id(parent) in parent_of:  # a loop around the `if` carries a binding to the next round
-                    parent = parent_of[id(parent)]
-                    if isinstance(parent, (cst.For, cst.While)):
-                        return False
-                return True
-            node = parent
-        return False
+        ancestor, on_binding_side, on_use_side, in_closure = meeting
+        if on_binding_side is on_use_side:
+            return False  # the use is inside the binding
+        exclusive = isinstance(ancestor, cst.If) and \
+            {id(on_binding_side), id(on_use_side)} == {id(ancestor.body), id(ancestor.orelse)}
+        if not exclusive:
+            if in_closure:
+                return False
+            order = [id(child) for child in children(ancestor)]
+            if id(on_binding_side) not in order or id(on_use_side) not in order or \
+                    order.index(id(on_binding_side)) < order.index(id(on_use_side)):
+                return False
+        parent_of = self._parent_map(scope)
+        node: Optional[cst.CSTNode] = ancestor
+        while node is not None:  # a loop around both carries a binding to the next round
+            if isinstance(node, (cst.For, cst.While)):
+                return False
+            node = parent_of.get(id(node))
+        return True
 
-    def _only_after(self, binding: cst.CSTNode, at: cst.CSTNode, scope: cst.CSTNode) -> bool:
-        """Does a binding come after the use `at` in the source, with no loop around both to carry it back
-        (`encoder.to(device)` then `encoder, _ = load(encoder)`): it cannot reach the use."""
+    def _meeting(self, binding: cst.CSTNode, at: cst.CSTNode, scope: cst.CSTNode
+                 ) -> Optional[tuple[cst.CSTNode, cst.CSTNode, cst.CSTNode, bool]]:
+        """(the lowest common ancestor of `binding` and `at` in `scope`, its child on the way to the binding, its child
+        on the way to `at`, whether a function or lambda lies between it and `at`); None where either is not in it."""
         parent_of = self._parent_map(scope)
         if id(at) not in parent_of or id(binding) not in parent_of:
-            return False
-        use_path: dict[int, cst.CSTNode] = {}  # id(ancestor) -> its child on the way to `at`
-        deferred: dict[int, bool] = {}  # id(ancestor) -> a function or lambda lies between it and `at`
-        node, inside_a_function = at, False
+            return None
+        use_path: dict[int, tuple[cst.CSTNode, bool]] = {}  # id(ancestor) -> (its child towards `at`, in a closure)
+        node, in_closure = at, False
         while id(node) in parent_of:
             parent = parent_of[id(node)]
-            inside_a_function = inside_a_function or isinstance(node, (cst.FunctionDef, cst.Lambda))
-            use_path[id(parent)] = node
-            deferred[id(parent)] = inside_a_function
+            in_closure = in_closure or isinstance(node, (cst.FunctionDef, cst.Lambda))
+            use_path[id(parent)] = (node, in_closure)
             node = parent
         node = binding
         while id(node) in parent_of:
             parent = parent_of[id(node)]
-            if id(parent) in use_path:  # the lowest common ancestor
-                other = use_path[id(parent)]
-                if other is node or deferred[id(parent)]:
-                    return False  # the use is inside the binding (`x = x.to(d)`), or runs when a closure is called
-                order = [id(child) for child in children(parent)]
-                if id(node) not in order or id(other) not in order or order.index(id(node)) < order.index(id(other)):
-                    return False
-                while True:  # a loop around both carries the binding to the next round's use
-                    if isinstance(parent, (cst.For, cst.While)):
-                        return False
-                    if id(parent) not in parent_of:
-                        return True
-                    parent = parent_of[id(parent)]
+            if id(parent) in use_path:
+                other, closure = use_path[id(parent)]
+                return parent, node, other, closure
             node = parent
-        return False
+        return None
 
     def _parent_map(self, scope: cst.CSTNode) -> dict[int, cst.CSTNode]:
         found = self._parents.get(id(scope))
