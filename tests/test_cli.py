@@ -8,6 +8,7 @@ import pytest
 
 from conftest import run_devlint
 from devlint.frontends.cli import main
+from devlint.frontends.report.page import rule_page
 
 BUGGY = textwrap.dedent("""\
     import torch
@@ -240,7 +241,7 @@ def test_rule_prints_the_page(capsys, code):
     from devlint.rules import get_rule
 
     assert main(["rule", code]) == 0
-    assert capsys.readouterr().out == get_rule("DEV004").page()
+    assert capsys.readouterr().out == rule_page(get_rule("DEV004"))
 
 
 @pytest.mark.parametrize("args", [["rule"], ["rule", "DEV777"], ["rules", "extra"]])

@@ -21,6 +21,7 @@ from conftest import ROOT
 from devlint import DOCS_URL, PROJECT_URL
 from devlint.frontends.report.docs import readme_with_table, rule_pages, rules_table, table_row
 from devlint.rules import all_rules
+from devlint.frontends.report.page import rule_page
 
 README = (ROOT / "README.md").read_text()
 FENCED = re.compile(r"^```(\w+)\n(.*?)^```", re.M | re.S)
@@ -57,16 +58,16 @@ def test_a_preview_rule_says_so_in_its_row_and_on_its_page():
 
     rule = replace(all_rules()[0].rule, preview=True)
     assert "| preview |" in table_row(rule)
-    assert "in **preview**" in rule.page() and "`--preview`" in rule.page()
-    assert "preview" not in all_rules()[0].rule.page().split("## What it does")[0]
+    assert "in **preview**" in rule_page(rule) and "`--preview`" in rule_page(rule)
+    assert "preview" not in rule_page(all_rules()[0].rule).split("## What it does")[0]
 
 
 def test_a_rules_preview_shapes_get_their_own_section_on_its_page():
     from dataclasses import replace
 
     rule = replace(all_rules()[0].rule, preview_shapes="`x.to(d)` of an unknown `x`.")
-    assert "\n## In preview\n\nWith `--preview` the rule also reports: `x.to(d)` of an unknown `x`.\n" in rule.page()
-    assert "## In preview" not in all_rules()[0].rule.page()
+    assert "\n## In preview\n\nWith `--preview` the rule also reports: `x.to(d)` of an unknown `x`.\n" in rule_page(rule)
+    assert "## In preview" not in rule_page(all_rules()[0].rule)
 
 
 def test_rule_urls_point_at_the_committed_pages():

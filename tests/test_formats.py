@@ -16,6 +16,7 @@ from devlint.frontends.report import FORMATS
 from devlint.frontends.report.github import annotation
 from devlint.frontends.report.sarif import FINGERPRINT_KEY, sarif_log
 from devlint.rules import all_rules
+from devlint.frontends.report.page import rule_page
 
 BAD_DEV004 = FIXTURES / "DEV004-load-without-map-location" / "bad.py"
 NAME_DEV004 = ("--preview",)  # DEV004 is in preview: off unless named
@@ -176,7 +177,7 @@ def test_sarif_driver_lists_every_rule_with_its_docs(fixtures_sarif):
         rule = by_id[entry.rule.code]
         assert rule["name"] == entry.rule.name
         assert rule["shortDescription"]["text"] == entry.rule.summary
-        assert rule["help"]["markdown"] == entry.rule.page()
+        assert rule["help"]["markdown"] == rule_page(entry.rule)
         assert rule["helpUri"] == f"{DOCS_URL}/{entry.rule.code}.md"
         assert rule["defaultConfiguration"]["level"] in ("error", "warning", "note")
         assert rule["fullDescription"]["text"]

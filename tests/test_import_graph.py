@@ -1,8 +1,8 @@
 """The package's imports point one way: no module of `devlint/` reaches itself again through imports,
 and no module imports one of a layer above its own.
 
-Every import statement counts, at module level and inside functions (a function-level import is
-only a deferred one). Imports under `if TYPE_CHECKING:` do not run and do not count."""
+Every import statement counts: at module level, inside functions (a function-level import is only a
+deferred one) and under `if TYPE_CHECKING:` (a type named from a higher layer is still a dependency on it)."""
 
 from __future__ import annotations
 
@@ -29,25 +29,15 @@ def module_name(path: Path, root: Path = ROOT) -> str:
     return ".".join(parts)
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
 def imported_modules(path: Path, known: set[str], root: Path = ROOT) -> set[str]:
-    """The `devlint` modules `path` imports anywhere outside `if TYPE_CHECKING:` blocks."""
+    """The `devlint` modules `path` imports anywhere."""
     name = module_name(path, root)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _is_type_checking(child):
-                for statement in child.orelse:
-                    visit_statement(statement)
-            else:
-                visit_statement(child)
+            visit_statement(child)
 
     def visit_statement(node: ast.AST) -> None:
         if isinstance(node, ast.Import):
@@ -154,7 +144,7 @@ def test_an_import_of_a_higher_layer_is_named_and_a_stray_module_is_found():
     assert modules_outside_the_layers(set(graph)) == ["devlint.helpers"]
 
 
-def test_the_walker_sees_function_level_imports_and_skips_type_checking_ones(tmp_path):
+def test_the_walker_sees_function_level_and_type_checking_imports(tmp_path):
     known = {"devlint.a", "devlint.b", "devlint.c"}
     (tmp_path / "devlint").mkdir()
     source = tmp_path / "devlint" / "a.py"
@@ -164,7 +154,7 @@ def test_the_walker_sees_function_level_imports_and_skips_type_checking_ones(tmp
         "def f():\n    from devlint import b\n")
     graph = {"devlint.a": imported_modules(source, known, tmp_path), "devlint.b": {"devlint.a"},
              "devlint.c": set()}
-    assert graph["devlint.a"] == {"devlint.b"}
+    assert graph["devlint.a"] == {"devlint.b", "devlint.c"}
     assert find_cycle(graph) == ["devlint.a", "devlint.b", "devlint.a"]
 
 

@@ -12,9 +12,8 @@ import pytest
 
 from conftest import RULE_DIRS
 from devlint.analysis.needed import HEADER as HEADER_ONLY, WHOLE, needed_statements
-from devlint.analysis.prefilter import prefilter
-from devlint.analysis.screen import screen_with_facts
-from devlint.engine.engine import analyze, enabled_rules
+from devlint.engine.engine import analyze
+from devlint.engine.selection import enabled_rules, prefilter, screen_with_facts
 from devlint.engine.settings import Settings
 from devlint.engine import cst_stage
 from devlint.rules import all_rules

@@ -18,10 +18,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from devlint.analysis import screen as screen_module
 from devlint.engine import cst_stage, engine
-from devlint.engine.engine import analyze, enabled_rules
+from devlint.engine.engine import analyze
+from devlint.engine.selection import enabled_rules, prefilter, screen
 from devlint.frontends.flake8 import Plugin
-from devlint.analysis.prefilter import prefilter
-from devlint.analysis.screen import screen
 from devlint.engine.settings import Settings
 
 from conftest import RULE_DIRS

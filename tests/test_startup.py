@@ -19,9 +19,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from devlint.analysis.prefilter import prefilter
 from devlint.rules import all_rules
-from devlint.analysis.screen import screen
+from devlint.engine.selection import prefilter, screen
 
 HEAVY = ("libcst", "torch", "pygls", "lsprotocol", "rich")
 

@@ -21,8 +21,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from devlint.analysis.classes import ClassTable
     from devlint.analysis.types import TypeOracle
     from devlint.analysis.screen import SyntaxFacts
-    from devlint.rules.base import Fix
-    from devlint.rules.rule import Rule
 
 ScopeNode = Union[cst.Module, cst.ClassDef, cst.FunctionDef]
 
@@ -39,16 +37,6 @@ class Frame:
     narrowed: narrowing.Narrowing = field(default_factory=dict)
     # tests of early exits left in this function (`if not torch.backends.mps.is_available(): return`)
     exits: list[cst.BaseExpression] = field(default_factory=list)
-
-
-@dataclass
-class RawReport:
-    """A rule's report before positions are known."""
-
-    rule: "Rule"
-    node: cst.CSTNode
-    message: str
-    fix: Optional["Fix"] = None
 
 
 @dataclass
@@ -71,7 +59,6 @@ class FileContext:
     narrowings: list[narrowing.Narrowing] = field(default_factory=list)  # one per enclosing `if` body
     # (test, branch) of every enclosing `if` / `x if c else y` branch: True the body, False the else
     branches: list[tuple[cst.BaseExpression, bool]] = field(default_factory=list)
-    reports: list[RawReport] = field(default_factory=list)
     cuda_tests: dict[int, tuple[bool, bool]] = field(default_factory=dict)  # id(test) -> guarded branches
     availability_flags: set[str] = field(default_factory=set)  # `ok = torch.cuda.is_available()`
     # What the syntax screen read from the text's `ast` (devlint/analysis/screen.py); None when it could not.
@@ -169,9 +156,6 @@ class FileContext:
         if answer is None:
             answer = self.cuda_tests[key] = (guards.loops_over_gpus(iterable), False)
         return answer[0]
-
-    def add_report(self, report: RawReport) -> None:
-        self.reports.append(report)
 
     def follows_a_default_device(self) -> bool:
         """Do device-less factories land on a default device here? `torch.set_default_device` in this

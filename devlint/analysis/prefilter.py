@@ -1,6 +1,7 @@
 """The text prefilter: which enabled rules could report on a text, decided before any parse.
 
-The first of two stages (the second, devlint/analysis/screen.py, asks Python's `ast` of what is left).
+The first of two stages (the second, devlint/analysis/screen.py, asks Python's `ast` of what is left); the
+selection itself, in terms of rules, is devlint/engine/selection.py.
 Each rule lists `tokens` (`Rule.tokens`): strings or compiled patterns that must *all* be
 found in the text for the rule to be able to report. A file for which no rule is left is
 never parsed by LibCST. The prefilter must be conservative — it may keep a rule that then finds
@@ -37,12 +38,9 @@ error is `DEV999` in every file devlint checks.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Sequence, Union
+from typing import Sequence, Union
 
 from devlint.analysis.vocabulary import ACCELERATOR_TYPES
-
-if TYPE_CHECKING:  # pragma: no cover
-    from devlint.rules import RuleEntry
 
 Token = Union[str, "re.Pattern[str]"]
 
@@ -80,20 +78,8 @@ def without_continuations(text: str) -> str:
     return text.replace("\\\r\n", "").replace("\\\n", "").replace("\\\r", "")
 
 
-def _found(token: Token, texts: Sequence[str]) -> bool:
+def token_found(token: Token, texts: Sequence[str]) -> bool:
+    """Is `token` in one of `texts` (the text, and the text without its backslash continuations)?"""
     if isinstance(token, str):
         return any(token in text for text in texts)
     return any(token.search(text) is not None for text in texts)
-
-
-def prefilter(source: str, rules: Sequence["RuleEntry"]) -> list["RuleEntry"]:
-    """The rules that could report on `source`: those whose every token is in the text."""
-    texts = (source, without_continuations(source)) if "\\" in source else (source,)
-    found: dict[Token, bool] = {}  # rules share tokens (`torch`, the device strings): search each once
-
-    def has(token: Token) -> bool:
-        if token not in found:
-            found[token] = _found(token, texts)
-        return found[token]
-
-    return [entry for entry in rules if all(has(token) for token in entry.rule.tokens)]

@@ -25,7 +25,7 @@ import ast
 import bisect
 import re
 import warnings
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence, Union
+from typing import Callable, Iterable, Iterator, Optional, Union
 
 from devlint.analysis.prefilter import ANY_ACCELERATOR_STRING, without_continuations
 from devlint.analysis.torch_operations import (
@@ -37,9 +37,6 @@ from devlint.analysis.vocabulary import (
     PLACED_ATTRIBUTES, TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, TO_HOST_METHODS, TORCH_ONLY_METHODS,
     device_backend, is_cuda_runtime_value,
 )
-
-if TYPE_CHECKING:  # pragma: no cover
-    from devlint.rules import RuleEntry
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _CPU_FACTORIES = frozenset(f"torch.{name}" for name in FACTORIES - LIKE_FACTORIES)
@@ -1351,23 +1348,3 @@ def parse(source: str) -> Optional[ast.Module]:
             return ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
         return None
-
-
-def screen(source: str, rules: Sequence["RuleEntry"], tree: Optional[ast.AST] = None, *,
-           preview: bool = True) -> list["RuleEntry"]:
-    """The rules of `rules` that have a candidate in `source` (`tree`: its `ast`, if parsed already), with the
-    preview shapes (`preview=False`: only the shapes rules report by default)."""
-    return screen_with_facts(source, rules, tree, preview=preview)[0]
-
-
-def screen_with_facts(source: str, rules: Sequence["RuleEntry"], tree: Optional[ast.AST] = None, *,
-                      preview: bool = True) -> tuple[list["RuleEntry"], Optional[SyntaxFacts]]:
-    """`screen`, and the facts it read (None when `ast` could not parse the text, or no rule asked)."""
-    if not any(entry.rule.screen is not None for entry in rules):
-        return list(rules), None
-    if not isinstance(tree, ast.Module):
-        tree = parse(source)
-        if tree is None:
-            return list(rules), None
-    facts = SyntaxFacts(tree, preview, source)
-    return [entry for entry in rules if entry.rule.screen is None or entry.rule.screen(facts)], facts

@@ -18,7 +18,7 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 from libcst._position import CodeRange
 
-from devlint.analysis.context import ContextEnter, ContextExit, FileContext, RawReport
+from devlint.analysis.context import ContextEnter, ContextExit, FileContext
 from devlint.analysis.needed import LEFT_OUT, first_line, needed_statements, stand_in
 from devlint.analysis.project_index import IndexReads
 from devlint.analysis.walk import nodes, parents, visit_batched
@@ -31,16 +31,16 @@ from devlint.engine.noqa import Suppressions
 from devlint.engine.placing import Placing
 from devlint.engine.project import index_for
 from devlint.engine.reparse import parse_in_pieces
+from devlint.engine.result import Analysis
 from devlint.engine.settings import INTERNAL_ERROR_CODE, Settings
 from devlint.engine.stand_ins import one_line_stand_ins
 from devlint.engine.syntax import internal_error
 from devlint.engine.target_torch import target_torch
 from devlint.rules import RuleEntry
-from devlint.rules.base import Fix
+from devlint.rules.base import Fix, RawReport
 
 if TYPE_CHECKING:  # pragma: no cover
     from devlint.analysis.screen import SyntaxFacts
-    from devlint.engine.engine import Analysis
     from devlint.engine.reparse import Reparser
 
 
@@ -84,8 +84,9 @@ def check(result: Analysis, path: str, settings: Settings, rules: Sequence[RuleE
             except Exception as error:
                 failures.visiting(visitor, None, error)
     result.index_reads = ctx.project.reads
-    raw = [r for r in ctx.reports if r.rule.code not in failures.by_code
-           and (ctx.torch.imports_torch or not _needs_torch_import(r, rules))]
+    raw = sorted((report for visitor in rule_visitors if visitor.rule.code not in failures.by_code
+                  and (ctx.torch.imports_torch or not visitor.needs_torch_import) for report in visitor.reports),
+                 key=lambda report: report.order)
     if not raw and not failures.by_code:
         return
     wanted = [node for report in raw for node in (report.node, *(report.fix.replacements if report.fix else ()))]
@@ -211,13 +212,6 @@ def _recurse_forever(name: str) -> Callable[..., None]:
 
     callback.__name__ = name  # LibCST lists a visitor's callbacks by their names
     return callback
-
-
-def _needs_torch_import(report: RawReport, rules: Sequence[RuleEntry]) -> bool:
-    for entry in rules:
-        if entry.rule is report.rule:
-            return entry.visitor.needs_torch_import
-    return True
 
 
 class _PositionsUpTo(Placing):

@@ -19,12 +19,9 @@ a file gets that far: this module, the prefilter, the screen and the rule table 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Callable, Optional
 
-from devlint.analysis.prefilter import prefilter
-from devlint.analysis.screen import screen_with_facts
 from devlint.contract.diagnostics import Applicability, Diagnostic, FixResult
 from devlint.engine.collector import collector_paused
 from devlint.engine.deep_stack import caused_by_recursion, with_deep_stack
@@ -32,16 +29,15 @@ from devlint.engine.libcst_loader import load_libcst
 from devlint.engine.line_length import line_limit
 from devlint.engine.lines import Lines
 from devlint.engine.noqa import Suppressions
+from devlint.engine.result import Analysis
+from devlint.engine.selection import enabled_rules, prefilter, screen_with_facts
 from devlint.engine.settings import (
     DEFAULT_SETTINGS, INTERNAL_ERROR_CODE, SYNTAX_ERROR_CODE, TOO_LARGE_CODE, Settings,
 )
 from devlint.engine.stand_ins import data_stand_ins
 from devlint.engine.syntax import internal_error, parse_python
-from devlint.rules import RuleEntry, all_rules
 
 if TYPE_CHECKING:  # pragma: no cover
-    import libcst as cst
-
     from devlint.engine.cst_stage import Trees
     from devlint.engine.reparse import Reparser
     from devlint.rules.base import Fix
@@ -49,31 +45,6 @@ if TYPE_CHECKING:  # pragma: no cover
 # `--fix` re-checks and fixes again until nothing changes (a fix may make another report: DEV001's
 # `x = x.to(d)` after `x = torch.randn(...)` is DEV002's two-statement pair); ruff's bound.
 MAX_FIX_PASSES = 100
-
-
-def enabled_rules(settings: Settings, path: Optional[str]) -> list[RuleEntry]:
-    return [entry for entry in all_rules() if settings.enabled(entry.rule.code, path)]
-
-
-@dataclass
-class Analysis:
-    """Everything one lint pass learned about one module's text."""
-
-    source: str
-    module: Optional[cst.Module] = None
-    # The text `module` was parsed from: `source`, or `source` with data stand-ins (the same lines and
-    # columns outside them, devlint/engine/stand_ins.py); fixes are computed on it and mapped back.
-    text: Optional[str] = None
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    fixes: list[tuple[Diagnostic, Fix, tuple[int, int]]] = field(default_factory=list)  # with char ranges
-    skipped: bool = False  # no enabled rule could report here (prefilter, screen): never parsed by LibCST
-    # What the rules asked the project index and its answers (devlint/analysis/project_index.py):
-    # the reports hold only while the index answers the same (the result cache checks it).
-    index_reads: dict[str, object] = field(default_factory=dict)
-    # Where the code of each top-level statement of `module` starts (when a report has a fix): a fix's edit is
-    # computed on its statement (devlint/engine/cst_stage.py: Statements).
-    statement_starts: Optional[list[int]] = None
-    narrowed: bool = False  # `module` holds only the statements the rules need (devlint/analysis/needed.py)
 
 
 def _cst_stage() -> ModuleType:

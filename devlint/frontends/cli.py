@@ -278,6 +278,7 @@ def _subcommand(name: str, args: list[str]) -> int:
         if len(args) != 1:
             raise UsageError("usage: devlint rule CODE")
         from devlint.engine.codes import ENGINE_CODE_PAGES
+        from devlint.frontends.report.page import rule_page
 
         rule = get_rule(args[0])
         if rule is None and args[0].upper() in ENGINE_CODE_PAGES:
@@ -286,7 +287,7 @@ def _subcommand(name: str, args: list[str]) -> int:
         if rule is None:
             codes = ", ".join([*(entry.rule.code for entry in all_rules()), *ENGINE_CODE_PAGES])
             raise UsageError(f"unknown rule '{args[0]}'; valid codes: {codes}")
-        print(rule.page(), end="")
+        print(rule_page(rule), end="")
         return EXIT_CLEAN
     if name == "clean":
         return _clean(args)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import ClassVar, Optional
 
 import libcst as cst
 
-from devlint.analysis.context import FileContext, RawReport
+from devlint.analysis.context import FileContext
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.rule import Rule
 
@@ -23,6 +24,21 @@ class Fix:
     needs_torch_import: bool = False
 
 
+@dataclass
+class RawReport:
+    """A rule's report before positions are known."""
+
+    rule: Rule
+    node: cst.CSTNode
+    message: str
+    fix: Optional[Fix] = None
+    # Where it came in the traversal, among every rule's reports: the reports of one file are read in this order.
+    order: int = 0
+
+
+_ORDER = itertools.count()
+
+
 class RuleVisitor(cst.BatchableCSTVisitor):
     """Base of every rule's visitor. Subclasses set `rule` and implement `visit_*` methods;
     decisions that need the whole file go in `finish()`."""
@@ -34,6 +50,7 @@ class RuleVisitor(cst.BatchableCSTVisitor):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__()
         self.ctx = ctx
+        self.reports: list[RawReport] = []  # a rule that fails loses only these (devlint/engine/cst_stage.py)
 
     @property
     def torch(self):  # type: ignore[no-untyped-def]
@@ -46,7 +63,7 @@ class RuleVisitor(cst.BatchableCSTVisitor):
         return self.ctx.preview
 
     def report(self, node: cst.CSTNode, message: str, fix: Optional[Fix] = None) -> None:
-        self.ctx.add_report(RawReport(self.rule, node, message, fix))
+        self.reports.append(RawReport(self.rule, node, message, fix, next(_ORDER)))
 
     def finish(self) -> None:
         """Called once after the traversal, for decisions that need the whole file."""

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Optional, Sequence
 
 from devlint.contract.diagnostics import Diagnostic, Edit, FixResult
-from devlint.engine.engine import Analysis, analyze, fix_text
+from devlint.engine.engine import analyze, fix_text
+from devlint.engine.result import Analysis
 from devlint.engine.settings import SYNTAX_ERROR_CODE, Settings
 from devlint.engine.syntax import parse_python
 from devlint.sources.files import SourceError, read_bytes

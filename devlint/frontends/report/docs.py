@@ -12,7 +12,8 @@ from typing import Optional, Sequence
 
 from devlint.engine.codes import ENGINE_CODE_PAGES
 from devlint.rules import all_rules
-from devlint.rules.measured import TRAINING_SETS, table_cell
+from devlint.frontends.report.measured import TRAINING_SETS, table_cell
+from devlint.frontends.report.page import rule_page
 from devlint.rules.rule import Rule
 
 TABLE_START = "<!-- rules-table"
@@ -22,7 +23,7 @@ _TABLE = re.compile(r"(<!-- rules-table[^>]*-->\n)(.*?)(<!-- /rules-table -->)",
 
 def rule_pages() -> dict[str, str]:
     """File name (`DEV001.md`) -> page text."""
-    pages = {f"{entry.rule.code}.md": entry.rule.page() for entry in all_rules()}
+    pages = {f"{entry.rule.code}.md": rule_page(entry.rule) for entry in all_rules()}
     pages.update((f"{code}.md", page) for code, page in ENGINE_CODE_PAGES.items())
     return pages
 

@@ -18,6 +18,7 @@ from devlint.engine.codes import ENGINE_CODE_NAMES, ENGINE_CODE_PAGES
 from devlint.engine.settings import INTERNAL_ERROR_CODE, NOTICE_CODES, SYNTAX_ERROR_CODE, TOO_LARGE_CODE
 from devlint.frontends.report.fingerprint import statement_fingerprints
 from devlint.frontends.report.meta import file_message
+from devlint.frontends.report.page import rule_page
 from devlint.frontends.report.paths import relative_path
 from devlint.rules import all_rules
 
@@ -34,7 +35,7 @@ def rule_descriptors() -> list[dict[str, Any]]:
     descriptors = []
     for entry in all_rules():
         rule = entry.rule
-        page = rule.page()
+        page = rule_page(rule)
         descriptors.append({
             "id": rule.code,
             "name": rule.name,
