@@ -26,7 +26,7 @@ import libcst as cst  # noqa: E402
 
 from devlint.analysis.needed import WHOLE, needed_statements  # noqa: E402
 from devlint.analysis.screen import SyntaxFacts  # noqa: E402
-from devlint.engine import cst_stage  # noqa: E402
+from devlint.engine import cst_stage, narrowed_parse, positions  # noqa: E402
 from devlint.engine.engine import analyze  # noqa: E402
 from devlint.engine.parsing import parse_module  # noqa: E402
 from devlint.engine.settings import Settings  # noqa: E402
@@ -47,11 +47,11 @@ def check_reports(path: str, source: str, settings: Settings, counts: dict[str, 
         taken.append(text)
         return parse(text, tree)
 
-    cst_stage.parse_in_pieces = counting  # type: ignore[assignment]
+    cst_stage.parse_in_pieces = narrowed_parse.parse_in_pieces = counting  # type: ignore[assignment]
     try:
         narrowed = reports(source, path, settings, whole=False)
     finally:
-        cst_stage.parse_in_pieces = parse  # type: ignore[assignment]
+        cst_stage.parse_in_pieces = narrowed_parse.parse_in_pieces = parse  # type: ignore[assignment]
     if taken and taken[0] != source:
         counts["narrowed"] += 1
         if len(taken) > 1:
@@ -72,25 +72,25 @@ def check_forced(path: str, source: str, counts: dict[str, int]) -> list[str]:
     definitions = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
     facts = SyntaxFacts(tree, False, source)
     needed = needed_statements(facts, source, definitions[::3])
-    if needed is None or cst_stage._LONE_CARRIAGE_RETURN.search(source):
+    if needed is None or narrowed_parse._LONE_CARRIAGE_RETURN.search(source):
         return []
     counts["narrowed"] += 1
     counts["headers"] += sum(what != WHOLE for _, what in needed)
-    parsed = cst_stage.parse_only(source, tree.body, needed)
+    parsed = narrowed_parse.parse_only(source, tree.body, needed)
     if parsed is None:
         counts["not taken"] += 1
         return [f"{path}: LibCST did not take the statements left"]
     module, narrowed_tree, _ = parsed
     full = parse_module(source)
     # LibCST's statements by their first `ast` statement (a line of small statements joined by `;` is one)
-    firsts = cst_stage._first_lines(module.body, narrowed_tree.body)
-    full_firsts = cst_stage._first_lines(full.body, tree.body)
+    firsts = positions.first_lines(module.body, narrowed_tree.body)
+    full_firsts = positions.first_lines(full.body, tree.body)
     if firsts is None or full_firsts is None:
         return [f"{path}: the statements do not pair with `ast`'s"]
     in_full = {id(node): statement for statement, (node, _) in zip(full.body, full_firsts)}
     whole = {id(original) for original, what in needed if what == WHOLE}
-    positions = cst_stage._positions_up_to(module, list(module.body))
-    full_positions = cst_stage._positions_up_to(full, list(full.body))
+    placed = positions.positions_up_to(module, list(module.body))
+    full_placed = positions.positions_up_to(full, list(full.body))
     found: list[str] = []
     for statement, (node, line) in zip(module.body, firsts):
         if id(node) not in whole:
@@ -99,9 +99,9 @@ def check_forced(path: str, source: str, counts: dict[str, int]) -> list[str]:
         original = in_full[id(node)]
         if _code(module, statement) != _code(full, original):
             found.append(f"{path}:{line}: the statement differs")
-        elif positions[statement].start != full_positions[original].start:
-            found.append(f"{path}:{line}: the statement is at {positions[statement].start}, "
-                         f"{full_positions[original].start} in the whole file")
+        elif placed[statement].start != full_placed[original].start:
+            found.append(f"{path}:{line}: the statement is at {placed[statement].start}, "
+                         f"{full_placed[original].start} in the whole file")
     return found
 
 

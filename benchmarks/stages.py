@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from devlint.analysis import screen
-from devlint.engine import cst_stage, engine, parsing
+from devlint.engine import cst_stage, engine, narrowed_parse, parsing
 from devlint.engine.collector import collector_paused
 from devlint.engine.settings import Settings
 from devlint.rules import all_rules
@@ -64,9 +64,9 @@ def main() -> int:
     screen.parse = timer("ast.parse (screen)", screen.parse)  # type: ignore[assignment]
     engine.screen_with_facts = timer("screen (ast.parse + facts)", engine.screen_with_facts)  # type: ignore[assignment]
     parsing._parse = timer("LibCST parse", keeping(parsing._parse))  # type: ignore[assignment]
-    cst_stage.needed_statements = timer("statements LibCST needs (ast)", cst_stage.needed_statements)  # type: ignore
+    narrowed_parse.needed_statements = timer("statements LibCST needs (ast)", narrowed_parse.needed_statements)  # type: ignore
     cst_stage.visit_batched = timer("traversal (context + rule visitors)", cst_stage.visit_batched)  # type: ignore
-    cst_stage._positions = timer("positions (files with reports)", cst_stage._positions)  # type: ignore[assignment]
+    cst_stage.node_positions = timer("positions (files with reports)", cst_stage.node_positions)  # type: ignore[assignment]
     cst_stage._resolve = timer("reports (noqa, statements, fixes)", cst_stage._resolve)  # type: ignore[assignment]
     cst_stage.FileContext = timer("file context (torch names, project index)", cst_stage.FileContext)  # type: ignore
     for entry in all_rules():  # each rule's `finish` (what it decides after the traversal)

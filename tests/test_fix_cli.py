@@ -151,10 +151,10 @@ def test_file_changed_on_disk_since_read_is_not_overwritten(module, monkeypatch,
 
 
 def test_fix_producing_unparsable_code_is_never_written(module, monkeypatch, capsys):
-    from devlint.engine import cst_stage
+    from devlint.engine import fix_edits
     from devlint.frontends import cli
 
-    monkeypatch.setattr(cst_stage, "apply_fixes", lambda module, fixes, **kwargs: "def broken(:\n")
+    monkeypatch.setattr(fix_edits, "apply_fixes", lambda module, fixes, **kwargs: "def broken(:\n")
     assert cli.main(["--isolated", "--preview", "--fix", "--unsafe-fixes", str(module)]) == 2
     assert module.read_text() == SAFE_AND_UNSAFE
     err = capsys.readouterr().err
@@ -163,31 +163,31 @@ def test_fix_producing_unparsable_code_is_never_written(module, monkeypatch, cap
 
 def test_a_fix_only_libcst_would_parse_is_never_written(module, monkeypatch, capsys):
     # LibCST reads `b"é"` and `"\\N{no such name}"`; Python rejects both: such a text would be written, then DEV999
-    from devlint.engine import cst_stage
+    from devlint.engine import fix_edits
     from devlint.frontends import cli
 
-    real_apply = cst_stage.apply_fixes
+    real_apply = fix_edits.apply_fixes
     for rejected in ('b"\u00e9"', '"\\N{no such name}"'):
         def python_rejects(module_node, fixes, **kwargs):
             return real_apply(module_node, fixes, **kwargs).replace('"cpu"', rejected)
 
-        monkeypatch.setattr(cst_stage, "apply_fixes", python_rejects)
+        monkeypatch.setattr(fix_edits, "apply_fixes", python_rejects)
         assert cli.main(["--isolated", "--preview", "--fix", "--unsafe-fixes", str(module)]) == 2
         assert module.read_text() == SAFE_AND_UNSAFE
         assert "fix would produce code that does not parse; file left unchanged" in capsys.readouterr().err
 
 
 def test_one_unparsable_fix_leaves_the_whole_file_unchanged(module, monkeypatch, capsys):
-    from devlint.engine import cst_stage
+    from devlint.engine import fix_edits
     from devlint.frontends import cli
 
-    real_apply = cst_stage.apply_fixes
+    real_apply = fix_edits.apply_fixes
 
     def break_the_unsafe_one(module_node, fixes, **kwargs):
         text = real_apply(module_node, fixes, **kwargs)
         return text.replace('return torch.load(path, map_location="cpu")', "return (")
 
-    monkeypatch.setattr(cst_stage, "apply_fixes", break_the_unsafe_one)
+    monkeypatch.setattr(fix_edits, "apply_fixes", break_the_unsafe_one)
     assert cli.main(["--isolated", "--preview", "--fix", "--unsafe-fixes", str(module)]) == 2
     assert module.read_text() == SAFE_AND_UNSAFE
 

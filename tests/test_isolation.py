@@ -123,6 +123,21 @@ def test_a_value_defined_by_itself_is_fixed_and_the_editor_sees_the_same(name):
 
 # ---------------------------------------------------------------- a rule that fails on purpose
 
+# The real command with one rule broken on purpose (devlint/engine/faults.py): `CODE` raises in its `finish`,
+# `CODE:recursion` recurses without end in its first callback. Installed in the process, never read from outside.
+_WITH_FAULT = ("import sys\nfrom devlint.engine import faults\n"
+               "code, _, kind = sys.argv.pop(1).partition(':')\n"
+               "faults.install(faults.RuleFault(code, kind or 'raise'))\n"
+               "from {module} import main\nraise SystemExit(main(sys.argv[1:]))\n")
+
+
+def run_with_fault(fault: str, command: str, *args: str, cwd):
+    module = {"devlint": "devlint.frontends.cli", "flake8": "flake8.main.cli"}[command]
+    extra = ("--isolated", "--select", "DEV", "--devlint-preview") if command == "flake8" else ()
+    return subprocess.run([sys.executable, "-c", _WITH_FAULT.format(module=module), fault, *extra, *args], cwd=cwd,
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
 BOTH = ("import torch\n\n\ndef f(images: torch.Tensor, device, path):\n    images.to(device)\n"
         "    return model(images), torch.load(path)\n")  # DEV001 (a safe fix) on line 5, DEV004 on line 6
 
@@ -130,8 +145,7 @@ BOTH = ("import torch\n\n\ndef f(images: torch.Tensor, device, path):\n    image
 @pytest.mark.parametrize("fault", ["DEV004", "DEV004:recursion"])
 def test_a_failing_rule_loses_only_its_reports_and_the_cli_exits_2(tmp_path, fault):
     (tmp_path / "train.py").write_text(BOTH)
-    result = run_devlint("--isolated", "--no-cache", "--preview", "train.py", cwd=tmp_path,
-                         env={"DEVLINT_TEST_FAULT": fault})
+    result = run_with_fault(fault, "devlint", "--isolated", "--no-cache", "--preview", "train.py", cwd=tmp_path)
     lines = result.stdout.splitlines()
     assert any(line.startswith("train.py:5:5: DEV001") for line in lines)
     assert not any(": DEV004 " in line for line in lines)
@@ -143,7 +157,7 @@ def test_a_failing_rule_loses_only_its_reports_and_the_cli_exits_2(tmp_path, fau
 
 def test_a_failing_rule_is_a_visible_dev998_line_in_flake8(tmp_path):
     (tmp_path / "train.py").write_text(BOTH)
-    result = run_flake8("train.py", cwd=tmp_path, env={"DEVLINT_TEST_FAULT": "DEV004"})
+    result = run_with_fault("DEV004", "flake8", "train.py", cwd=tmp_path)
     assert "train.py:5:5: DEV001" in result.stdout
     assert "DEV998 internal error: rule DEV004 failed" in result.stdout
     assert ": DEV004 " not in result.stdout and "E999" not in result.stdout
@@ -152,8 +166,8 @@ def test_a_failing_rule_is_a_visible_dev998_line_in_flake8(tmp_path):
 
 def test_a_failing_rule_does_not_stop_the_other_rules_fixes(tmp_path):
     (tmp_path / "train.py").write_text(BOTH)
-    result = run_devlint("--isolated", "--no-cache", "--preview", "--fix", "train.py", cwd=tmp_path,
-                         env={"DEVLINT_TEST_FAULT": "DEV004"})
+    result = run_with_fault("DEV004", "devlint", "--isolated", "--no-cache", "--preview", "--fix", "train.py",
+                            cwd=tmp_path)
     assert "    images = images.to(device)\n" in (tmp_path / "train.py").read_text()
     assert result.returncode == 2
 

@@ -15,7 +15,7 @@ from devlint.analysis.needed import HEADER as HEADER_ONLY, WHOLE, needed_stateme
 from devlint.engine.engine import analyze
 from devlint.engine.selection import enabled_rules, prefilter, screen_with_facts
 from devlint.engine.settings import Settings
-from devlint.engine import cst_stage
+from devlint.engine import cst_stage, narrowed_parse
 from devlint.rules import all_rules
 
 DEFAULT = Settings()
@@ -209,7 +209,8 @@ def test_where_libcst_does_not_take_what_is_left_the_whole_text_is_parsed(monkey
         return parse_in_pieces(text, tree)
 
     parse_in_pieces = cst_stage.parse_in_pieces
-    monkeypatch.setattr(cst_stage, "parse_in_pieces", failing_first)
+    for stage in (cst_stage, narrowed_parse):  # the statements needed, then the whole text
+        monkeypatch.setattr(stage, "parse_in_pieces", failing_first)
     analysis = analyze(LEFT_OUT, "example.py", DEFAULT)
     assert texts[0] != LEFT_OUT and texts[1] == LEFT_OUT
     assert analysis.module is not None and analysis.module.code == LEFT_OUT

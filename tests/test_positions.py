@@ -1,7 +1,7 @@
 """Positions of reported nodes: LibCST's PositionProvider, run only as far as the last wanted node.
 
 The engine stops LibCST's position-recording codegen once every node it needs is placed
-(devlint/engine/cst_stage.py `_positions`). These tests compare what it gives with the PositionProvider
+(devlint/engine/positions.py `node_positions`). These tests compare what it gives with the PositionProvider
 run in full through a MetadataWrapper, for wanted nodes taken from the start, the middle and
 the end of the fixtures and of the prefilter's snippet programs.
 """
@@ -14,7 +14,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from devlint.engine.cst_stage import _positions, _positions_by_statement
+from devlint.engine.positions import node_positions, positions_by_statement
 from devlint.engine.lines import Lines
 from devlint.engine.placing import Placing
 from devlint.analysis.walk import children
@@ -44,7 +44,7 @@ def test_positions_of_wanted_nodes_equal_the_full_providers(source, by_statement
     nodes = _nodes(module)
     calls = [node for node in nodes if isinstance(node, cst.Call)]
     for wanted in ([nodes[1]], [nodes[-1]], calls[: len(calls) // 2], calls, nodes[::5], nodes):
-        got = _positions(module, wanted, Lines(source), tree)
+        got = node_positions(module, wanted, Lines(source), tree)
         assert {id(n): got[n] for n in wanted} == {id(n): full[n] for n in wanted}
 
 
@@ -76,7 +76,7 @@ def test_statement_positions_hold_where_lines_are_awkward(source):
     full = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     nodes = _nodes(module)
     for wanted in ([nodes[-1]], nodes[::3], nodes):
-        got = _positions(module, wanted, Lines(source), ast.parse(source))
+        got = node_positions(module, wanted, Lines(source), ast.parse(source))
         assert {id(n): got[n] for n in wanted} == {id(n): full[n] for n in wanted}
 
 
@@ -84,14 +84,14 @@ def test_a_module_without_a_trailing_newline():
     module = cst.parse_module("import torch\nx = torch.zeros(3).to(d)")
     last = _nodes(module)[-1]
     full = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    assert _positions(module, [last])[last] == full[last]
+    assert node_positions(module, [last])[last] == full[last]
 
 
 @pytest.mark.parametrize("source", SOURCES[:8], ids=range(8))
 def test_ordinary_files_are_placed_statement_by_statement(source):
     module = cst.parse_module(source)
     inside = {node for statement in module.body for node in _nodes(statement)}
-    assert _positions_by_statement(module, inside, Lines(source), ast.parse(source)) is not None
+    assert positions_by_statement(module, inside, Lines(source), ast.parse(source)) is not None
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])

@@ -93,12 +93,6 @@ class FileContext:
                 return self.frames[i].node.name.value
         return None
 
-    def method_frame_index(self) -> Optional[int]:
-        for i in range(len(self.frames) - 1, 0, -1):
-            if isinstance(self.frames[i].node, cst.FunctionDef) and isinstance(self.frames[i - 1].node, cst.ClassDef):
-                return i
-        return None
-
     # -- guards -------------------------------------------------------------------
     def cuda_guarded(self) -> bool:
         """Only reached where CUDA exists (or where the code says it wants CUDA)."""

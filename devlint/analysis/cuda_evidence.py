@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator, Optional
 
-from devlint.analysis.screen import parse
+from devlint.analysis.screen import dotted, parse
 from devlint.analysis.vocabulary import CUDA_ONLY_CALLS, names_a_device
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -313,11 +313,6 @@ def _imported_cuda_only(node: ast.Import | ast.ImportFrom) -> Optional[str]:
 
 
 def _dotted(expr: ast.AST) -> Optional[str]:
-    parts: list[str] = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if isinstance(expr, ast.Name):
-        parts.append(expr.id)
-        return ".".join(reversed(parts))
-    return None
+    """`a.b.c` as "a.b.c"; None when `expr` is not a chain of names."""
+    parts = dotted(expr)  # type: ignore[arg-type]
+    return ".".join(parts) if parts is not None else None

@@ -9,7 +9,7 @@ import libcst as cst
 from devlint.analysis.names import dotted_name, keyword, positional, string_value
 from devlint.analysis.torch_names import TorchNames
 from devlint.analysis.vocabulary import (
-    CAST_METHODS, DTYPE_NAMES, FACTORIES, LEGACY_CONSTRUCTORS, LIKE_FACTORIES, SPARSE_FACTORIES,
+    CAST_METHODS, DTYPE_NAMES, FACTORIES, LEGACY_CONSTRUCTORS, LIKE_FACTORIES,
 )
 
 # The dtype each typed legacy constructor makes, as a maintainer writes it (`torch.long`).
@@ -48,23 +48,6 @@ def legacy_constructor_name(node: cst.BaseExpression, torch: TorchNames) -> Opti
     if full is None or not full.startswith("torch."):
         return None
     return full[6:] if full[6:] in LEGACY_CONSTRUCTORS else None
-
-
-def sparse_on_host_name(node: cst.BaseExpression, torch: TorchNames) -> Optional[str]:
-    """"sparse_coo_tensor" when a sparse constructor without `device=` gets its indices or values
-    from host data (a literal, NumPy): the result is on the CPU. From tensors, it follows them."""
-    if not isinstance(node, cst.Call) or places_tensor(node):
-        return None
-    full = torch.qualify(node.func)
-    if full is None or full[6:] not in SPARSE_FACTORIES or not full.startswith("torch."):
-        return None
-    for arg in positional(node)[:2]:
-        value = arg.value
-        if isinstance(value, (cst.List, cst.Tuple, cst.ListComp)):
-            return full[6:]
-        if isinstance(value, cst.Call) and (dotted_name(value.func) or "").split(".")[0] in ("np", "numpy"):
-            return full[6:]
-    return None
 
 
 def cpu_factory_name(node: cst.BaseExpression, torch: TorchNames) -> Optional[str]:

@@ -26,13 +26,6 @@ def has(target: Optional[TorchVersion], since: TorchVersion) -> bool:
     return target is not None and target >= since
 
 
-def device_choice(torch_name: str, target: Optional[TorchVersion], backend: str = "cuda", quote: str = '"') -> str:
-    """A `torch.device` expression for the machine's accelerator, else the CPU, that runs on `target`.
-    Before `torch.accelerator` only the backend the code named can be asked for."""
-    return accelerator_choice(torch_name, target, quote) or (
-        f"{torch_name}.device({quote}{backend}{quote} if {availability(torch_name, backend)} else {quote}cpu{quote})")
-
-
 def accelerator_choice(torch_name: str, target: Optional[TorchVersion], quote: str = '"') -> Optional[str]:
     """`torch.accelerator`'s device, else the CPU, as the target allows; None before torch 2.6."""
     cpu = f"{torch_name}.device({quote}cpu{quote})"

@@ -65,7 +65,7 @@ UNARY_ELEMENTWISE = frozenset({
 RESHAPING_METHODS = frozenset({"unsqueeze", "view", "reshape", "flatten", "squeeze", "t", "repeat", "expand"})
 
 # Evidence that a parameter is a tensor: methods no list, dict, str or NumPy array has.
-# DEV005's flow (devlint/analysis/flow.py) and its screen.
+# DEV005's flow (devlint/rules/dev005_host_tensor_meets_input/flow.py) and its screen.
 # Of the joining functions, those where a 0-dim tensor is still refused (it is joined, not broadcast).
 NO_SCALARS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
                          "index_select", "gather", "scatter", "scatter_add", "take_along_dim", "bmm", "mm",

@@ -19,6 +19,8 @@ from typing import Callable, Iterator, Optional, Sequence
 
 import libcst as cst
 
+from devlint.analysis.libcst_internals import NODE_MODULES
+
 _Methods = dict[str, list[Callable[..., object]]]
 # What `visit_batched` does with a callback that raised: (its visitor, the node, the error).
 OnError = Callable[[cst.BatchableCSTVisitor, Optional[cst.CSTNode], Exception], None]
@@ -69,8 +71,7 @@ def _concrete_nodes() -> tuple[type, ...]:
     `libcst/__init__.py` exports; read from the modules, the package's other names are never imported:
     devlint/engine/libcst_loader.py), less those with abstract methods or with a class of them below.
     (Subclass questions here read `__mro__`: `issubclass` of LibCST's abstract classes walks every subclass.)"""
-    classes = {value for module in ("base", "expression", "statement", "module", "op", "whitespace")
-               for name, value in vars(importlib.import_module(f"libcst._nodes.{module}")).items()
+    classes = {value for module in NODE_MODULES for name, value in vars(importlib.import_module(module)).items()
                if not name.startswith("_") and isinstance(value, type) and cst.CSTNode in value.__mro__}
     below = {base for cls in classes for base in cls.__mro__[1:]}
     return tuple(sorted((cls for cls in classes if cls not in below and not getattr(cls, "__abstractmethods__", None)),

@@ -28,7 +28,9 @@ from devlint.engine.deep_stack import caused_by_recursion, with_deep_stack
 from devlint.engine.libcst_loader import load_libcst
 from devlint.engine.line_length import line_limit
 from devlint.engine.lines import Lines
+from devlint.engine import faults
 from devlint.engine.noqa import Suppressions
+from devlint.engine.options import CheckOptions, FileInputs
 from devlint.engine.result import Analysis
 from devlint.engine.selection import enabled_rules, prefilter, screen_with_facts
 from devlint.engine.settings import (
@@ -38,7 +40,7 @@ from devlint.engine.stand_ins import data_stand_ins
 from devlint.engine.syntax import internal_error, parse_python
 
 if TYPE_CHECKING:  # pragma: no cover
-    from devlint.engine.cst_stage import Trees
+    from devlint.engine.fix_edits import Trees
     from devlint.engine.reparse import Reparser
     from devlint.rules.base import Fix
 
@@ -53,6 +55,14 @@ def _cst_stage() -> ModuleType:
     from devlint.engine import cst_stage
 
     return cst_stage
+
+
+def _fix_edits() -> ModuleType:
+    """devlint/engine/fix_edits.py (with LibCST), for `fix_text`: a file with a fix has been through the LibCST stage."""
+    _cst_stage()
+    from devlint.engine import fix_edits
+
+    return fix_edits
 
 
 def analyze(source: str, path: str = "<string>", settings: Optional[Settings] = None,
@@ -112,15 +122,14 @@ def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignor
     if not rules:
         return Analysis(source, skipped=True)
 
+    inputs = FileInputs(source, suppressions, facts, text, module)
+    options = CheckOptions(settings, with_fixes, ignore_noqa, reparser, faults.installed())
+
     def attempt() -> Analysis:
-        result = Analysis(source, text=text)
-        _cst_stage().check(result, path, settings, rules, with_fixes, ignore_noqa, suppressions, facts, reparser,
-                           text, module, narrow=not (whole or with_fixes))
+        result = _cst_stage().check(inputs, path, rules, options, narrow=not (whole or with_fixes))
         if result.narrowed and any(diagnostic.fix is not None for diagnostic in result.diagnostics):
             # a fix is offered only where `--fix` can lay it out, which needs the whole tree: checked again whole
-            result = Analysis(source, text=text)
-            _cst_stage().check(result, path, settings, rules, with_fixes, ignore_noqa, suppressions, facts, reparser,
-                               text, module, narrow=False)
+            result = _cst_stage().check(inputs, path, rules, options, narrow=False)
         return result
 
     try:
@@ -192,7 +201,7 @@ def _fix_text(source: str, path: str, settings: Settings, unsafe: bool,
         if limit is None:
             limit = line_limit(settings.line_length, path)
         try:
-            new = with_deep_stack(_cst_stage().apply_parsable, analysis.module, analysis.text or current, chosen,
+            new = with_deep_stack(_fix_edits().apply_parsable, analysis.module, analysis.text or current, chosen,
                                   limit, unparsable, keep, current, analysis.statement_starts)
         except RecursionError:  # too deep to rewrite even on the large stack: the text stays as it is
             new = None

@@ -68,14 +68,6 @@ def codes_end(match: "re.Match[str]") -> int:
     return match.start("codes") + len(match.group("codes").rstrip(", \t"))
 
 
-def noqa_codes_end(line: str) -> Optional[int]:
-    """Where the code list of the line's `# noqa: CODES` ends; None without such a list."""
-    match = INLINE.search(line)
-    if match is None or not match.group("codes"):
-        return None
-    return codes_end(match)
-
-
 class Suppressions:
     """What the comments of one module's text suppress, read once."""
 

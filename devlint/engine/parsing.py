@@ -23,6 +23,8 @@ from typing import Callable, Optional
 
 import libcst as cst
 
+from devlint.analysis.libcst_internals import VALIDATION_HOOK, native_parse_module
+
 _parsing = threading.local()
 
 
@@ -30,7 +32,7 @@ def _install() -> Optional[Callable[[cst.CSTNode], None]]:
     """Wrap `CSTNode.__post_init__` so that it skips validation while this thread is inside
     `parse_module`; the wrapped original, or None where LibCST does not validate there."""
     base = cst.CSTNode
-    validate = base.__dict__.get("__post_init__")
+    validate = base.__dict__.get(VALIDATION_HOOK)
     if validate is None or getattr(validate, "_devlint_parse", False):
         return validate
 
@@ -39,7 +41,7 @@ def _install() -> Optional[Callable[[cst.CSTNode], None]]:
             validate(self)
 
     post_init._devlint_parse = True  # type: ignore[attr-defined]  (installed once per process)
-    base.__post_init__ = post_init  # type: ignore[method-assign]
+    setattr(base, VALIDATION_HOOK, post_init)
     return validate
 
 
@@ -48,14 +50,9 @@ _ORIGINAL = _install()
 
 def _native_parser() -> Callable[[str], cst.Module]:
     """`cst.parse_module` for a text: LibCST's native parser, called as `cst.parse_module` calls it."""
-    if os.environ.get("LIBCST_PARSER_TYPE") != "pure":
-        try:
-            from libcst import native
-        except ImportError:
-            native = None
-        parse = getattr(native, "parse_module", None)
-        if parse is not None:
-            return lambda text: parse(text, "utf-8")  # type: ignore[no-any-return]
+    parse = native_parse_module
+    if os.environ.get("LIBCST_PARSER_TYPE") != "pure" and parse is not None:
+        return lambda text: parse(text, "utf-8")  # type: ignore[misc]
     return cst.parse_module
 
 

@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from typing import Iterator, Optional, Sequence
 
 import libcst as cst
-from libcst._nodes.internal import CodegenState
-from libcst._position import CodePosition, CodeRange
+
+from devlint.analysis.libcst_internals import CodegenState, CodePosition, CodeRange
 
 _LINE_BREAK = re.compile(r"\r\n?|\n")  # (as Python counts lines: a lone `\r` ends one too)
 

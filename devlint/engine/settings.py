@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fnmatch
 import functools
-import re
 import os
 from dataclasses import dataclass
 from typing import Iterable, Optional

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from devlint.engine import cst_stage, engine
+from devlint.engine import cst_stage, engine, fix_edits, narrowed_parse
 from devlint.engine.settings import Settings
 
 SOURCE = textwrap.dedent('''\
@@ -36,7 +36,8 @@ def parses(monkeypatch):
         parsed.append(text)
         return real(text, tree, *args)
 
-    monkeypatch.setattr(cst_stage, "parse_in_pieces", counting)
+    for stage in (cst_stage, narrowed_parse, fix_edits):  # a check's parse, of its statements, of a fix's text
+        monkeypatch.setattr(stage, "parse_in_pieces", counting)
     return parsed
 
 
@@ -70,9 +71,9 @@ def test_trees_given_for_a_text_that_data_stand_ins_change_are_not_used(monkeypa
     monkeypatch.setattr(stand_ins, "STAND_INS_FROM_CHARS", 0)  # (tried from 256 KB of text; this one is smaller)
 
     source = f"import torch\n\nTABLE = [\n{TABLE}]\n\n\ndef make(device):\n    return torch.zeros(3).to(device)\n"
-    trees = cst_stage.Trees(ast.parse(source), cst.parse_module(source))
+    trees = fix_edits.Trees(ast.parse(source), cst.parse_module(source))
     analysis = engine.analyze(source, "table.py", Settings(), trees=trees)
     assert analysis.text != source and analysis.module is not trees.module  # LibCST parsed the stand-ins' text
     plain = source.replace(f"TABLE = [\n{TABLE}]\n", "")
-    trees = cst_stage.Trees(ast.parse(plain), cst.parse_module(plain))
+    trees = fix_edits.Trees(ast.parse(plain), cst.parse_module(plain))
     assert engine.analyze(plain, "plain.py", Settings(), trees=trees).module is trees.module

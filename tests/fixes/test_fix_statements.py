@@ -1,4 +1,4 @@
-"""A fix's edit is computed on the innermost statement that holds it (devlint/engine/cst_stage.py:
+"""A fix's edit is computed on the innermost statement that holds it (devlint/engine/fix_edits.py:
 `Statements`): rewriting, generating and laying out the whole file for every fix cost a 50,000-line file
 11 s per fix, and the whole class a 4,000-line class 0.3 s per fix. The edits and the fixed text are those the
 whole file gives, wherever the statement lies and whatever the fix does to it (a rewritten call, a removed
@@ -12,7 +12,8 @@ import libcst as cst
 import pytest
 
 from devlint import fix_source
-from devlint.engine import cst_stage
+from devlint.analysis.walk import nodes
+from devlint.engine import cst_stage, fix_edits, positions
 from devlint.engine.engine import analyze
 from devlint.engine.settings import Settings
 from devlint.rules.base import Applicability, Fix
@@ -59,13 +60,13 @@ def whole_file(monkeypatch):
 
 def test_each_fix_is_rewritten_in_the_innermost_statement_that_holds_it(monkeypatch, whole_file):
     laid_out: list[str] = []
-    real = cst_stage.lay_out
+    real = fix_edits.lay_out
 
     def recording(text, *args):
         laid_out.append(text)
         return real(text, *args)
 
-    monkeypatch.setattr(cst_stage, "lay_out", recording)
+    monkeypatch.setattr(fix_edits, "lay_out", recording)
     edits = _edits(SOURCE)
     fixed_at = [(code, line) for code, line, fix in edits if fix]
     assert fixed_at == [("DEV002", 6), ("DEV002", 12), ("DEV002", 15), ("DEV003", 15)]
@@ -94,13 +95,13 @@ def test_every_fixture_fix_is_the_whole_files(rule_dir, variant, whole_file):
         fix_source(source, path, PREVIEW, unsafe=True)))
 
 
-def _statements(source: str) -> tuple[cst.Module, cst_stage.Statements]:
+def _statements(source: str) -> tuple[cst.Module, fix_edits.Statements]:
     import ast
 
     module = cst.parse_module(source)
-    starts = cst_stage.statement_starts(module, ast.parse(source))
+    starts = fix_edits.statement_starts(module, ast.parse(source))
     assert starts is not None
-    return module, cst_stage.Statements(module, source, starts)
+    return module, fix_edits.Statements(module, source, starts)
 
 
 def test_a_fix_across_statements_or_at_an_unended_last_line_is_computed_on_the_whole_file():
@@ -137,12 +138,12 @@ NESTED = textwrap.dedent("""\
 
 
 def _call_fix(module: cst.Module, name: str) -> Fix:
-    found = [node for node in cst_stage.nodes(module) if isinstance(node, cst.Call) and node.func.value == name]
+    found = [node for node in nodes(module) if isinstance(node, cst.Call) and node.func.value == name]
     return Fix(Applicability.SAFE, "rename", {found[0]: found[0].with_changes(func=cst.Name(name * 2))})
 
 
 def _line_fix(module: cst.Module, kind: type) -> Fix:
-    found = [node for node in cst_stage.nodes(module) if isinstance(node, kind)]
+    found = [node for node in nodes(module) if isinstance(node, kind)]
     return Fix(Applicability.SAFE, "remove", {found[0]: cst.RemovalSentinel.REMOVE})
 
 
@@ -166,10 +167,10 @@ def test_a_fix_inside_blocks_is_the_whole_files_edit(newline, indent):
          "if a:", "if a:"),
     ]
     for fix, before, after in cases:
-        positions = cst_stage._positions_up_to(module, list(fix.replacements))
-        line = min(positions[node].start.line for node in fix.replacements)
-        edit = cst_stage.fix_edit(module, source, fix, 88, statements, line)
-        assert edit == cst_stage.fix_edit(module, source, fix, 88)
+        placed = positions.positions_up_to(module, list(fix.replacements))
+        line = min(placed[node].start.line for node in fix.replacements)
+        edit = fix_edits.fix_edit(module, source, fix, 88, statements, line)
+        assert edit == fix_edits.fix_edit(module, source, fix, 88)
         offset, text, new = statements.holding(fix, line)
         assert text.lstrip(" \t").startswith(before)
         assert new.lstrip(" \t").startswith(after)
@@ -177,17 +178,17 @@ def test_a_fix_inside_blocks_is_the_whole_files_edit(newline, indent):
             assert "pass" in new
     # a removed statement of a block takes its leading comments with it; the method keeps its decorator
     removal = Fix(Applicability.SAFE, "remove", {method: cst.RemovalSentinel.REMOVE})
-    line = cst_stage._positions_up_to(module, [method])[method].start.line
-    assert cst_stage.fix_edit(module, source, removal, 88, statements, line) == \
-        cst_stage.fix_edit(module, source, removal, 88)
+    line = positions.positions_up_to(module, [method])[method].start.line
+    assert fix_edits.fix_edit(module, source, removal, 88, statements, line) == \
+        fix_edits.fix_edit(module, source, removal, 88)
 
 
 def test_a_removed_statement_takes_its_line_with_it():
     source = "import torch\nimport os\nx = 1\n"
     module, statements = _statements(source)
     removal = Fix(Applicability.SAFE, "remove", {module.body[1]: cst.RemovalSentinel.REMOVE})
-    assert cst_stage.fix_edit(module, source, removal, 88, statements, 2) == \
-        cst_stage.fix_edit(module, source, removal, 88) == (13, 23, "")
+    assert fix_edits.fix_edit(module, source, removal, 88, statements, 2) == \
+        fix_edits.fix_edit(module, source, removal, 88) == (13, 23, "")
 
 
 def test_a_rewrite_enters_only_the_nodes_on_the_way_to_what_it_replaces():
@@ -197,11 +198,11 @@ def test_a_rewrite_enters_only_the_nodes_on_the_way_to_what_it_replaces():
     call = method.body.body[0].body[0].value
     new = call.with_changes(func=cst.Name("g"))
     fix = Fix(Applicability.SAFE, "rename", {call: new})
-    entered = cst_stage._on_the_way(module, [call])
+    entered = fix_edits._on_the_way(module, [call])
     assert entered is not None and len(entered) == 8  # module, class, its block, method, block, line, return, call
-    assert cst_stage.apply_fixes(module, [fix]) == source.replace("return f(x, 150)", "return g(x, 150)")
+    assert fix_edits.apply_fixes(module, [fix]) == source.replace("return f(x, 150)", "return g(x, 150)")
     comma = call.args[0].comma  # a token node: walks leave it out, so the rewrite enters every node
-    assert cst_stage._on_the_way(module, [call, comma]) is None
+    assert fix_edits._on_the_way(module, [call, comma]) is None
 
 
 def test_a_method_rewritten_as_a_method_is_its_own_window():

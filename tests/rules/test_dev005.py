@@ -1278,7 +1278,7 @@ PREVIEW = [
 
 @pytest.mark.parametrize("code, expected", PREVIEW)
 def test_dev005_preview_shapes(code: str, expected: list[tuple[int, int, str]]) -> None:
-    """The shapes of `analysis.flow.PREVIEW_SHAPES`: reported only in the preview tier (naming a rule in preview
+    """The shapes of `flow.PREVIEW_SHAPES` (its package): reported only in the preview tier (naming a rule in preview
     runs it at its default shapes)."""
     assert reports("DEV005", code) == []
     assert [r for r in lint(code, preview=True) if r[2] == "DEV005"] == expected
@@ -1373,7 +1373,7 @@ def test_what_a_method_returns_is_followed_a_few_methods_deep_and_a_long_chain_e
 def test_a_class_is_walked_for_parameters_only_where_the_file_writes_the_words(monkeypatch: pytest.MonkeyPatch) -> None:
     """A class whose base is defined elsewhere is a module where it registers a parameter or a buffer; code can only
     do so by writing `Parameter`, `register_buffer` or `register_parameter`, so a file without them is not walked."""
-    from devlint.analysis import flow
+    from devlint.rules.dev005_host_tensor_meets_input import flow
 
     walked = counted_calls(monkeypatch, flow, "_binds_parameters")  # type: ignore[arg-type]
     scale = _SCALE.removeprefix("\n")

@@ -682,7 +682,7 @@ def _nest(depth: int) -> str:
 def test_a_loop_carries_a_move_to_the_next_iteration_and_a_deep_nest_is_read_in_bounded_walks(monkeypatch):
     """Each loop's body is read twice (what one iteration binds, the next one reads) down to
     `LOOP_NESTING_WALKED_TWICE` loops deep, once below: 2**depth walks of a 10-deep nest cost 32 s."""
-    from devlint.analysis.placement import Placement
+    from devlint.rules.dev006_tensor_numpy_on_device.placement import Placement
     from devlint.analysis.terminating import LOOP_NESTING_WALKED_TWICE
     from rules.cases import counted_calls
 

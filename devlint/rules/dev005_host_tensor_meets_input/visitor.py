@@ -9,7 +9,7 @@ import libcst as cst
 from devlint.analysis.classes import ClassTable, makes_host_data, methods_init_calls
 from devlint.analysis.edits import append_keyword, code_of
 from devlint.analysis.factories import LEGACY_CONSTRUCTORS, cpu_factory_name, legacy_constructor_name
-from devlint.analysis.flow import CallSites, FlowReader, FunctionFlow, Meeting, ModuleFacts
+from devlint.rules.dev005_host_tensor_meets_input.flow import CallSites, FlowReader, FunctionFlow, Meeting, ModuleFacts
 from devlint.analysis.names import named_parameters
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor

@@ -8,7 +8,7 @@ import libcst as cst
 
 from devlint.analysis.edits import code_of, short, shown_code
 from devlint.analysis.names import dotted_name, positional
-from devlint.analysis.placement import Placed, Placement
+from devlint.rules.dev006_tensor_numpy_on_device.placement import Placed, Placement
 from devlint.analysis.screen import NUMPY_CONVERSIONS, NUMPY_READERS, SKLEARN_READERS
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor

@@ -8,7 +8,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from devlint.analysis.devices import names_a_device
-from devlint.analysis.distributed import BeforePinning, LocalRankNames, distributed_file, sets_up_its_rank
+from devlint.rules.dev009_unindexed_cuda_under_ddp.distributed import BeforePinning, LocalRankNames, distributed_file, sets_up_its_rank
 from devlint.analysis.guards import is_script
 from devlint.analysis.names import (
     dotted_name, has_cuda_method_signature, identifiers, keyword, positional, string_value, target_names,
