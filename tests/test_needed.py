@@ -115,7 +115,7 @@ def test_a_definition_a_kept_statement_names_is_parsed_for_its_header_and_what_t
             pass
 
         def train(device):
-            x = helper()
+            x = run(helper)  # named, not called: its header only
             encoder = Encoder()
             encoder.to(device)
             x.to(device)
@@ -287,3 +287,23 @@ def test_a_header_whose_first_member_is_decorated_stands_in_from_the_decorator()
         _same_as_whole(text)
         module = analyze(text, "example.py", DEFAULT).module
         assert module is not None and type(module.body[2].body.body[0].body[0].value).__name__ == "SimpleString"
+
+
+def test_a_function_a_kept_statement_calls_by_name_is_kept_whole_and_what_it_returns_is_read() -> None:
+    source = HEADER + textwrap.dedent('''\
+        def make_kernel(k):
+            k = torch.tensor(k)
+            return k / k.sum()
+
+
+        def helper_named_only(k):
+            return k
+
+
+        def blur(img, device):
+            kernel = make_kernel([1, 3, 3, 1])
+            kernel.to(device)
+            return img * kernel, helper_named_only
+        ''')
+    assert _kept(source) == ["Import", "Import", "make_kernel", "helper_named_only:header", "blur"]
+    assert [report[4] for report in _same_as_whole(source)] == ["DEV001"]

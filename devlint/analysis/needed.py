@@ -12,6 +12,8 @@ whether it is a class and its bases. No such rule reads a function's callers. So
   it binds inside (a class defined in it: the class table holds every class of the file; a name it declares
   `global`); every other definition of a name a kept definition binds, likewise;
 - the definition of a base of a class kept whole that calls `super()`, whole (DEV006 reads the overridden method);
+- a function a statement kept whole calls by its name (`kernel = make_kernel(...)`), whole: the type oracle reads
+  what its returns give;
 - every definition that says something of the whole file wherever it is, whole: an import of torch (the torch
   names are the file's), of numpy or scikit-learn (DEV006 reads their names as the file's), `set_default_device`
   (DEV002 reports nothing after one), a class with its own `to()` (the type oracle then doubts any object of
@@ -20,7 +22,7 @@ Where a candidate lies in a top-level statement that is not a definition, every 
 read the module's statements in order there (DEV002 looks for the move a few statements after the factory).
 
 What is left out is parsed as a string across its lines, and a header's body likewise (`stand_in`;
-devlint/engine/cst_stage.py), so every line and column stays where it was. A rule that fails on a node left out
+devlint/engine/narrowed_parse.py), so every line and column stays where it was. A rule that fails on a node left out
 would have lost its reports for the file; it keeps them.
 """
 
@@ -80,17 +82,19 @@ def needed_statements(facts: SyntaxFacts, text: str,
     while work:
         i = work.pop()
         reached: set[str] = set()  # (a statement is taken whole once: these are read once)
+        called: set[str] = set()
         if parsed[i] == WHOLE:
             names = _mentioned_in(body[i]) | inside.get(i, set())
             reached = through_super.get(i, set())
+            called = _called_in(body[i])
         else:
             names = _mentioned_in_header(body[i])
         names.add(getattr(body[i], "name", ""))
-        for name in (names - read) | reached:
+        for name in (names - read) | reached | called:
             read.add(name)
             for j in binders.get(name, ()):
-                wanted = WHOLE if name in inside[j] or name in reached or not _header_apart(body[j], lines) \
-                    else HEADER
+                wanted = WHOLE if name in inside[j] or name in reached or not _header_apart(body[j], lines) or (
+                    name in called and type(body[j]) is ast.FunctionDef) else HEADER
                 if parsed[j] < wanted:
                     parsed[j] = wanted
                     work.append(j)  # (again, where a header becomes whole: what its body mentions is read)
@@ -190,6 +194,12 @@ def _mentioned_in(statement: ast.AST) -> set[str]:
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             _words_of_strings(node.returns, found)  # type: ignore[attr-defined]
     return found
+
+
+def _called_in(statement: ast.AST) -> set[str]:
+    """The names the statement calls plainly (`make_kernel(...)`)."""
+    return {node.func.id for node in walk(statement)  # type: ignore[attr-defined]
+            if type(node) is ast.Call and type(node.func) is ast.Name}  # type: ignore[attr-defined]
 
 
 def _mentioned_in_header(definition: ast.stmt) -> set[str]:

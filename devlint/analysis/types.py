@@ -45,7 +45,7 @@ from devlint.analysis.torch_names import TorchNames
 from devlint.analysis.vocabulary import (
     CONVERSIONS, MODULE_METHODS, TENSOR_METHODS, TENSOR_ONLY_ATTRIBUTES, TENSOR_VALUED_ATTRIBUTES, names_a_device,
 )
-from devlint.analysis.walk import children, parents
+from devlint.analysis.walk import children, own_nodes, parents
 
 
 class Kind(enum.Enum):
@@ -171,6 +171,7 @@ class TypeOracle:
         self._class_cache: dict[int, ClassIndex] = {}
         self._resolving: set[tuple] = set()  # (scope, name) of names, ("[]", container, functions) of elements
         self._attr_cache: dict[tuple[int, str], Kind] = {}
+        self._returns_tensor: dict[int, bool] = {}  # id(function) -> does every return give a tensor
         self._parents: dict[int, dict[int, cst.CSTNode]] = {}  # per scope: id(node) -> parent
         # A class of the file with its own `to()` (usually in place, returning self): any object
         # of unknown type may be one of them.
@@ -469,6 +470,8 @@ class TypeOracle:
                 return Kind.OTHER  # an object of the enclosing class (a tensor subclass's `to()` is its own)
             if last[:1].isupper() and not last.endswith(("Tensor", "Parameter", "Variable", "Buffer")):
                 return Kind.OTHER  # `Wrapper(x)`: an object of some class, not a plain tensor
+            if "." not in name and type(call.func) is cst.Name and self._returns_a_tensor(name, functions):
+                return Kind.TENSOR
         if isinstance(call.func, cst.Attribute):
             method = call.func.attr.value
             receiver = call.func.value
@@ -478,6 +481,43 @@ class TypeOracle:
             if method in TENSOR_METHODS and method not in ("float", "half", "double", "bfloat16", "type", "apply"):
                 return Kind.TENSOR
         return Kind.UNKNOWN
+
+    def _returns_a_tensor(self, name: str, functions: list[cst.FunctionDef]) -> bool:
+        """Is `name(...)` a call of a function the file defines once, undecorated, at its top level (no other binding
+        of the name in scope), every `return` of which gives a tensor (`def make_kernel(k): ... return k / k.sum()`)?
+        A generator, a bare `return` or a function that may fall off its end without one: no."""
+        if any(name in self.scope_index(scope).bindings for scope in [*functions, self.module]):
+            return False
+        defined = [node for node in own_nodes(self.module) if type(node) is cst.FunctionDef and node.name.value == name]
+        if len(defined) != 1 or defined[0] not in self.module.body or defined[0].decorators or defined[0].asynchronous:
+            return False
+        function = defined[0]
+        known = self._returns_tensor.get(id(function))
+        if known is not None:
+            return known
+        key = ("returns", id(function))
+        if key in self._resolving:
+            return False
+        self._resolving.add(key)
+        try:
+            returned = False
+            body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+            if body and type(body[-1]) is cst.SimpleStatementLine and type(body[-1].body[-1]) is cst.Return:
+                values = []
+                for node in own_nodes(function.body):
+                    if type(node) in (cst.Yield, cst.Await):
+                        values = []
+                        break
+                    if type(node) is cst.Return:
+                        if node.value is None:
+                            values = []
+                            break
+                        values.append(node.value)
+                returned = bool(values) and all(self.kind_of(value, [function], None) is Kind.TENSOR for value in values)
+        finally:
+            self._resolving.discard(key)
+        self._returns_tensor[id(function)] = returned
+        return returned
 
     def _element_kind(self, expr: cst.Subscript, functions: list[cst.FunctionDef], cls: Optional[cst.ClassDef]) -> Kind:
         container_name = dotted_name(expr.value) or ""

@@ -30,6 +30,6 @@ class Analysis:
     # the reports hold only while the index answers the same (the result cache checks it).
     index_reads: dict[str, object] = field(default_factory=dict)
     # Where the code of each top-level statement of `module` starts (when a report has a fix): a fix's edit is
-    # computed on its statement (devlint/engine/cst_stage.py: Statements).
+    # computed on its statement (devlint/engine/fix_edits.py: Statements).
     statement_starts: Optional[list[int]] = None
     narrowed: bool = False  # `module` holds only the statements the rules need (devlint/analysis/needed.py)

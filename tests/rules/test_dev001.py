@@ -14,6 +14,26 @@ from rules.cases import cases_for, counted_calls, reports
 case = cases_for("DEV001")
 
 FLAGGED = [
+    # a tensor made by a function of the file: every return of it gives a tensor
+    case("a_tensor_from_a_helper_of_the_file", """
+        import torch
+        def make_kernel(k):
+            k = torch.tensor(k, dtype=torch.float32)
+            return k / k.sum()
+        def blur(img, device):
+            kernel = make_kernel([1, 3, 3, 1])
+            kernel.to(device)
+            return img * kernel
+    """, [(7, 5)]),
+    case("a_helpers_tensor_moved_where_it_is_made", """
+        import torch
+        def noise(n):
+            if n > 10:
+                return torch.randn(n)
+            return torch.zeros(n)
+        def f(device):
+            noise(3).to(device)
+    """, [(7, 5)]),
     # a binding after the move reaches it where a loop or a closure carries it back
     case("a_later_binding_that_a_loop_carries_back", """
         import torch
@@ -425,6 +445,66 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    # a function of the file that may give something else: no evidence its result is a tensor
+    case("a_helper_that_builds_a_module", """
+        import torch
+        from torch import nn
+        def make(n):
+            return nn.Linear(n, n)
+        def f(device):
+            layer = make(3)
+            layer.to(device)
+    """, []),
+    case("a_helper_that_may_return_nothing", """
+        import torch
+        def make(n):
+            if n:
+                return torch.zeros(n)
+            return
+        def f(device):
+            make(3).to(device)
+    """, []),
+    case("a_helper_that_may_fall_off_its_end", """
+        import torch
+        def make(n):
+            if n:
+                return torch.zeros(n)
+        def f(device):
+            make(3).to(device)
+    """, []),
+    case("a_decorated_helper", """
+        import torch
+        @wrap
+        def make(n):
+            return torch.zeros(n)
+        def f(device):
+            make(3).to(device)
+    """, []),
+    case("a_generator_helper", """
+        import torch
+        def make(n):
+            yield torch.zeros(n)
+            return torch.zeros(n)
+        def f(device):
+            make(3).to(device)
+    """, []),
+    case("a_helper_name_rebound_in_the_function", """
+        import torch
+        def make(n):
+            return torch.zeros(n)
+        def f(device, make):
+            make(3).to(device)
+    """, []),
+    case("a_helper_defined_twice", """
+        import torch
+        def make(n):
+            return torch.zeros(n)
+        if flag:
+            def make(n):
+                return Model(n)
+        def f(device):
+            make(3).to(device)
+    """, []),
     # msn's linear eval: the model is made by a call devlint cannot read; the tuple unpacked from a helper after the
     # move cannot reach it
     case("a_binding_after_the_move_does_not_reach_it", """

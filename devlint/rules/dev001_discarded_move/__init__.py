@@ -232,6 +232,8 @@ RULE = Rule(
         nor is a `.to(...)` that asks only for the dtype and device a tensor was made with, where the file
         shows it (bound once in the function, by a factory given that `dtype=`/`device=`): it returns the
         tensor itself, so nothing is lost (`attn_bias.to(query.dtype)` in PyTorch's reference attention).
+        A value made by a function of the file (`kernel = make_kernel(...)`) is a tensor where that function,
+        defined once and undecorated, gives one at every `return` and cannot end without one.
     """,
     example="""
         for images, labels in loader:
