@@ -172,6 +172,7 @@ class TypeOracle:
         self._resolving: set[tuple] = set()  # (scope, name) of names, ("[]", container, functions) of elements
         self._attr_cache: dict[tuple[int, str], Kind] = {}
         self._returns_tensor: dict[int, bool] = {}  # id(function) -> does every return give a tensor
+        self._module_functions: Optional[dict[str, list[cst.FunctionDef]]] = None  # by name, read once
         self._parents: dict[int, dict[int, cst.CSTNode]] = {}  # per scope: id(node) -> parent
         # A class of the file with its own `to()` (usually in place, returning self): any object
         # of unknown type may be one of them.
@@ -488,7 +489,12 @@ class TypeOracle:
         A generator, a bare `return` or a function that may fall off its end without one: no."""
         if any(name in self.scope_index(scope).bindings for scope in [*functions, self.module]):
             return False
-        defined = [node for node in own_nodes(self.module) if type(node) is cst.FunctionDef and node.name.value == name]
+        if self._module_functions is None:  # (every definition at module scope, in a branch too: read once)
+            self._module_functions = {}
+            for node in own_nodes(self.module):
+                if type(node) is cst.FunctionDef:
+                    self._module_functions.setdefault(node.name.value, []).append(node)
+        defined = self._module_functions.get(name, [])
         if len(defined) != 1 or defined[0] not in self.module.body or defined[0].decorators or defined[0].asynchronous:
             return False
         function = defined[0]
