@@ -166,9 +166,23 @@ def _dev010(m, tmp_path):
     return {"predicted_labels", "total", "first_row", "mean_of"}
 
 
+def _dev012(m, tmp_path):
+    # on a machine without CUDA (or any accelerator) the fixed code's calls raise as the old ones did: only
+    # `time_sync`, guarded, runs; the stand-in accelerator of `devlint confirm` shows the rest
+    if torch.accelerator.is_available():
+        assert m.timed(lambda: 3)[0] == 3 and m.side_stream() is not None
+        m.wait_for(torch.accelerator.current_accelerator())
+    else:
+        for call in (lambda: m.timed(lambda: 3), lambda: m.wait_for("cpu"), m.side_stream):
+            with pytest.raises(RuntimeError):
+                call()
+    assert isinstance(m.time_sync(), float)
+    return {"timed", "time_sync", "wait_for", "side_stream"}
+
+
 EXERCISE = {"DEV001": _dev001, "DEV002": _dev002, "DEV003": _dev003, "DEV004": _dev004, "DEV005": _dev005,
             "DEV006": _dev006, "DEV007": _dev007, "DEV008": _dev008, "DEV009": _dev009, "DEV010": _dev010,
-            "DEV011": _dev011}
+            "DEV011": _dev011, "DEV012": _dev012}
 
 
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)

@@ -60,6 +60,12 @@ class FileEvidence:
     # the module runs code over its own names at its top level (nanoGPT's `exec(open("configurator.py").read())`,
     # `globals().update(...)`): what it assigns there first are settings' defaults, as a parameter's default is
     rebinds_its_names: bool = False
+    # the first sign of CUDA-only by design other than a `torch.cuda` call (an import, an NCCL group, CUDA
+    # asserted): where the file only calls `torch.cuda`, those calls are what DEV012 asks to make device-generic
+    designed_for_cuda: Optional[Evidence] = None
+    # the first sign of running without CUDA other than an availability check (a CPU fallback or option, another
+    # backend's branch): a check alone may only skip CUDA's code where CUDA is missing
+    beyond_checks: Optional[Evidence] = None
 
     @property
     def reports_by_default(self) -> bool:
@@ -100,6 +106,8 @@ def evidence_in(facts: "Optional[SyntaxFacts]", code: str) -> FileEvidence:
 def file_evidence(tree: ast.Module) -> FileEvidence:
     portable: list[Evidence] = []
     cuda_only: list[Evidence] = []
+    cuda_calls: list[Evidence] = []  # the `torch.cuda` calls among `cuda_only`
+    checks: list[Evidence] = []  # the availability checks among `portable`
     following: dict[str, Evidence] = {}  # a function's qualified name -> the first sign it follows an input
     hard_codes = False
     features: set[int] = set()  # `torch.cuda.is_available() and flash_attention`: a feature asked for, not a device
@@ -132,9 +140,11 @@ def file_evidence(tree: ast.Module) -> FileEvidence:
                 elif asserted:
                     cuda_only.append(Evidence(node.lineno, f"asserts `{name}()`"))
                 else:
-                    portable.append(Evidence(node.lineno, f"checks `{name}()`"))
+                    checks.append(Evidence(node.lineno, f"checks `{name}()`"))
+                    portable.append(checks[-1])
             elif _cuda_only_call(name) and not tested:
-                cuda_only.append(Evidence(node.lineno, f"calls `{name}()` unconditionally"))
+                cuda_calls.append(Evidence(node.lineno, f"calls `{name}()` unconditionally"))
+                cuda_only.append(cuda_calls[-1])
             elif name.endswith("add_argument"):
                 option = _cpu_option(node)
                 if option is not None:
@@ -171,8 +181,12 @@ def file_evidence(tree: ast.Module) -> FileEvidence:
                 cuda_only.append(Evidence(node.lineno, f"imports `{module}`"))
     rebinds = any(isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
                   and _rebinds_globals(statement.value) for statement in tree.body)
+    calls, checked = {id(evidence) for evidence in cuda_calls}, {id(evidence) for evidence in checks}
+    designed = [evidence for evidence in cuda_only if id(evidence) not in calls]
+    beyond = [evidence for evidence in portable if id(evidence) not in checked]
     return FileEvidence(min(portable, key=_line, default=None), min(cuda_only, key=_line, default=None), hard_codes,
-                        tuple(following.items()), rebinds)
+                        tuple(following.items()), rebinds, min(designed, key=_line, default=None),
+                        min(beyond, key=_line, default=None))
 
 
 def _rebinds_globals(call: ast.Call) -> bool:

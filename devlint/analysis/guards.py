@@ -442,6 +442,27 @@ def loops_over_gpus(iterable: cst.BaseExpression) -> bool:
     return mentions_cuda(iterable) and not any(_NEGATIVE_WORD.search(word) for word in identifiers(iterable))
 
 
+# The collectives of `torch.distributed`: a function that calls one hands its tensors to a process group, NCCL's
+# where it runs on GPUs (which takes CUDA tensors only; gloo would take the CPU's)
+COLLECTIVES = frozenset({"all_reduce", "all_gather", "all_gather_into_tensor", "all_gather_object", "broadcast",
+                         "reduce", "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single",
+                         "gather", "scatter", "broadcast_object_list", "scatter_object_list", "gather_object",
+                         "send", "recv", "isend", "irecv", "batch_isend_irecv"})
+
+
+def is_collective(name: str, barrier: bool = False) -> bool:
+    """`dist.all_reduce`, `torch.distributed.all_gather` (any module alias with `dist` in its name); with
+    `barrier`, `dist.barrier` too (it exchanges no tensor, but is distributed code all the same)."""
+    owner, _, method = name.rpartition(".")
+    return (method in COLLECTIVES or (barrier and method == "barrier")) and "dist" in owner
+
+
+def calls_a_collective(function: cst.CSTNode, barrier: bool = False) -> bool:
+    """Does the code of `function` call a collective (`dist.all_reduce(...)`; with `barrier`, `dist.barrier()` too)?"""
+    return any(isinstance(node, cst.Call) and is_collective(dotted_name(node.func) or "", barrier)
+               for node in nodes(function))
+
+
 def is_test_module(path: str) -> bool:
     """A module pytest collects tests from by its name: `test_*.py`, `*_test.py`, `tests.py`."""
     name = os.path.basename(path)

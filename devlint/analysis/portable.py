@@ -5,7 +5,9 @@ Checked against the torch documentation of each version and the installed torch 
 newer: a project pinned to 1.10 or 1.11 has no `torch.amp`);
 `torch.amp.GradScaler(device, ...)` came in 2.3, `torch.amp.custom_fwd/custom_bwd(device_type=...)`
 in 2.4, `torch.accelerator` in 2.6 (where `current_accelerator()` raises when no accelerator is
-there), and `current_accelerator(check_available=True)`, which returns None instead, in 2.7.
+there), and `current_accelerator(check_available=True)`, which returns None instead, in 2.7, with
+`current_device_index()` / `set_device_index()` (2.6 named them `current_device_idx` / `set_device_idx`), and
+`synchronize` / `current_stream` as documented in 2.7 (2.6's documentation of them is not certain).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ AMP_GRAD_SCALER = (2, 3)  # torch.amp.GradScaler
 AMP_CUSTOM_FUNCTION = (2, 4)  # torch.amp.custom_fwd / custom_bwd
 ACCELERATOR = (2, 6)  # torch.accelerator.is_available / current_accelerator
 ACCELERATOR_CHECK_AVAILABLE = (2, 7)  # current_accelerator(check_available=True)
+ACCELERATOR_DEVICE_INDEX = (2, 7)  # torch.accelerator.current_device_index / set_device_index / synchronize
 
 
 def has(target: Optional[TorchVersion], since: TorchVersion) -> bool:

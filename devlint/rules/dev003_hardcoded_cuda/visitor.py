@@ -11,7 +11,7 @@ from devlint.analysis import portable
 from devlint.analysis.devices import DeviceNameTracker, DeviceVariable, names_a_device
 from devlint.analysis.edits import shown_code
 from devlint.analysis.guards import (
-    CUDA_ONLY_CALLS, cuda_library_names, cuda_only_reason, is_main_test, is_tensorrt_module, is_test_code,
+    CUDA_ONLY_CALLS, calls_a_collective, cuda_library_names, cuda_only_reason, is_main_test, is_tensorrt_module, is_test_code,
     is_test_module,
     module_cuda_only_reason, top_level_imports,
 )
@@ -500,8 +500,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         if function is None:
             return False
         if id(function) not in self._communicating:
-            self._communicating[id(function)] = any(
-                isinstance(node, cst.Call) and _is_collective(dotted_name(node.func) or "") for node in _nodes(function))
+            self._communicating[id(function)] = calls_a_collective(function)
         return self._communicating[id(function)]
 
     def _qualified_function(self) -> Optional[str]:
@@ -627,18 +626,6 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         if self._file_evidence is None:  # (read once: without the screen's facts it is a parse of the file)
             self._file_evidence = evidence_in(self.ctx.syntax, self.ctx.module.code)
         return self._file_evidence
-
-
-_COLLECTIVES = frozenset({"all_reduce", "all_gather", "all_gather_into_tensor", "all_gather_object", "broadcast",
-                          "reduce", "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single",
-                          "gather", "scatter", "broadcast_object_list", "scatter_object_list", "gather_object",
-                          "send", "recv", "isend", "irecv", "batch_isend_irecv"})
-
-
-def _is_collective(name: str) -> bool:
-    """`dist.all_reduce`, `torch.distributed.all_gather` (any module alias with `dist` in its name)."""
-    owner, _, method = name.rpartition(".")
-    return method in _COLLECTIVES and "dist" in owner
 
 
 def _imported_as(module: cst.Module, name: str) -> Optional[str]:
