@@ -180,9 +180,21 @@ def _dev012(m, tmp_path):
     return {"timed", "time_sync", "wait_for", "side_stream"}
 
 
+def _dev013(m, tmp_path):
+    if torch.cuda.is_available():  # the index is LOCAL_RANK's (unset: GPU 0), there on every GPU machine
+        assert m.place(torch.zeros(2)).device == torch.device("cuda", 0) and m.use_gpu() == 0
+        assert m.to_gpu(torch.zeros(2)).is_cuda and m.pick() == torch.device("cuda", 0)
+    else:
+        assert m.pick() == torch.device("cuda", 0) and m.gpu_index() == 0
+        for call in (lambda: m.place(torch.zeros(2)), lambda: m.to_gpu(torch.zeros(2)), m.use_gpu):
+            with pytest.raises((AssertionError, RuntimeError, AttributeError)):  # no CUDA: no GPU to place on
+                call()
+    return {"gpu_index", "place", "pick", "to_gpu", "use_gpu"}
+
+
 EXERCISE = {"DEV001": _dev001, "DEV002": _dev002, "DEV003": _dev003, "DEV004": _dev004, "DEV005": _dev005,
             "DEV006": _dev006, "DEV007": _dev007, "DEV008": _dev008, "DEV009": _dev009, "DEV010": _dev010,
-            "DEV011": _dev011, "DEV012": _dev012}
+            "DEV011": _dev011, "DEV012": _dev012, "DEV013": _dev013}
 
 
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)
