@@ -192,9 +192,17 @@ def _dev013(m, tmp_path):
     return {"gpu_index", "place", "pick", "to_gpu", "use_gpu"}
 
 
+def _dev014(m, tmp_path):
+    encoder = m.Encoder()
+    want = torch.device("cuda", torch.cuda.current_device()) if torch.cuda.is_available() else torch.device("cpu")
+    assert encoder.proj.weight.device == want and encoder(torch.ones(1, 4, device=want)).shape == (1, 4)
+    assert m.pick_dtype() in (torch.bfloat16, torch.float16)
+    return {"Encoder", "pick_dtype"}
+
+
 EXERCISE = {"DEV001": _dev001, "DEV002": _dev002, "DEV003": _dev003, "DEV004": _dev004, "DEV005": _dev005,
             "DEV006": _dev006, "DEV007": _dev007, "DEV008": _dev008, "DEV009": _dev009, "DEV010": _dev010,
-            "DEV011": _dev011, "DEV012": _dev012, "DEV013": _dev013}
+            "DEV011": _dev011, "DEV012": _dev012, "DEV013": _dev013, "DEV014": _dev014}
 
 
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)

@@ -7,6 +7,7 @@ imports torch.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import json
@@ -49,12 +50,15 @@ def _run(spec: dict[str, Any]) -> dict[str, Any]:
     if hasattr(torch, "set_default_device"):  # a fresh state per child, forked or spawned
         torch.set_default_device(None)
     torch.manual_seed(0)
-    try:
-        module = _load(spec["path"], ctx.variant)
-    except Exception as error:  # the fixture itself does not import: a finding, with its reason
-        return {"status": ERROR, "reason": f"importing {spec['path']} failed: {type(error).__name__}: {error}",
-                "evidence": {"traceback": traceback.format_exc(limit=-4)}}
     probe = importlib.import_module(f"devlint.frontends.runtime.probes.{spec['probe'].lower()}")
+    if getattr(probe, "IMPORT_IS_JUDGED", False):  # the probe imports the fixture itself: the import is the bug
+        module: Any = functools.partial(_load, spec["path"], ctx.variant)
+    else:
+        try:
+            module = _load(spec["path"], ctx.variant)
+        except Exception as error:  # the fixture itself does not import: a finding, with its reason
+            return {"status": ERROR, "reason": f"importing {spec['path']} failed: {type(error).__name__}: {error}",
+                    "evidence": {"traceback": traceback.format_exc(limit=-4)}}
     try:
         evidence = probe.run(torch, module, ctx)
     except Exception as error:
