@@ -26,6 +26,17 @@ def default_steps() -> list[Step]:
     return [Step("bad", BUG), Step("fixed", CLEAN)]
 
 
+def steps_hiding_cuda(hidden: str = "CUDA hidden", fixed_with_gpu: Optional[str] = CLEAN) -> list[Step]:
+    """On a CUDA machine: each variant with the GPU (bad.py shown, not judged) and in a child that cannot see it
+    (`CUDA_VISIBLE_DEVICES=""`), where bad.py must show the bug and fixed.py must not."""
+    return [
+        Step("bad", None, "with the GPU"),
+        Step("bad", BUG, hidden, hide_cuda=True),
+        Step("fixed", fixed_with_gpu, "with the GPU"),
+        Step("fixed", CLEAN, hidden, hide_cuda=True),
+    ]
+
+
 @dataclass(frozen=True)
 class ProbeContext:
     device: str  # the machine's device under test: "cpu", "cuda" or "mps"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from devlint.frontends.runtime.probes.common import (
-    NOT_APPLICABLE, ProbeContext, Step, evidence, expecting_error, record,
+    NOT_APPLICABLE, ProbeContext, Step, evidence, expecting_error, record, steps_hiding_cuda,
 )
 from devlint.frontends.runtime.records import BUG, CLEAN
 
@@ -24,12 +24,7 @@ NO_MPS = (r"with arguments from the 'MPS' backend", r"MPS backend is not availab
 
 def steps(device: str) -> list[Step]:
     if device == "cuda":
-        return [
-            Step("bad", None, "with the GPU"),
-            Step("bad", BUG, "CUDA hidden", hide_cuda=True),
-            Step("fixed", CLEAN, "with the GPU"),
-            Step("fixed", CLEAN, "CUDA hidden", hide_cuda=True),
-        ]
+        return steps_hiding_cuda()
     return [Step("bad", BUG), Step("fixed", CLEAN)]
 
 

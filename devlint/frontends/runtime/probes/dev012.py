@@ -15,7 +15,7 @@ import contextlib
 from typing import Any, Callable, Iterator
 
 from devlint.frontends.runtime.probes.common import (
-    NOT_APPLICABLE, ProbeContext, Step, calling, evidence, expecting_error, record,
+    NOT_APPLICABLE, ProbeContext, Step, calling, evidence, expecting_error, record, steps_hiding_cuda,
 )
 from devlint.frontends.runtime.records import BUG, CLEAN
 
@@ -29,12 +29,7 @@ STAND_IN = "stand-in accelerator"
 
 def steps(device: str) -> list[Step]:
     if device == "cuda":
-        return [
-            Step("bad", None, "with the GPU"),
-            Step("bad", BUG, f"CUDA hidden, {STAND_IN}", hide_cuda=True),
-            Step("fixed", None, "with the GPU"),
-            Step("fixed", CLEAN, f"CUDA hidden, {STAND_IN}", hide_cuda=True),
-        ]
+        return steps_hiding_cuda(f"CUDA hidden, {STAND_IN}", fixed_with_gpu=None)
     return [Step("bad", BUG, STAND_IN), Step("fixed", CLEAN, STAND_IN)]
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from devlint.frontends.runtime.probes.common import ProbeContext, Step, evidence, expecting_error, record
+from devlint.frontends.runtime.probes.common import (
+    ProbeContext, Step, evidence, expecting_error, record, steps_hiding_cuda,
+)
 from devlint.frontends.runtime.probes.dev003 import NO_CUDA
 from devlint.frontends.runtime.records import BUG, CLEAN
 
@@ -18,12 +20,7 @@ IMPORT_IS_JUDGED = True
 
 def steps(device: str) -> list[Step]:
     if device == "cuda":
-        return [
-            Step("bad", None, "with the GPU"),
-            Step("bad", BUG, "CUDA hidden", hide_cuda=True),
-            Step("fixed", None, "with the GPU"),
-            Step("fixed", CLEAN, "CUDA hidden", hide_cuda=True),
-        ]
+        return steps_hiding_cuda(fixed_with_gpu=None)
     return [Step("bad", BUG), Step("fixed", CLEAN)]
 
 
