@@ -168,3 +168,17 @@ def test_no_answer_is_kept_for_files_changed_in_the_last_seconds(tmp_path, monke
     _project(tmp_path, HOST_WRITER, age=0.0)
     assert _check_train(tmp_path) == []
     assert not (tmp_path / "cache" / "projects").exists()
+
+
+def test_a_file_name_that_is_not_utf8_in_the_project_is_read_past(tmp_path):
+    """The project's fingerprint hashes its file names: one that is not UTF-8 (`caf\\xe9.py` written by a Latin-1
+    tool) is kept as its bytes, not an internal error in the rules that ask the project index (DEV004)."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    os.close(os.open(os.fsencode(tmp_path) + b"/caf\xe9.py", os.O_CREAT | os.O_WRONLY))
+    case = tmp_path / "case.py"
+    case.write_text("import torch\ndef restore(model, path):\n    model.load_state_dict(torch.load(path))\n")
+    past = time.time() - 60  # (a file changed within the last seconds is not fingerprinted at all)
+    for name in os.listdir(os.fsencode(tmp_path)):
+        os.utime(os.path.join(os.fsencode(tmp_path), name), (past, past))
+    result = run_devlint(str(case), "--no-cache", "--extend-select", "DEV004")
+    assert "DEV998" not in result.stdout and "DEV004" in result.stdout, result.stdout + result.stderr

@@ -80,7 +80,7 @@ def files_fingerprint(root: str) -> Optional[str]:
     """The state of the project's files as their metadata shows it: each one's path, size, modification time and
     inode. None where that cannot vouch for their text: a file changed in the last `RACY_SECONDS` (or dated in
     the future), or one that cannot be looked at."""
-    digest = hashlib.sha256(root.encode())
+    digest = hashlib.sha256(os.fsencode(root))  # (a name that is not UTF-8 is kept as its bytes)
     now = time.time()
     for path in _python_files(root):
         try:
@@ -89,7 +89,7 @@ def files_fingerprint(root: str) -> Optional[str]:
             return None
         if now - status.st_mtime <= RACY_SECONDS:  # (a date in the future too)
             return None
-        digest.update(f"\0{path}\0{status.st_size}\0{status.st_mtime_ns}\0{status.st_ino}".encode())
+        digest.update(os.fsencode(f"\0{path}\0{status.st_size}\0{status.st_mtime_ns}\0{status.st_ino}"))
     return digest.hexdigest()
 
 
