@@ -200,9 +200,23 @@ def _dev014(m, tmp_path):
     return {"Encoder", "pick_dtype"}
 
 
+def _dev015(m, tmp_path):
+    if torch.cuda.is_available():
+        try:
+            assert m.use_cuda_default().is_cuda
+        finally:
+            torch.set_default_device(None)
+        assert m.make_mask(2, 3).dtype == torch.float and m.make_ids().tolist() == [1, 2, 3]
+    else:  # a CUDA tensor type needs CUDA, in the legacy form and its replacement alike
+        for call in (lambda: m.make_mask(2, 3), m.make_ids):
+            with pytest.raises((AssertionError, RuntimeError)):
+                call()
+    return {"use_cuda_default", "make_mask", "make_ids"}
+
+
 EXERCISE = {"DEV001": _dev001, "DEV002": _dev002, "DEV003": _dev003, "DEV004": _dev004, "DEV005": _dev005,
             "DEV006": _dev006, "DEV007": _dev007, "DEV008": _dev008, "DEV009": _dev009, "DEV010": _dev010,
-            "DEV011": _dev011, "DEV012": _dev012, "DEV013": _dev013, "DEV014": _dev014}
+            "DEV011": _dev011, "DEV012": _dev012, "DEV013": _dev013, "DEV014": _dev014, "DEV015": _dev015}
 
 
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)

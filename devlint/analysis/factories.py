@@ -157,3 +157,29 @@ def is_plain_device(expr: cst.BaseExpression, torch: TorchNames) -> bool:
         return False
     last = name.rsplit(".", 1)[-1]
     return last == "device" or last.lower() == "device" or last.endswith("_device") or last.startswith("device")
+
+
+def legacy_kind(factory: cst.Call) -> Optional[str]:
+    """What a legacy constructor's arguments are, where the file shows it: "tensor" for one
+    list (`LongTensor([1, 2])`, `LongTensor([a] + rest)` is data), "empty" for sizes
+    (`FloatTensor(2, 3)`, `LongTensor(n, m)`: the data form takes one argument), else None."""
+    if any(arg.keyword is not None or arg.star for arg in factory.args):
+        return None
+    values = [arg.value for arg in factory.args]
+    if len(values) == 1 and is_sequence_display(values[0]):
+        return "tensor"
+    if len(values) > 1 or (values and isinstance(values[0], cst.Integer)):
+        return "empty"
+    return None
+
+
+def is_sequence_display(expr: cst.BaseExpression) -> bool:
+    """`[...]`, `(a, b)`, `[x for ...]`, and `+`/`*` with a list display (`[a] + rest`, `[0] * n`),
+    which is a list or an error."""
+    if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp)):
+        return True
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Multiply)):
+        return isinstance(expr.left, cst.List) or isinstance(expr.right, cst.List) or (
+            isinstance(expr.operator, cst.Add)
+            and (is_sequence_display(expr.left) or is_sequence_display(expr.right)))
+    return False

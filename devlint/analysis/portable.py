@@ -1,6 +1,7 @@
 """What code that chooses a device, or names a mixed-precision API, may use on the target torch version.
 
 Checked against the torch documentation of each version and the installed torch (2.13):
+`torch.set_default_device` came in 2.0 (`set_default_tensor_type` is deprecated since 2.1);
 `torch.amp.autocast(device_type, ...)` came in 1.12 (`torch.autocast` in 1.10, but `torch.amp` is
 newer: a project pinned to 1.10 or 1.11 has no `torch.amp`);
 `torch.amp.GradScaler(device, ...)` came in 2.3, `torch.amp.custom_fwd/custom_bwd(device_type=...)`
@@ -16,6 +17,7 @@ from typing import Optional
 
 TorchVersion = tuple[int, int]
 
+SET_DEFAULT_DEVICE = (2, 0)  # torch.set_default_device
 AMP_AUTOCAST = (1, 12)  # torch.amp.autocast
 AMP_GRAD_SCALER = (2, 3)  # torch.amp.GradScaler
 AMP_CUSTOM_FUNCTION = (2, 4)  # torch.amp.custom_fwd / custom_bwd

@@ -17,7 +17,7 @@ import libcst as cst
 from devlint.analysis.edits import append_keyword, shown_code
 from devlint.analysis.factories import (
     EXACT_IN_EVERY_DTYPE, LEGACY_CONSTRUCTORS, LEGACY_DTYPES, RANDOM_FACTORIES, cpu_factory_name,
-    is_dtype, is_plain_device, legacy_constructor_name, move_target, strip_casts,
+    is_dtype, is_plain_device, legacy_constructor_name, legacy_kind, move_target, strip_casts,
 )
 from devlint.analysis.guards import is_test_code
 from devlint.analysis.project_index import repeating_function
@@ -126,14 +126,14 @@ class FactoryMoveVisitor(RuleVisitor):
         """The kind of finding a moved factory is, or None where there is none."""
         if _empty(factory, name):
             return None  # a 0-element placeholder: nothing is allocated or copied
-        legacy_kind = _legacy_kind(factory) if name in LEGACY_CONSTRUCTORS else None
-        if name in LEGACY_CONSTRUCTORS and legacy_kind is None:
+        arguments_kind = legacy_kind(factory) if name in LEGACY_CONSTRUCTORS else None
+        if name in LEGACY_CONSTRUCTORS and arguments_kind is None:
             # `torch.LongTensor(ids)`: sizes or data, the file does not show which; but
             # `torch.Tensor(torch.zeros(n))` wraps a host allocation made for nothing
             args = positional(factory)
             wrapped = len(factory.args) == 1 and args and cpu_factory_name(args[0].value, self.torch)
             return ALLOCATION if wrapped and wrapped not in _DATA_FACTORIES else None
-        data = name in _DATA_FACTORIES or legacy_kind == "tensor"
+        data = name in _DATA_FACTORIES or arguments_kind == "tensor"
         if not data:
             return ALLOCATION
         args = positional(factory)
@@ -187,7 +187,7 @@ class FactoryMoveVisitor(RuleVisitor):
 
     def _tensor_target_message(self, factory: cst.Call, name: str, other: str) -> str:
         # A legacy constructor takes neither `device=` nor `dtype=`: its modern factory does.
-        modern = (_legacy_kind(factory) or "tensor") if name in LEGACY_CONSTRUCTORS else name
+        modern = (legacy_kind(factory) or "tensor") if name in LEGACY_CONSTRUCTORS else name
         instead = (f"`{other}.new_{name}(...)`" if name in _NEW_FACTORIES
                    else f"`torch.{modern}(..., device={other}.device, dtype={other}.dtype)`")
         return (f"`torch.{name}(...)` is created on the CPU and then moved with `.to({other})`, which also"
@@ -423,37 +423,11 @@ def _is_number(expr: cst.BaseExpression, bindings: dict[str, list[cst.CSTNode]],
     return False
 
 
-def _legacy_kind(factory: cst.Call) -> Optional[str]:
-    """What a legacy constructor's arguments are, where the file shows it: "tensor" for one
-    list (`LongTensor([1, 2])`, `LongTensor([a] + rest)` is data), "empty" for sizes
-    (`FloatTensor(2, 3)`, `LongTensor(n, m)`: the data form takes one argument), else None."""
-    if any(arg.keyword is not None or arg.star for arg in factory.args):
-        return None
-    values = [arg.value for arg in factory.args]
-    if len(values) == 1 and _is_sequence_display(values[0]):
-        return "tensor"
-    if len(values) > 1 or (values and isinstance(values[0], cst.Integer)):
-        return "empty"
-    return None
-
-
-def _is_sequence_display(expr: cst.BaseExpression) -> bool:
-    """`[...]`, `(a, b)`, `[x for ...]`, and `+`/`*` with a list display (`[a] + rest`, `[0] * n`),
-    which is a list or an error."""
-    if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp)):
-        return True
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Multiply)):
-        return isinstance(expr.left, cst.List) or isinstance(expr.right, cst.List) or (
-            isinstance(expr.operator, cst.Add)
-            and (_is_sequence_display(expr.left) or _is_sequence_display(expr.right)))
-    return False
-
-
 def _suggestion(factory: cst.Call, name: str) -> str:
     if name not in LEGACY_CONSTRUCTORS:
         return f"`torch.{name}(..., device=...)`"
     dtype = f"torch.{LEGACY_DTYPES[name]}" if name in LEGACY_DTYPES else "..."
-    kind = _legacy_kind(factory)
+    kind = legacy_kind(factory)
     if kind is not None:
         return f"`torch.{kind}(..., dtype={dtype}, device=...)`"
     return f"`torch.tensor(data, dtype={dtype}, device=...)` or `torch.empty(size, dtype={dtype}, device=...)`"
@@ -463,7 +437,7 @@ def _from_legacy(factory: cst.Call, name: str, device: cst.BaseExpression, torch
     """`torch.LongTensor([1, 2])` -> `torch.tensor([1, 2], dtype=torch.long, device=d)`; None
     unless the file shows data or sizes, the dtype is known (`torch.Tensor` follows the default
     dtype), and torch is reached through its module name."""
-    kind = _legacy_kind(factory)
+    kind = legacy_kind(factory)
     func = factory.func
     if kind is None or name not in LEGACY_DTYPES or not isinstance(func, cst.Attribute):
         return None
