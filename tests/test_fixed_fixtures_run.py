@@ -214,9 +214,19 @@ def _dev015(m, tmp_path):
     return {"use_cuda_default", "make_mask", "make_ids"}
 
 
+def _dev017(m, tmp_path):
+    if torch.backends.mps.is_available():
+        assert m.load_weights().dtype == m.noise().dtype == m.precise(torch.ones(3)).dtype == torch.float32
+    else:  # no `mps` to send anything to
+        for call in (m.load_weights, m.noise, lambda: m.precise(torch.ones(3))):
+            with pytest.raises(RuntimeError):
+                call()
+    return {"load_weights", "noise", "precise"}
+
+
 EXERCISE = {"DEV001": _dev001, "DEV002": _dev002, "DEV003": _dev003, "DEV004": _dev004, "DEV005": _dev005,
             "DEV006": _dev006, "DEV007": _dev007, "DEV008": _dev008, "DEV009": _dev009, "DEV010": _dev010,
-            "DEV011": _dev011, "DEV012": _dev012, "DEV013": _dev013, "DEV014": _dev014, "DEV015": _dev015}
+            "DEV011": _dev011, "DEV012": _dev012, "DEV013": _dev013, "DEV014": _dev014, "DEV015": _dev015, "DEV017": _dev017}
 
 
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)
