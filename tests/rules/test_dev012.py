@@ -238,3 +238,34 @@ def test_a_function_that_sends_values_to_cuda_itself_is_cudas_own() -> None:
             return x.to("cuda" if torch.cuda.is_available() else "cpu")
     """
     assert [r for r in lint(code, preview=True) if r[2] == "DEV012"] == [(8, 5, "DEV012")]
+
+
+def test_after_an_early_return_where_there_is_no_cuda_the_function_is_cudas_own() -> None:
+    code = """
+        import torch
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        def copy_async(x):
+            if not torch.cuda.is_available():
+                return x
+            stream = torch.cuda.Stream()
+            return x
+        def timed(x):
+            torch.cuda.synchronize()
+            if not torch.cuda.is_available():
+                return x
+            return x
+    """
+    assert [r for r in lint(code, preview=True) if r[2] == "DEV012"] == [(10, 5, "DEV012")]
+
+
+def test_a_main_block_that_sends_values_to_cuda_is_cudas_own() -> None:
+    code = """
+        import torch
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        if __name__ == "__main__":
+            x = torch.zeros(2).cuda()
+            torch.cuda.synchronize()
+    """
+    assert [r for r in lint(code, preview=True) if r[2] == "DEV012"] == []
+    portable_main = code.replace("torch.zeros(2).cuda()", "torch.zeros(2).to(device)")
+    assert [r for r in lint(portable_main, preview=True) if r[2] == "DEV012"] == [(6, 5, "DEV012")]

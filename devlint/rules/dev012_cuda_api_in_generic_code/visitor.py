@@ -12,7 +12,8 @@ from devlint.analysis import portable
 from devlint.analysis.cuda_evidence import FileEvidence, evidence_in
 
 from devlint.analysis.guards import (
-    calls_a_collective, guarded_branches, is_availability_check, is_test_code, name_mentions_cuda,
+    calls_a_collective, ends_with_exit, guarded_branches, is_availability_check, is_main_test, is_test_code,
+    mentions_cuda, name_mentions_cuda,
 )
 from devlint.analysis.names import dotted_name, identifiers, is_cuda_string
 from devlint.analysis.walk import children
@@ -37,6 +38,7 @@ class CudaApiInGenericCode(RuleVisitor):
         self._evidence: Optional[FileEvidence] = None
         self._own: dict[int, bool] = {}  # id(function) -> it is CUDA's own code (`_cuda_own`)
         self._ifs: list[cst.If] = []  # the enclosing `if` statements, innermost last
+        self._main: Optional[cst.If] = None  # the `if __name__ == "__main__":` block being visited
         self._checks = 0  # inside `x if torch.cuda.is_available() else y`
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -54,10 +56,19 @@ class CudaApiInGenericCode(RuleVisitor):
     def visit_If(self, node: cst.If) -> None:
         self._kept += _keeps_cuda(node)
         self._ifs.append(node)
+        function = self.ctx.current_function()
+        if function is None and len(self._ifs) == 1 and is_main_test(node.test):
+            self._main = node
+        elif function is not None and node.orelse is None and ends_with_exit(node.body) and \
+                mentions_cuda(node.test) and guarded_branches(node.test)[1]:
+            # `if not torch.cuda.is_available(): return`: what follows in the function runs only on CUDA
+            self._own[id(function)] = True
 
     def leave_If(self, original_node: cst.If) -> None:
         self._kept -= _keeps_cuda(original_node)
         self._ifs.pop()
+        if original_node is self._main:
+            self._main = None
 
     @property
     def _availability_guarded(self) -> bool:
@@ -94,12 +105,17 @@ class CudaApiInGenericCode(RuleVisitor):
                     self._fix(node, twin))
 
     def _cuda_own(self) -> bool:
-        """The function is CUDA's own: it calls a collective or a barrier (distributed code, NCCL's where it runs on
-        GPUs), or sends values to CUDA itself (`x.to("cuda")`, `.cuda()`: making only its `torch.cuda` calls generic
-        would not make it run elsewhere; DEV003 judges those)."""
+        """The function (or the `__main__` block) is CUDA's own: it calls a collective or a barrier (distributed
+        code, NCCL's where it runs on GPUs), sends values to CUDA itself (`x.to("cuda")`, `.cuda()`: making only its
+        `torch.cuda` calls generic would not make it run elsewhere; DEV003 judges those), or the call comes after
+        it returned where there is no CUDA (`if not torch.cuda.is_available(): return`)."""
         function = self.ctx.current_function()
         if function is None:
-            return False
+            if self._main is None:
+                return False
+            if id(self._main) not in self._own:
+                self._own[id(self._main)] = _sends_to_cuda(self._main.body)
+            return self._own[id(self._main)]
         if id(function) not in self._own:
             self._own[id(function)] = calls_a_collective(function, barrier=True) or _sends_to_cuda(function.body)
         return self._own[id(function)]
