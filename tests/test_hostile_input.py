@@ -367,3 +367,14 @@ def test_bad_setup_cfg(tmp_path):
     result = run_devlint(".", cwd=tmp_path)
     assert result.returncode == 2
     assert "unknown code or prefix 'DEV0O1'" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_an_empty_f_string_where_a_device_may_go_is_read_past():
+    """`print(f"")`: an f-string with no parts as a call's first argument (the screen reads a device string built at
+    run time from its first part; this one has none). Found by the crash hunt in sd-scripts' `train_util.py`."""
+    from devlint import lint_source
+    from devlint.engine.settings import Settings
+
+    code = 'import torch\nprint(f"")\nlog = {"device": f""}\nx = torch.zeros(2).to(f"")\n'
+    assert [d.code for d in lint_source(code, "x.py", Settings(preview=True))] == ["DEV002"]  # (a one-time copy)
+    assert [d.code for d in lint_source(code, "x.py", Settings())] == []

@@ -227,8 +227,10 @@ class SyntaxFacts:
                 self.accelerator_string = True
         elif kind is ast.JoinedStr or kind is ast.BinOp or kind is ast.Call:
             # a device string built at run time: f"cuda:{i}", "cuda:%d" % i, "cuda:" + str(i), "cuda:{}".format(i)
-            template = value.values[0] if kind is ast.JoinedStr and value.values else (  # type: ignore[union-attr]
-                value.left if kind is ast.BinOp else getattr(value.func, "value", None))  # type: ignore[union-attr]
+            if kind is ast.JoinedStr:  # (`f""` has no parts)
+                template = value.values[0] if value.values else None  # type: ignore[union-attr]
+            else:
+                template = value.left if kind is ast.BinOp else getattr(value.func, "value", None)  # type: ignore[union-attr]
             if (type(template) is ast.Constant and type(template.value) is str  # type: ignore[union-attr]
                     and is_cuda_runtime_value(template.value)):  # type: ignore[union-attr]
                 self.accelerator_string = True
