@@ -69,4 +69,4 @@ class LegacyCudaTensorType(RuleVisitor):
         call = node.with_changes(func=cst.parse_expression(f"{torch_name}.{kind}"))
         call = append_keyword(call, "dtype", cst.parse_expression(f"{torch_name}.{dtype}"))
         call = append_keyword(call, "device", cst.SimpleString('"cuda"'))
-        return Fix(Applicability.SAFE, f"Use `torch.{kind}(..., dtype=..., device=\"cuda\")`", {node: call})
+        return Fix(Applicability.SAFE, f"Use `torch.{kind}` with `dtype=` and `device=`", {node: call})
