@@ -224,9 +224,17 @@ def _dev017(m, tmp_path):
     return {"load_weights", "noise", "precise"}
 
 
+def _dev016(m, tmp_path):
+    for loader in (m.frames_loader(), m.pairs_loader(), m.shuffled_loader()):
+        batch = next(iter(loader))  # host items: pinned where there is an accelerator, plain here
+        first = batch[0] if isinstance(batch, (list, tuple)) else batch
+        assert first.device.type == "cpu" and first.shape[0] == 2
+    return {"Frames", "Pairs", "frames_loader", "pairs_loader", "shuffled_loader"}
+
+
 EXERCISE = {"DEV001": _dev001, "DEV002": _dev002, "DEV003": _dev003, "DEV004": _dev004, "DEV005": _dev005,
             "DEV006": _dev006, "DEV007": _dev007, "DEV008": _dev008, "DEV009": _dev009, "DEV010": _dev010,
-            "DEV011": _dev011, "DEV012": _dev012, "DEV013": _dev013, "DEV014": _dev014, "DEV015": _dev015, "DEV017": _dev017}
+            "DEV011": _dev011, "DEV012": _dev012, "DEV013": _dev013, "DEV014": _dev014, "DEV015": _dev015, "DEV016": _dev016, "DEV017": _dev017}
 
 
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=lambda p: p.name)

@@ -26,6 +26,14 @@ def default_steps() -> list[Step]:
     return [Step("bad", BUG), Step("fixed", CLEAN)]
 
 
+def steps_judged_on(device: str, judged_on: str, label: str, shown: str) -> list[Step]:
+    """On `judged_on` (a device type), bad.py must show the bug and fixed.py must not; elsewhere both are shown, not
+    judged (`shown`: why not)."""
+    if device == judged_on:
+        return [Step("bad", BUG, label), Step("fixed", CLEAN, label)]
+    return [Step("bad", None, shown), Step("fixed", None, shown)]
+
+
 def steps_hiding_cuda(hidden: str = "CUDA hidden", fixed_with_gpu: Optional[str] = CLEAN) -> list[Step]:
     """On a CUDA machine: each variant with the GPU (bad.py shown, not judged) and in a child that cannot see it
     (`CUDA_VISIBLE_DEVICES=""`), where bad.py must show the bug and fixed.py must not."""

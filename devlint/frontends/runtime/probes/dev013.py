@@ -10,18 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 from devlint.frontends.runtime.probes.common import (
-    NOT_APPLICABLE, ProbeContext, Step, evidence, expecting_error, record,
+    NOT_APPLICABLE, ProbeContext, Step, evidence, expecting_error, record, steps_judged_on,
 )
-from devlint.frontends.runtime.records import BUG, CLEAN
+from devlint.frontends.runtime.records import CLEAN
 
 INVALID_ORDINAL = (r"invalid device ordinal", r"CUDA error: invalid device", r"Invalid device id",
                    r"device >= 0 && device < num_gpus")
 
 
 def steps(device: str) -> list[Step]:
-    if device == "cuda":
-        return [Step("bad", BUG, "one GPU"), Step("fixed", CLEAN, "one GPU")]
-    return [Step("bad", None, "needs a GPU"), Step("fixed", None, "needs a GPU")]
+    return steps_judged_on(device, "cuda", "one GPU", "needs a GPU")
 
 
 def notes(device: str) -> list[str]:

@@ -11,14 +11,14 @@ from __future__ import annotations
 import warnings
 from typing import Any, Callable
 
-from devlint.frontends.runtime.probes.common import NOT_APPLICABLE, ProbeContext, Step, calling, evidence, record
+from devlint.frontends.runtime.probes.common import (
+    NOT_APPLICABLE, ProbeContext, Step, calling, evidence, record, steps_judged_on,
+)
 from devlint.frontends.runtime.records import BUG, CLEAN
 
 
 def steps(device: str) -> list[Step]:
-    if device == "cuda":
-        return [Step("bad", BUG), Step("fixed", CLEAN)]
-    return [Step("bad", None, "needs CUDA"), Step("fixed", None, "needs CUDA")]
+    return steps_judged_on(device, "cuda", "", "needs CUDA")
 
 
 def notes(device: str) -> list[str]:

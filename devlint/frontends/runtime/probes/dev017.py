@@ -9,17 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 from devlint.frontends.runtime.probes.common import (
-    NOT_APPLICABLE, ProbeContext, Step, evidence, expecting_error, record,
+    NOT_APPLICABLE, ProbeContext, Step, evidence, expecting_error, record, steps_judged_on,
 )
-from devlint.frontends.runtime.records import BUG, CLEAN
+from devlint.frontends.runtime.records import CLEAN
 
 NO_FLOAT64 = (r"Cannot convert a MPS Tensor to float64", r"MPS framework doesn't support float64")
 
 
 def steps(device: str) -> list[Step]:
-    if device == "mps":
-        return [Step("bad", BUG), Step("fixed", CLEAN)]
-    return [Step("bad", None, "needs an MPS device"), Step("fixed", None, "needs an MPS device")]
+    return steps_judged_on(device, "mps", "", "needs an MPS device")
 
 
 def notes(device: str) -> list[str]:
