@@ -34,12 +34,14 @@ class CudaApiInGenericCode(RuleVisitor):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self._scopes: list[str] = []  # the enclosing classes and functions, outermost first
-        self._kept = 0  # inside a branch that is CUDA's own, a version test, or an `except` fallback
+        # per enclosing `if`, `x if c else y` and `except`: 1 where it keeps the old call on purpose (a branch that is
+        # CUDA's own, a version test, an `except` fallback), read once on the way in
+        self._keeping: list[int] = []
         self._evidence: Optional[FileEvidence] = None
         self._own: dict[int, bool] = {}  # id(function) -> it is CUDA's own code (`_cuda_own`)
         self._ifs: list[cst.If] = []  # the enclosing `if` statements, innermost last
         self._main: Optional[cst.If] = None  # the `if __name__ == "__main__":` block being visited
-        self._checks = 0  # inside `x if torch.cuda.is_available() else y`
+        self._checks: list[int] = []  # per enclosing `x if c else y`: 1 where `c` checks whether CUDA is there
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._scopes.append(node.name.value)
@@ -53,8 +55,12 @@ class CudaApiInGenericCode(RuleVisitor):
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._scopes.pop()
 
+    @property
+    def _kept(self) -> bool:
+        return any(self._keeping)
+
     def visit_If(self, node: cst.If) -> None:
-        self._kept += _keeps_cuda(node)
+        self._keeping.append(_keeps_cuda(node))
         self._ifs.append(node)
         function = self.ctx.current_function()
         if function is None and len(self._ifs) == 1 and is_main_test(node.test):
@@ -65,7 +71,7 @@ class CudaApiInGenericCode(RuleVisitor):
             self._own[id(function)] = True
 
     def leave_If(self, original_node: cst.If) -> None:
-        self._kept -= _keeps_cuda(original_node)
+        self._keeping.pop()
         self._ifs.pop()
         if original_node is self._main:
             self._main = None
@@ -73,21 +79,21 @@ class CudaApiInGenericCode(RuleVisitor):
     @property
     def _availability_guarded(self) -> bool:
         """Inside an `if` (or `x if ... else y`) that checks whether CUDA is there (`if torch.cuda.is_available():`)."""
-        return self._checks > 0 or any(is_availability_check(guard.test) for guard in self._ifs)
+        return any(self._checks) or any(is_availability_check(guard.test) for guard in self._ifs)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._kept += _keeps_cuda(node)
-        self._checks += is_availability_check(node.test)
+        self._keeping.append(_keeps_cuda(node))
+        self._checks.append(int(is_availability_check(node.test)))
 
     def leave_IfExp(self, original_node: cst.IfExp) -> None:
-        self._kept -= _keeps_cuda(original_node)
-        self._checks -= is_availability_check(original_node.test)
+        self._keeping.pop()
+        self._checks.pop()
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        self._kept += 1
+        self._keeping.append(1)
 
     def leave_ExceptHandler(self, original_node: cst.ExceptHandler) -> None:
-        self._kept -= 1
+        self._keeping.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
         if self._kept:

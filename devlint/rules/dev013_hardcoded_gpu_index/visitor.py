@@ -24,7 +24,9 @@ class HardcodedGpuIndex(RuleVisitor):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self._settings = 0  # inside a parameter's default or a command-line option: a setting the user passes
-        self._counted = 0  # inside a test of the number of GPUs (`if torch.cuda.device_count() > 1:`)
+        # per enclosing `if`, `x if c else y` and `while`: 1 where its test asks how many GPUs there are
+        # (`if torch.cuda.device_count() > 1:`), read once on the way in
+        self._counting: list[int] = []
         self._scopes = 0  # inside a function or a class
         self._not_devices: set[int] = set()  # strings that name no device here: dict keys, compared values
         self._indices: Optional[set[int]] = None
@@ -46,22 +48,22 @@ class HardcodedGpuIndex(RuleVisitor):
         self._not_devices.add(id(node.value))  # a docstring, a bare string
 
     def visit_If(self, node: cst.If) -> None:
-        self._counted += _counts_gpus(node.test)
+        self._counting.append(_counts_gpus(node.test))
 
     def leave_If(self, original_node: cst.If) -> None:
-        self._counted -= _counts_gpus(original_node.test)
+        self._counting.pop()
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._counted += _counts_gpus(node.test)
+        self._counting.append(_counts_gpus(node.test))
 
     def leave_IfExp(self, original_node: cst.IfExp) -> None:
-        self._counted -= _counts_gpus(original_node.test)
+        self._counting.pop()
 
     def visit_While(self, node: cst.While) -> None:
-        self._counted += _counts_gpus(node.test)
+        self._counting.append(_counts_gpus(node.test))
 
     def leave_While(self, original_node: cst.While) -> None:
-        self._counted -= _counts_gpus(original_node.test)
+        self._counting.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._scopes += 1
@@ -134,7 +136,7 @@ class HardcodedGpuIndex(RuleVisitor):
         return None
 
     def _may_report(self) -> bool:
-        if self._settings or self._counted or is_test_code(self.ctx.path):
+        if self._settings or any(self._counting) or is_test_code(self.ctx.path):
             return False
         return len(self._file_indices()) < 2  # `"cuda:0"` and `"cuda:1"`: a device map, multi-GPU by design
 

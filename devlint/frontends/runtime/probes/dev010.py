@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from devlint.frontends.runtime.probes.common import ProbeContext, Step, calling, evidence, record
+from devlint.frontends.runtime.probes.common import ProbeContext, Step, calling, evidence, record, steps_judged_on
 from devlint.frontends.runtime.records import BUG, CLEAN, UNEXPECTED
 
 BUSY_CYCLES = 100_000_000  # torch.cuda._sleep: about 50 ms of GPU clock cycles ahead of each copy
@@ -35,9 +35,7 @@ READS: dict[str, Callable[[Any], Any]] = {
 
 
 def steps(device: str) -> list[Step]:
-    if device == "cuda":
-        return [Step("bad", BUG), Step("fixed", CLEAN)]
-    return [Step("bad", None, "call shape only"), Step("fixed", None, "call shape only")]
+    return steps_judged_on(device, "cuda", "", "call shape only")
 
 
 def notes(device: str) -> list[str]:
