@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
+from devlint.analysis.forward import last_small_statement
 from devlint.analysis.names import (
     dotted_name, identifiers, integer_value, is_cuda_device_expr, keyword, positional, string_value,
 )
@@ -226,23 +227,11 @@ def _is_cuda_device(expr: cst.BaseExpression, backend: Backend = CUDA) -> bool:
 
 
 def ends_with_exit(body: cst.BaseSuite) -> bool:
-    if isinstance(body, cst.SimpleStatementSuite):
-        statements: list[cst.CSTNode] = list(body.body)
-    else:
-        if not body.body:
-            return False
-        last = body.body[-1]
-        if not isinstance(last, cst.SimpleStatementLine):
-            return False
-        statements = list(last.body)
-    if not statements:
-        return False
-    last_small = statements[-1]
-    if isinstance(last_small, (cst.Return, cst.Raise, cst.Continue, cst.Break)):
+    """Does the block leave where it ends: `return`, `raise`, `break`, `continue`, or a call that exits (`sys.exit()`)?"""
+    last = last_small_statement(body)
+    if isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break)):
         return True
-    if isinstance(last_small, cst.Expr) and isinstance(last_small.value, cst.Call):
-        return dotted_name(last_small.value.func) in _EXIT_CALLS
-    return False
+    return isinstance(last, cst.Expr) and isinstance(last.value, cst.Call) and dotted_name(last.value.func) in _EXIT_CALLS
 
 
 def decorator_requires_cuda(decorator: cst.Decorator, backend: Backend = CUDA) -> bool:
@@ -280,21 +269,11 @@ def cuda_only_reason(function: cst.FunctionDef, torch: "TorchNames", cuda_module
                 reason = _cuda_only_expression(statement, torch, cuda_modules)
                 if reason is not None:
                     return reason
-            elif (isinstance(statement, cst.If) and statement.orelse is None and _ends_with_raise(statement.body)
+            elif (isinstance(statement, cst.If) and statement.orelse is None and isinstance(last_small_statement(statement.body), cst.Raise)
                   and guarded_branches(statement.test)[1]):
                 # `if device.type != "cuda": raise ...`: the function refuses anything but CUDA
                 return "raises unless it runs on CUDA"
     return None
-
-
-def _ends_with_raise(body: cst.BaseSuite) -> bool:
-    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
-    last = statements[-1] if statements else None
-    if isinstance(last, cst.SimpleStatementLine):
-        return isinstance(last.body[-1], cst.Raise)
-    if isinstance(last, cst.SimpleStatementSuite):
-        return isinstance(last.body[-1], cst.Raise)
-    return False
 
 
 def _cuda_only_expression(root: cst.CSTNode, torch: "TorchNames", cuda_modules: set[str]) -> "str | None":

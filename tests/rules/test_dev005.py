@@ -71,6 +71,13 @@ FLAGGED = [
             def forward(self, images):
                 return (images - self.mean) / images.shape[1]
     """, [(7, 14), (16, 21)]),
+    case("in_a_one_line_suite_and_a_one_line_body", """
+        import torch
+        def pad(probs: torch.Tensor, n: int, flag: bool):
+            if flag: probs = torch.cat([probs, torch.zeros(n - len(probs))])
+            return probs
+        def damp(h: torch.Tensor, c: float): return h + c * torch.eye(len(h))
+    """, [(3, 40), (5, 53)]),
     case("length_of_an_input_shown_to_be_a_tensor", """
         import torch
         def pad(probs: torch.Tensor, n: int):

@@ -690,6 +690,6 @@ def test_a_loop_carries_a_move_to_the_next_iteration_and_a_deep_nest_is_read_in_
         return [report for report in lint(code, preview=True) if report[2] == "DEV006"]  # a device argument: preview
 
     assert converted(_nest(2)) == [(6, 17, "DEV006")]
-    walks = counted_calls(monkeypatch, Placement, "_statement")
+    walks = counted_calls(monkeypatch, Placement, "statement")
     converted(_nest(12))
     assert walks() < 20 * 2 ** LOOP_NESTING_WALKED_TWICE

@@ -25,9 +25,9 @@ from devlint.analysis.factories import (
     LEGACY_CONSTRUCTORS, LIKE_FACTORIES, RANDOM_FACTORIES, cpu_factory_name, factory_name, is_dtype_only_move,
     is_host, legacy_constructor_name,
 )
+from devlint.analysis.forward import ForwardReader
 from devlint.analysis.guards import guarded_branches
 from devlint.analysis.names import dotted_name, keyword, named_parameters, positional
-from devlint.analysis.terminating import loop_rounds
 from devlint.analysis.torch_names import TorchNames
 from devlint.analysis.torch_operations import (
     INDEX_ARGUMENTS, SAME_DEVICE_FUNCTIONAL, SAME_DEVICE_FUNCTIONS, SAME_DEVICE_METHODS, SUBSCRIPT_INDICES,
@@ -655,7 +655,7 @@ def _item_name(expr: cst.BaseExpression, params: set[str]) -> Optional[str]:
     return None
 
 
-class FlowReader:
+class FlowReader(ForwardReader[dict[str, Value]]):
     """Reads one function; `read()` gives its `FunctionFlow`."""
 
     def __init__(self, function: cst.FunctionDef, torch: TorchNames, module: ModuleFacts, *,
@@ -665,6 +665,7 @@ class FlowReader:
         not yet precise enough to report by default too (`PREVIEW_SHAPES`); `outer`: the host tensors of
         the enclosing function, by name, when `function` is a closure read as part of it; `defined`: the names
         of the functions and methods the file defines (what one returns is not taken on trust: `_output_of`)."""
+        super().__init__()
         self.function = function
         self.torch = torch
         self.module = module
@@ -687,14 +688,13 @@ class FlowReader:
         self.steps_parameters: Optional[bool] = None  # reads `self.param_groups` (an optimizer's step); once asked
         self.keyed: set[str] = set()  # names of dicts with a value kept by key in `env` (`state["row"]`)
         self.tensor_results = tensor_results(function, own)
-        self._loops = 0  # the loops around the statement being read
 
     def read(self) -> FunctionFlow:
         env: dict[str, Value] = dict(self.outer)
         env.update({name: Value(inputs=frozenset({name})) for name in self.params})
         for name in self.parameters - self.params:
             env.pop(name, None)  # a parameter hides the enclosing function's name
-        self._block(self.function.body, env)
+        self.suite(self.function.body, env)
         self._meet_returns()
         return self.flow
 
@@ -806,63 +806,56 @@ class FlowReader:
             self.flow.placeholders.add(call)
         return Value(host=frozenset(starts), wide=frozenset(starts))
 
-    # -- statements ------------------------------------------------------------------
-    def _block(self, body: cst.BaseSuite | Iterable[cst.CSTNode], env: dict[str, Value]) -> None:
-        statements = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else body
-        for statement in statements:  # type: ignore[union-attr]
-            self._statement(statement, env)
+    # -- statements (the skeleton: analysis/forward.py) --------------------------------
+    def if_statement(self, node: cst.If, env: dict[str, Value]) -> None:
+        self._expr(node.test, env)
+        body_on_host, else_on_host = self._host_only_branches(node.test)
+        then = dict(env)
+        if not _never_true(node.test):
+            self._read_placed(body_on_host, lambda: self.suite(node.body, then))
+        other = dict(env)
+        if node.orelse is not None:
+            self._read_placed(else_on_host, lambda: self.orelse(node, other))
+        _merge(env, then, other)
 
-    def _statement(self, node: cst.CSTNode, env: dict[str, Value]) -> None:
-        if type(node) is cst.SimpleStatementLine:
-            for small in node.body:
-                self._small(small, env)
-        elif type(node) is cst.If:
-            self._expr(node.test, env)
-            body_on_host, else_on_host = self._host_only_branches(node.test)
-            then = dict(env)
-            if not _never_true(node.test):
-                self._read_placed(body_on_host, lambda: self._block(node.body, then))
-            other = dict(env)
-            if type(node.orelse) is cst.If:
-                self._read_placed(else_on_host, lambda: self._statement(node.orelse, other))
-            elif node.orelse is not None:
-                self._read_placed(else_on_host, lambda: self._block(node.orelse.body, other))
-            _merge(env, then, other)
-        elif type(node) is cst.FunctionDef and not self.outer:
-            self._closure(node, env)
-        elif type(node) in (cst.For, cst.While):
-            if type(node) is cst.For:
-                source = self._expr(node.iter, env)
-                element = _element(source)
-                if source.host and not source.is_list:
-                    self.flow.host_used |= set(source.host)  # a tensor iterated on the host
-                for name in _target_names(node.target):
-                    env[name] = element
-                for name in self._tensor_elements(node) | self._optimised_parameters(node):
-                    env[name] = Value(inputs=frozenset({name}))
-            else:
-                self._expr(node.test, env)
-            self._loops += 1
-            for _ in range(loop_rounds(self._loops - 1)):  # what one iteration binds, the next one reads
-                before = dict(env)
-                self._block(node.body, env)
-                _merge(env, before, env)
-            self._loops -= 1
-            if node.orelse is not None:
-                self._block(node.orelse.body, env)
-        elif type(node) is cst.With:
-            for item in node.items:
-                self._expr(item.item, env)
-            self._block(node.body, env)
-        elif type(node) is cst.Try:
-            self._block(node.body, env)
-            for handler in node.handlers:
-                self._block(handler.body, env)
-            if node.orelse is not None:
-                self._block(node.orelse.body, env)
-            if node.finalbody is not None:
-                self._block(node.finalbody.body, env)
+    def definition(self, node: cst.FunctionDef | cst.ClassDef, env: dict[str, Value]) -> None:
         # nested functions and classes are read on their own (a closure also with this function's host tensors)
+        if type(node) is cst.FunctionDef and not self.outer:
+            self._closure(node, env)
+
+    def loop(self, node: cst.For | cst.While, env: dict[str, Value]) -> None:
+        if type(node) is cst.For:
+            source = self._expr(node.iter, env)
+            element = _element(source)
+            if source.host and not source.is_list:
+                self.flow.host_used |= set(source.host)  # a tensor iterated on the host
+            for name in _target_names(node.target):
+                env[name] = element
+            for name in self._tensor_elements(node) | self._optimised_parameters(node):
+                env[name] = Value(inputs=frozenset({name}))
+        else:
+            self._expr(node.test, env)
+        with self.inside_loop() as rounds:
+            for _ in rounds:
+                before = dict(env)
+                self.suite(node.body, env)
+                _merge(env, before, env)
+        if node.orelse is not None:
+            self.suite(node.orelse.body, env)
+
+    def with_statement(self, node: cst.With, env: dict[str, Value]) -> None:
+        for item in node.items:
+            self._expr(item.item, env)
+        self.suite(node.body, env)
+
+    def try_statement(self, node: cst.Try, env: dict[str, Value]) -> None:
+        self.suite(node.body, env)
+        for handler in node.handlers:
+            self.suite(handler.body, env)
+        if node.orelse is not None:
+            self.suite(node.orelse.body, env)
+        if node.finalbody is not None:
+            self.suite(node.finalbody.body, env)
 
     def _host_only_branches(self, test: cst.BaseExpression) -> tuple[bool, bool]:
         """(the body of `if test` runs only without CUDA, its `else` does): the other branch of an
@@ -937,7 +930,7 @@ class FlowReader:
                     node.value, cst.Name) and node.value.value == "self" for node in _walk_own(self.function.body))
         return {loop.target.value} if self.steps_parameters else set()
 
-    def _small(self, node: cst.BaseSmallStatement, env: dict[str, Value]) -> None:
+    def small(self, node: cst.BaseSmallStatement, env: dict[str, Value]) -> None:
         if type(node) is cst.Assign:
             value = self._expr(node.value, env)
             for target in node.targets:

@@ -38,11 +38,12 @@ from devlint.analysis.classes import makes_host_data
 from devlint.analysis.context import FileContext
 from devlint.analysis.devices import shows_accelerator
 from devlint.analysis.edits import short
+from devlint.analysis.forward import ForwardReader
+from devlint.analysis.guards import ends_with_exit
 from devlint.analysis.factories import (
     FACTORIES, LIKE_FACTORIES, cpu_factory_name, is_dtype_only_move, is_host, is_plain_device, move_target,
 )
 from devlint.analysis.names import dotted_name, keyword, string_value
-from devlint.analysis.terminating import loop_rounds
 from devlint.analysis.types import TENSOR_METHODS, Kind
 from devlint.analysis.vocabulary import PLACED_ATTRIBUTES
 from devlint.analysis.walk import children, own_nodes, own_nodes_in_order
@@ -135,20 +136,12 @@ def _merge(before: _Env, branches: list[_Env]) -> _Env:
     return merged
 
 
-def _ends(body: cst.BaseSuite) -> bool:
-    """Does the block leave by `return`, `raise`, `break` or `continue` at its end?"""
-    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
-    last = statements[-1] if statements else None
-    if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and last.body:
-        return isinstance(last.body[-1], (cst.Return, cst.Raise, cst.Break, cst.Continue))
-    return False
-
-
-class Placement:
+class Placement(ForwardReader[_Env]):
     """Where the values of one scope are: `placed(expr)` after `read()`."""
 
     def __init__(self, ctx: FileContext, scope: Scope, functions: list[cst.FunctionDef],
                  cls: Optional[cst.ClassDef], preview: bool = False) -> None:
+        super().__init__()
         self.ctx = ctx
         self.preview = preview  # the asking rule's preview shapes are on
         self.torch = ctx.torch
@@ -161,7 +154,6 @@ class Placement:
         self.unanswered: set[cst.CSTNode] = set()
         self._grad_off = 0
         self._device_tested = 0
-        self._loops = 0  # the loops around the statement being read
 
     def placed(self, expr: cst.CSTNode) -> Optional[Placed]:
         return None if expr in self.unanswered else self.found.get(expr)
@@ -170,10 +162,9 @@ class Placement:
         if isinstance(self.scope, cst.FunctionDef):
             if any(self._turns_grad_off(d.decorator) for d in self.scope.decorators):
                 self._grad_off += 1
-            self._block(self.scope.body.body if isinstance(self.scope.body, cst.IndentedBlock) else [self.scope.body],
-                        self._inputs(self.scope))
+            self.suite(self.scope.body, self._inputs(self.scope))
         else:
-            self._block(self.scope.body, {})
+            self.block(self.scope.body, {})
         return self
 
     # -- signs that a value may be on a device: it comes from the caller ----------------------
@@ -248,25 +239,15 @@ class Placement:
             return Placed(how, True, False)
         return Placed(how, False, False, known=False, holder=True)
 
-    # -- statements --------------------------------------------------------------------
-    def _block(self, statements: "list[cst.CSTNode] | tuple[cst.CSTNode, ...]", env: _Env) -> None:
-        for statement in statements:
-            self._statement(statement, env)
-
-    def _suite(self, suite: cst.BaseSuite, env: _Env) -> None:
-        self._block(suite.body if isinstance(suite, cst.IndentedBlock) else [suite], env)
-
-    def _statement(self, node: cst.CSTNode, env: _Env) -> None:
-        if type(node) in (cst.SimpleStatementLine, cst.SimpleStatementSuite):
-            self._block(node.body, env)
-        elif type(node) is cst.Assign:
+    # -- statements (the skeleton: analysis/forward.py) --------------------------------
+    def small(self, node: cst.BaseSmallStatement, env: _Env) -> None:
+        if type(node) is cst.Assign:
             value = self._expr(node.value, env)
             for target in node.targets:
                 self._bind(target.target, node.value, value, env)
         elif type(node) is cst.AnnAssign:
-            value = self._expr(node.value, env) if node.value is not None else None
             if node.value is not None:
-                self._bind(node.target, node.value, value, env)
+                self._bind(node.target, node.value, self._expr(node.value, env), env)
         elif type(node) is cst.AugAssign:
             right = self._expr(node.value, env)
             left = self._expr(node.target, env)
@@ -277,79 +258,81 @@ class Placement:
         elif type(node) is cst.Del:
             for name in _stored_names(node.target):
                 env[name] = OTHER
-        elif type(node) is cst.If:
-            self._expr(node.test, env)
-            tested = _tests_device(node.test)
-            self._device_tested += tested
-            branches = []
-            body = dict(env)
-            self._suite(node.body, body)
-            if not _ends(node.body):
-                branches.append(body)
-            other = dict(env)
-            if type(node.orelse) is cst.If:
-                self._statement(node.orelse, other)
-            elif type(node.orelse) is cst.Else:
-                self._suite(node.orelse.body, other)
-            if node.orelse is None or not (type(node.orelse) is cst.Else and _ends(node.orelse.body)):
-                branches.append(other)
-            self._device_tested -= tested
-            env.update(_merge(env, branches))
-        elif type(node) in (cst.For, cst.While):
-            if type(node) is cst.For:
-                iterated = self._expr(node.iter, env)
-            self._loops += 1
-            for _round in range(loop_rounds(self._loops - 1)):
+        elif not isinstance(node, (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.Pass, cst.Break,
+                                   cst.Continue)):
+            self.other(node, env)  # return, raise, assert: their expressions
+
+    def if_statement(self, node: cst.If, env: _Env) -> None:
+        self._expr(node.test, env)
+        tested = _tests_device(node.test)
+        self._device_tested += tested
+        branches = []
+        body = dict(env)
+        self.suite(node.body, body)
+        if not ends_with_exit(node.body):
+            branches.append(body)
+        other = dict(env)
+        self.orelse(node, other)
+        if node.orelse is None or not (type(node.orelse) is cst.Else and ends_with_exit(node.orelse.body)):
+            branches.append(other)
+        self._device_tested -= tested
+        env.update(_merge(env, branches))
+
+    def loop(self, node: cst.For | cst.While, env: _Env) -> None:
+        if type(node) is cst.For:
+            iterated = self._expr(node.iter, env)
+        with self.inside_loop() as rounds:
+            for _round in rounds:
                 body = dict(env)
                 if type(node) is cst.For:
                     element = Placed(iterated.how, iterated.is_tensor, iterated.may_require_grad) if iterated else None
                     self._bind(node.target, None, element, body)
                 else:
                     self._expr(node.test, body)
-                self._suite(node.body, body)
+                self.suite(node.body, body)
                 env.update(_merge(env, [env, body]))
-            self._loops -= 1
-            if node.orelse is not None:
-                self._suite(node.orelse.body, env)
-        elif type(node) is cst.With:
-            grad_off = 0
-            for item in node.items:
-                self._expr(item.item, env)
-                if self._turns_grad_off(item.item):
-                    grad_off += 1
-                if item.asname is not None:
-                    self._bind(item.asname.name, None, None, env)
-            self._grad_off += grad_off
-            self._suite(node.body, env)
-            self._grad_off -= grad_off
-        elif type(node) is cst.Try:
-            before = dict(env)
-            self._suite(node.body, env)
-            branches = [env.copy()]
-            for handler in node.handlers:
-                caught = dict(before)
-                self._suite(handler.body, caught)
-                if not _ends(handler.body):
-                    branches.append(caught)
-            merged = _merge(before, branches)
-            env.clear()
-            env.update(merged)
-            if node.orelse is not None:
-                self._suite(node.orelse.body, env)
-            if node.finalbody is not None:
-                self._suite(node.finalbody.body, env)
-        elif type(node) in (cst.FunctionDef, cst.ClassDef):
-            env[node.name.value] = OTHER  # its own scope, read on its own
-        elif isinstance(node, (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.Pass, cst.Break,
-                               cst.Continue)):
-            pass
-        else:
-            # return, raise, assert, match, ...: read the expressions; names bound inside are forgotten
-            for child in children(node):
-                if isinstance(child, cst.BaseExpression):
-                    self._expr(child, env)
-                elif isinstance(child, (cst.BaseSuite, cst.BaseStatement, cst.BaseSmallStatement, cst.MatchCase)):
-                    self._forget_bound(child, env)
+        if node.orelse is not None:
+            self.suite(node.orelse.body, env)
+
+    def with_statement(self, node: cst.With, env: _Env) -> None:
+        grad_off = 0
+        for item in node.items:
+            self._expr(item.item, env)
+            if self._turns_grad_off(item.item):
+                grad_off += 1
+            if item.asname is not None:
+                self._bind(item.asname.name, None, None, env)
+        self._grad_off += grad_off
+        self.suite(node.body, env)
+        self._grad_off -= grad_off
+
+    def try_statement(self, node: cst.Try, env: _Env) -> None:
+        before = dict(env)
+        self.suite(node.body, env)
+        branches = [env.copy()]
+        for handler in node.handlers:
+            caught = dict(before)
+            self.suite(handler.body, caught)
+            if not ends_with_exit(handler.body):
+                branches.append(caught)
+        merged = _merge(before, branches)
+        env.clear()
+        env.update(merged)
+        if node.orelse is not None:
+            self.suite(node.orelse.body, env)
+        if node.finalbody is not None:
+            self.suite(node.finalbody.body, env)
+
+    def definition(self, node: cst.FunctionDef | cst.ClassDef, env: _Env) -> None:
+        env[node.name.value] = OTHER  # its own scope, read on its own
+
+    def other(self, node: cst.CSTNode, env: _Env) -> None:
+        """return, raise, assert, match, ...: the expressions are read; names bound inside are forgotten."""
+        for child in children(node):
+            if isinstance(child, cst.BaseExpression):
+                self._expr(child, env)
+            elif isinstance(child, (cst.BaseSuite, cst.BaseStatement, cst.BaseSmallStatement, cst.MatchCase)):
+                self._forget_bound(child, env)
 
     def _forget_bound(self, node: cst.CSTNode, env: _Env) -> None:
         for inner in own_nodes(node):

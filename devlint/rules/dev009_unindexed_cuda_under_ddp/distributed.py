@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import AbstractSet, Callable, Optional, Sequence
+from typing import AbstractSet, Callable, Optional
 
 import libcst as cst
 
+from devlint.analysis.forward import ForwardReader, loop_head
 from devlint.analysis.guards import is_main_test
 from devlint.analysis.names import dotted_name, positional, string_value
 from devlint.analysis.torch_names import TorchNames
@@ -203,7 +204,7 @@ def holds_local_rank(value: cst.BaseExpression, torch: TorchNames) -> bool:
 _CALL_DEPTH = 6
 
 
-class BeforePinning:
+class BeforePinning(ForwardReader[list[str]]):
     """Which code every rank runs before the file pins its GPU: the module's statements in the order
     they run (compound statements entered, a branch that depends on the rank skipped), and the bodies
     of the file's own functions where a statement calls one, up to the first statement that may pin;
@@ -214,6 +215,7 @@ class BeforePinning:
 
     def __init__(self, module: cst.Module, torch: TorchNames, rank_dependent: Callable[[cst.BaseExpression], bool],
                  helpers: AbstractSet[str]):
+        super().__init__()
         self.torch = torch
         self.rank_dependent = rank_dependent
         self.functions: dict[str, Optional[cst.FunctionDef]] = {}  # module-level defs (None: bound twice)
@@ -226,54 +228,45 @@ class BeforePinning:
         self.before: set[int] = set()
 
     def read(self) -> "BeforePinning":
-        self._statements(self.module.body, [])
+        self.block(self.module.body, [])
         # a function that pins runs its statements before the pin whoever calls it
         for name, function in self.functions.items():
             if function is not None and any(isinstance(node, cst.Call) and pins(node, self.torch, self.helpers)
                                             for node in own_nodes_in_order(function.body)):
-                self._suite(function.body, [name])
+                self.suite(function.body, [name])
         return self
 
     def ran_before(self, node: cst.CSTNode) -> bool:
         return id(node) in self.before
 
-    def _statements(self, statements: Sequence[cst.CSTNode], calling: list[str]) -> bool:
-        """Read the statements in order; True once one may have pinned (then stop)."""
-        for statement in statements:
-            if self._statement(statement, calling):
-                return True
-        return False
+    # -- statements (the skeleton: analysis/forward.py); True: it may have pinned, read no further --
+    def small(self, node: cst.BaseSmallStatement, calling: list[str]) -> bool:
+        return self._simple(node, calling)
 
-    def _statement(self, node: cst.CSTNode, calling: list[str]) -> bool:
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            return False  # runs when called (a class body is left alone: it holds no pinning)
-        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            for small in node.body:
-                if self._simple(small, calling):
-                    return True
-            return False
-        if isinstance(node, cst.If):
-            if self._simple(node.test, calling):
-                return True
-            if self.rank_dependent(node.test):
-                # runs in some ranks only (rank 0's GPU 0 is right for rank 0): not read, but where it may
-                # pin (`if args.distributed: torch.cuda.set_device(...)`), nothing after it counts
-                return self._may_pin(node)
-            if self._suite(node.body, calling):
-                return True  # (its `else` runs where that branch does not: not read)
-            if isinstance(node.orelse, cst.If):
-                return self._statement(node.orelse, calling)
-            if isinstance(node.orelse, cst.Else):
-                return self._suite(node.orelse.body, calling)
-            return False
-        if isinstance(node, (cst.For, cst.While)):
-            head = node.iter if isinstance(node, cst.For) else node.test
-            return self._simple(head, calling) or self._suite(node.body, calling)
-        if isinstance(node, cst.With):
-            return any(self._simple(item.item, calling) for item in node.items) or self._suite(node.body, calling)
-        if isinstance(node, cst.Try):
-            return self._suite(node.body, calling) or any(self._suite(h.body, calling) for h in node.handlers)
-        return True  # (match, async blocks: not read; taken to pin, so nothing after them counts)
+    def if_statement(self, node: cst.If, calling: list[str]) -> bool:
+        if self._simple(node.test, calling):
+            return True
+        if self.rank_dependent(node.test):
+            # runs in some ranks only (rank 0's GPU 0 is right for rank 0): not read, but where it may
+            # pin (`if args.distributed: torch.cuda.set_device(...)`), nothing after it counts
+            return self._may_pin(node)
+        # (its `else` runs where that branch does not: read only where the branch did not pin)
+        return self.suite(node.body, calling) or self.orelse(node, calling)
+
+    def loop(self, node: cst.For | cst.While, calling: list[str]) -> bool:
+        return self._simple(loop_head(node), calling) or self.suite(node.body, calling)
+
+    def with_statement(self, node: cst.With, calling: list[str]) -> bool:
+        return any(self._simple(item.item, calling) for item in node.items) or self.suite(node.body, calling)
+
+    def try_statement(self, node: cst.Try, calling: list[str]) -> bool:
+        return self.suite(node.body, calling) or any(self.suite(h.body, calling) for h in node.handlers)
+
+    def definition(self, node: cst.FunctionDef | cst.ClassDef, calling: list[str]) -> bool:
+        return False  # runs when called (a class body is left alone: it holds no pinning)
+
+    def other(self, node: cst.CSTNode, calling: list[str]) -> bool:
+        return True  # (match, `except*`: not read; taken to pin, so nothing after them counts)
 
     def _may_pin(self, root: cst.CSTNode) -> bool:
         """Does `root` hold a pinning call, or a call of one of the file's functions (not followed)?"""
@@ -282,9 +275,6 @@ class BeforePinning:
                     isinstance(node.func, cst.Name) and node.func.value in self.functions)):
                 return True
         return False
-
-    def _suite(self, suite: cst.BaseSuite, calling: list[str]) -> bool:
-        return self._statements(suite.body if isinstance(suite, cst.IndentedBlock) else [suite], calling)
 
     def _simple(self, root: cst.CSTNode, calling: list[str]) -> bool:
         """A statement or an expression: True when it may pin. Its nodes run before the pin otherwise."""
@@ -298,7 +288,7 @@ class BeforePinning:
                 function = self.functions[name]
                 if function is None or name in calling or len(calling) >= _CALL_DEPTH:
                     return True  # unknown (bound twice, a cycle, too deep): it may pin
-                if self._suite(function.body, [*calling, name]):
+                if self.suite(function.body, [*calling, name]):
                     return True
         self.before.update(id(node) for node in found)
         return False
