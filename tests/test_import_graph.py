@@ -132,6 +132,28 @@ def test_no_module_imports_a_higher_layer():
     assert upward_imports(import_graph()) == []
 
 
+def rule_package(module: str) -> str | None:
+    """`devlint.rules.dev004_load_without_map_location` for any module of that rule's package, else None. The
+    packages starting with `_` (what two rules share: `_factory_moves`) are not one rule's."""
+    parts = module.split(".")
+    return ".".join(parts[:3]) if len(parts) > 2 and parts[1] == "rules" and parts[2].startswith("dev") else None
+
+
+def imports_of_another_rule(graph: dict[str, set[str]]) -> list[str]:
+    """Every `importer -> imported` where `imported` is in a rule's package and `importer` is not."""
+    return sorted(f"{importer} -> {imported}" for importer, targets in graph.items() for imported in targets
+                  if rule_package(imported) is not None and rule_package(imported) != rule_package(importer))
+
+
+def test_a_rule_package_is_imported_by_no_module_outside_it():
+    # So a new shape of a rule is its package and its tests: what two rules share is in analysis/ (or a rules/_*
+    # package), and the registry finds the packages without importing them by name.
+    assert imports_of_another_rule(import_graph()) == []
+    assert imports_of_another_rule({"devlint.rules.dev011_x": {"devlint.rules.dev002_y.visitor"},
+                                    "devlint.rules.dev002_y.visitor": {"devlint.rules.dev002_y", "devlint.rules._z"}}) == [
+        "devlint.rules.dev011_x -> devlint.rules.dev002_y.visitor"]
+
+
 def test_an_import_of_a_higher_layer_is_named_and_a_stray_module_is_found():
     graph = {"devlint.engine.engine": {"devlint.rules", "devlint.runner.cache"},
              "devlint.rules": {"devlint.contract.diagnostics"}, "devlint.runner.cache": set(),

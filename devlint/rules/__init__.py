@@ -51,8 +51,8 @@ def _visitor_in(module: ModuleType, rule: Rule) -> type[RuleVisitor]:
 def all_rules() -> tuple[RuleEntry, ...]:
     entries = []
     for info in pkgutil.iter_modules(__path__):
-        if not info.ispkg:
-            continue  # base, rule, _discarded: what the rules are made of
+        if not info.ispkg or info.name.startswith("_"):
+            continue  # base, rule, _discarded, _factory_moves: what the rules are made of
         package = importlib.import_module(f"{__name__}.{info.name}")
         rule = getattr(package, "RULE", None)
         if isinstance(rule, Rule):

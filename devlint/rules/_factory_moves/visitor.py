@@ -1,12 +1,4 @@
-"""What DEV002 and DEV011 share as rules: a tensor factory without `device=` whose tensor is moved at
-once (`torch.zeros(n).to(d)`, or `x = torch.zeros(n)` then `x = x.to(d)`), and the fix that gives the
-factory the move's device. Each finding is one of two kinds: an allocation on the host that the
-device form never makes (DEV002), or host data that must cross anyway (`torch.tensor(data).to(d)`:
-the same one copy as `torch.tensor(data, device=d)`, DEV011). No finding for `torch.tensor(t)` of a
-value shown to be a tensor (it keeps `t`'s device), nor for a 0-element placeholder.
-
-Not a rule module (its name starts with `_`): rules/__init__.py skips it.
-"""
+"""DEV002 and DEV011's shared visitor and fix (the screen they share is this package's `__init__`)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """DEV002 — tensor created on the CPU, then moved: the visitor (the finding and its fix are
-devlint/rules/_factory_moves.py, shared with DEV011)."""
+devlint/rules/_factory_moves/, shared with DEV011)."""
 
 from __future__ import annotations
 
-from devlint.rules._factory_moves import ALLOCATION, FactoryMoveVisitor
+from devlint.rules._factory_moves.visitor import ALLOCATION, FactoryMoveVisitor
 from devlint.rules.dev002_cpu_then_move import RULE
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from devlint.analysis.prefilter import method_call, words
 from devlint.analysis.vocabulary import LEGACY_CONSTRUCTORS
-from devlint.rules.dev002_cpu_then_move import moved_factories, moved_host_data
+from devlint.rules._factory_moves import moved_factories, moved_host_data
 from devlint.rules.rule import FixSafety, Rule, any_candidate
 
 RULE = Rule(

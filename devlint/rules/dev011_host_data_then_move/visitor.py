@@ -1,9 +1,9 @@
 """DEV011 — host data made into a CPU tensor, then moved: the visitor (the finding and its fix are
-devlint/rules/_factory_moves.py, shared with DEV002)."""
+devlint/rules/_factory_moves/, shared with DEV002)."""
 
 from __future__ import annotations
 
-from devlint.rules._factory_moves import HOST_DATA, FactoryMoveVisitor
+from devlint.rules._factory_moves.visitor import HOST_DATA, FactoryMoveVisitor
 from devlint.rules.dev011_host_data_then_move import RULE
 
 
