@@ -63,6 +63,7 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     # flagged
     "host_tensor_kept_in_a_plain_attribute_of_a_module": Recipe(
         "(PositionalEncoding(4, 10).to(dev)(D(2, 5, 4)), Normalize().to(dev)(D(2, 3, 4, 4)))"),
+    "in_a_one_line_suite_and_a_one_line_body": Recipe("(pad(D(3), 5, True), damp(D(3, 3), 0.5))"),
     "length_of_an_input_shown_to_be_a_tensor": Recipe("(pad(D(3), 5), damp(D(3, 3), 0.5))"),
     "zero_dim_host_accumulator_written_in_place_from_the_inputs": Recipe("error(D(4, 3), D(4, 3), 4)"),
     "zero_dim_tensor_stacked_with_elements_of_the_callers_tensors": Recipe("total([D(3), D(0)], [D(3), D(0)])"),
