@@ -20,6 +20,23 @@ def test_straight_into_load_state_dict_is_safe():
     )
 
 
+def test_a_download_into_load_state_dict_gets_map_location_after_what_it_is_given_wrapped_as_black_would():
+    check(
+        """
+        import torch
+        def build(model, url):
+            model.load_state_dict(torch.hub.load_state_dict_from_url(url, "weights/"))
+        """,
+        """
+        import torch
+        def build(model, url):
+            model.load_state_dict(
+                torch.hub.load_state_dict_from_url(url, "weights/", map_location="cpu")
+            )
+        """,
+    )
+
+
 def test_elsewhere_is_unsafe():
     code = """
         import torch

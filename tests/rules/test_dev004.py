@@ -49,6 +49,15 @@ FLAGGED = [
         import torch
         model = torch.jit.load("model.pt")
     """, [(2, 9)]),
+    case("a_download_loaded_by_torch_hub", """
+        import torch
+        from torch.hub import load_state_dict_from_url
+        from torch.utils import model_zoo
+        def build(model, url):
+            model.load_state_dict(load_state_dict_from_url(url, progress=True))
+            model.load_state_dict(torch.hub.load_state_dict_from_url(url, "weights/"))
+            model.load_state_dict(model_zoo.load_url(url))
+    """, [(5, 27), (6, 27), (7, 27)]),
     case("torch_imported_as_th", """
         import torch as th
         state = th.load(path)
@@ -235,6 +244,18 @@ NOT_FLAGGED = [
             state = torch.load(path)
         else:
             state = torch.load(path, map_location="cpu")
+    """, []),
+    case("a_download_given_map_location_by_name_or_at_its_place", """
+        import torch
+        def build(model, url):
+            model.load_state_dict(torch.hub.load_state_dict_from_url(url, map_location="cpu"))
+            model.load_state_dict(torch.hub.load_state_dict_from_url(url, "weights/", "cpu"))
+    """, []),
+    case("a_function_of_another_library_named_alike", """
+        import torch
+        from mylib import load_state_dict_from_url
+        def build(model, url):
+            model.load_state_dict(load_state_dict_from_url(url))
     """, []),
     case("torch_hub_load_is_not_a_checkpoint_load", """
         import torch

@@ -10,7 +10,12 @@ from devlint.analysis.prefilter import words
 from devlint.analysis.screen import SyntaxFacts
 from devlint.rules.rule import FixSafety, Rule, any_candidate
 
-LOADS = ("load", "serialization.load", "jit.load")
+# The loads that take `map_location`, each with the position it may be passed at: `torch.load(f, map_location)`,
+# and a download loaded the same way (`torch.hub.load_state_dict_from_url(url, model_dir, map_location)`; torch's
+# `model_zoo.load_url` is that function).
+MAP_LOCATION_AT = {"load": 1, "serialization.load": 1, "jit.load": 1, "hub.load_state_dict_from_url": 2,
+                   "utils.model_zoo.load_url": 2}
+LOADS = tuple(MAP_LOCATION_AT)
 
 
 def _loads(facts: SyntaxFacts) -> Iterator[ast.AST]:
@@ -39,7 +44,8 @@ RULE = Rule(
         A checkpoint remembers the device of every tensor in it. Saved from a GPU, it fails to load on a
         CPU-only machine ("Attempting to deserialize object on a CUDA device but
         torch.cuda.is_available() is False"), and on a multi-GPU machine every process loads it onto
-        `cuda:0`, filling that GPU's memory. Reported where the load is shown to read device state: its value
+        `cuda:0`, filling that GPU's memory. `torch.hub.load_state_dict_from_url` loads what it downloads
+        the same way. Reported where the load is shown to read device state: its value
         goes into a module's or optimizer's `load_state_dict` (directly, through a key, `ckpt["model"]`, or
         through the dict a state is rebuilt into), it is used as a module, it is a scripted module
         (`torch.jit.load`), or the path is a checkpoint the user or a download supplies
@@ -99,7 +105,7 @@ RULE = Rule(
         tensors) or compared with tensors (`==`, `torch.equal`, `assert_close`): moved to the CPU, it
         would meet them on another device.
     """,
-    tokens=("torch", words("load")),
+    tokens=("torch", words("load", "load_state_dict_from_url", "load_url")),
     screen=any_candidate(_loads),
     candidates=_candidates,
     preview=True,

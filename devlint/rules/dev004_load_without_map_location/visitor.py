@@ -19,7 +19,7 @@ from devlint.analysis.project_index import path_keys_of_code
 from devlint.analysis.walk import children, nodes as _nodes
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
-from devlint.rules.dev004_load_without_map_location import LOADS, RULE
+from devlint.rules.dev004_load_without_map_location import LOADS, MAP_LOCATION_AT, RULE
 
 
 class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
@@ -171,8 +171,8 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
         given = keyword(node, "map_location")
         if given is not None and not _is_none(given.value):
             return
-        if has_star_kwargs(node) or len(positional(node)) >= 2:
-            return
+        if has_star_kwargs(node) or len(positional(node)) > self._map_location_at(node):
+            return  # given by position
         if not node.args or not positional(node):
             return
         if id(node) in self.with_cpu_twin or self._reloads_what_it_saved(node) or self._written_from_host_data(node):
@@ -201,6 +201,9 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
         name = self.ctx.module.code_for_node(node.func)
         self.pending.append((node, f"`{name}(...)` without `map_location` fails on a machine without the device the"
                              f" checkpoint was saved from;", fix, self.ctx.current_function()))
+
+    def _map_location_at(self, load: cst.Call) -> int:
+        return MAP_LOCATION_AT[self.torch.qualify(load.func)[len("torch."):]]  # type: ignore[index]
 
     def finish(self) -> None:
         if not self.pending:
