@@ -27,8 +27,10 @@ def statements_of(suite: cst.BaseSuite) -> Sequence[cst.CSTNode]:
 
 
 def last_small_statement(suite: cst.BaseSuite) -> Optional[cst.BaseSmallStatement]:
-    """The simple statement a suite ends with (`return x` of `y = f(); return x`), None where it ends with a compound one."""
-    last = statements_of(suite)[-1] if statements_of(suite) else None
+    """The simple statement a suite ends with (`return x` of `y = f(); return x`), None where it ends with a
+    compound one."""
+    statements = statements_of(suite)
+    last = statements[-1] if statements else None
     if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and last.body:
         return last.body[-1]
     return None

@@ -227,11 +227,13 @@ def _is_cuda_device(expr: cst.BaseExpression, backend: Backend = CUDA) -> bool:
 
 
 def ends_with_exit(body: cst.BaseSuite) -> bool:
-    """Does the block leave where it ends: `return`, `raise`, `break`, `continue`, or a call that exits (`sys.exit()`)?"""
+    """Does the block leave where it ends: `return`, `raise`, `break`, `continue`, or a call that exits
+    (`sys.exit()`)?"""
     last = last_small_statement(body)
     if isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break)):
         return True
-    return isinstance(last, cst.Expr) and isinstance(last.value, cst.Call) and dotted_name(last.value.func) in _EXIT_CALLS
+    return (isinstance(last, cst.Expr) and isinstance(last.value, cst.Call)
+            and dotted_name(last.value.func) in _EXIT_CALLS)
 
 
 def decorator_requires_cuda(decorator: cst.Decorator, backend: Backend = CUDA) -> bool:
@@ -269,7 +271,8 @@ def cuda_only_reason(function: cst.FunctionDef, torch: "TorchNames", cuda_module
                 reason = _cuda_only_expression(statement, torch, cuda_modules)
                 if reason is not None:
                     return reason
-            elif (isinstance(statement, cst.If) and statement.orelse is None and isinstance(last_small_statement(statement.body), cst.Raise)
+            elif (isinstance(statement, cst.If) and statement.orelse is None
+                  and isinstance(last_small_statement(statement.body), cst.Raise)
                   and guarded_branches(statement.test)[1]):
                 # `if device.type != "cuda": raise ...`: the function refuses anything but CUDA
                 return "raises unless it runs on CUDA"
