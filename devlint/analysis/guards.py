@@ -483,3 +483,14 @@ def is_cuda_context(item: cst.BaseExpression) -> bool:
     name = dotted_name(item.func) or ""
     parts = name.split(".")
     return "cuda" in parts[:-1] and parts[-1].lower() in ("device", "stream", "graph", "use_mem_pool")
+
+
+# A test of the torch version or of an API's presence (`is_torch_version(...)`, `_TORCH_GREATER_EQUAL_2_4`,
+# `TORCH_GE_2_3`, `hasattr(torch.amp, "GradScaler")`): the old call in its branches is kept for an older torch.
+_VERSION_TEST = re.compile(r"version|hasattr|getattr|torch\w*\d|\d_\d", re.IGNORECASE)
+
+
+def tests_torch_version(test: cst.CSTNode, *, new_api: str = "") -> bool:
+    """`test` asks about the torch version or whether an API is there; a mention of `new_api` (`accelerator`)
+    is such a question too: the branches keep the old call for a torch without it on purpose."""
+    return any(_VERSION_TEST.search(word) or (new_api and new_api in word.lower()) for word in identifiers(test))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 import libcst as cst
 
@@ -156,3 +156,31 @@ def target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:
             yield from target_names(element.value)
     elif isinstance(target, cst.StarredElement):
         yield from target_names(target.value)
+
+
+def single_values(scope: cst.CSTNode, *, nested: bool = False,
+                  ignored: Callable[[cst.Assign], bool] = lambda assign: False
+                  ) -> dict[str, Optional[cst.BaseExpression]]:
+    """Each name `scope` binds, with its value where one plain assignment (`name = value`, one target) is its
+    only binding; None where it is bound more than once or otherwise (unpacking, `+=`, an annotation, a loop,
+    `:=`, `as`). The functions, classes and lambdas inside are left out unless `nested`; an assignment that
+    `ignored` accepts binds nothing (a rule's own no-op, such as a move that keeps the value's kind)."""
+    bound: dict[str, Optional[cst.BaseExpression]] = {}
+    stack: list[cst.CSTNode] = [scope]
+    while stack:
+        node = stack.pop()
+        if not nested and node is not scope and isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Assign) and not ignored(node):
+            plain = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
+            for target in node.targets:
+                for name in target_names(target.target):
+                    bound[name.value] = node.value if plain and name.value not in bound else None
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+            for name in target_names(node.target):  # type: ignore[arg-type]
+                bound[name.value] = None
+        elif isinstance(node, cst.AsName):
+            for name in target_names(node.name):  # type: ignore[arg-type]
+                bound[name.value] = None
+        stack.extend(children(node))
+    return bound

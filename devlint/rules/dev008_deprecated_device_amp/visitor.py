@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import re
 from typing import Optional, Sequence
 
 import libcst as cst
 
 from devlint.analysis import portable
-from devlint.analysis.names import dotted_name, has_star_args, identifiers, string_value, target_names
+from devlint.analysis.guards import tests_torch_version
+from devlint.analysis.names import dotted_name, has_star_args, string_value, target_names
 from devlint.analysis.walk import children, nodes
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
@@ -38,9 +38,6 @@ _POSITIONAL = {
 # The torch version that has the new API.
 _SINCE = {"autocast": portable.AMP_AUTOCAST, "GradScaler": portable.AMP_GRAD_SCALER, "custom_fwd": portable.AMP_CUSTOM_FUNCTION,
           "custom_bwd": portable.AMP_CUSTOM_FUNCTION}
-# A test of the torch version or of an API's presence: the old call in its branches is kept on purpose.
-# (`is_torch_version(...)`, `_TORCH_GREATER_EQUAL_2_4`, `TORCH_GE_2_3`, `hasattr(torch.amp, "GradScaler")`)
-_VERSION_TEST = re.compile(r"version|hasattr|getattr|torch\w*\d|\d_\d", re.IGNORECASE)
 # The modules whose names are the deprecated API (`from torch.cuda.amp.grad_scaler import GradScaler` too).
 _OLD_MODULES = ("torch.cuda.amp", "torch.cpu.amp")
 # Calls that only ask about a class: naming the deprecated one there warns about nothing.
@@ -332,7 +329,7 @@ def _tests_version(test: cst.BaseExpression) -> int:
     if isinstance(test, cst.Call) and dotted_name(test.func) in ("hasattr", "getattr") and test.args \
             and (dotted_name(test.args[0].value) or "").startswith(_OLD_HOMES):
         return 0
-    return int(any(_VERSION_TEST.search(word) for word in identifiers(test)))
+    return int(tests_torch_version(test))
 
 
 # Where the deprecated API lives (`torch.cuda.amp`, and `torch.cuda`, which holds it).

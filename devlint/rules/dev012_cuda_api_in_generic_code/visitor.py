@@ -13,7 +13,7 @@ from devlint.analysis.cuda_evidence import FileEvidence, evidence_in
 
 from devlint.analysis.guards import (
     calls_a_collective, ends_with_exit, guarded_branches, is_availability_check, is_main_test, is_test_code,
-    mentions_cuda, name_mentions_cuda,
+    mentions_cuda, name_mentions_cuda, tests_torch_version,
 )
 from devlint.analysis.names import dotted_name, identifiers, is_cuda_string
 from devlint.analysis.walk import children
@@ -23,9 +23,6 @@ from devlint.rules.dev012_cuda_api_in_generic_code import RULE, TWINS, Twin, cud
 
 # Another backend named in an `elif` / `else`: the `if` chooses among backends, and its CUDA branch is CUDA's own.
 _OTHER_BACKEND = re.compile(r"(?<![a-z])(mps|xpu|npu|hpu|mlu|musa)(?![a-z])", re.IGNORECASE)
-# A test of the torch version or of the new API's presence (`hasattr(torch, "accelerator")`): the old call in
-# its branches is kept for an older torch on purpose.
-_VERSION_TEST = re.compile(r"version|hasattr|getattr|accelerator|torch\w*\d|\d_\d", re.IGNORECASE)
 
 
 class CudaApiInGenericCode(RuleVisitor):
@@ -210,7 +207,7 @@ def _keeps_cuda(branch: "cst.If | cst.IfExp") -> int:
     the code guarded so is the code to make generic), or asks about the torch version or the new API's presence;
     or the `if` chooses among backends (an `elif` / `else` for MPS or XPU: its CUDA branch is CUDA's own)."""
     test = branch.test
-    if any(_VERSION_TEST.search(word) for word in identifiers(test)):
+    if tests_torch_version(test, new_api="accelerator"):
         return 1
     if not is_availability_check(test):
         return int(any(guarded_branches(test)))

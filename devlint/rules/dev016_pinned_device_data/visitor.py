@@ -6,7 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
-from devlint.analysis.names import dotted_name, is_cuda_string, keyword, string_value, target_names
+from devlint.analysis.names import dotted_name, is_cuda_string, keyword, single_values, string_value
 from devlint.analysis.walk import children
 from devlint.rules.base import RuleVisitor
 from devlint.rules.dev016_pinned_device_data import RULE
@@ -34,7 +34,7 @@ class PinnedDeviceData(RuleVisitor):
         """The class where `expr` is an instance of a class of the module whose `__getitem__` returns a value
         written out on CUDA."""
         if isinstance(expr, cst.Name):
-            expr = _bound_once(self.ctx.module, expr.value)  # type: ignore[assignment]
+            expr = single_values(self.ctx.module, nested=True).get(expr.value)  # type: ignore[assignment]
         if not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Name):
             return None
         cls = next((statement for statement in self.ctx.module.body if isinstance(statement, cst.ClassDef)
@@ -83,20 +83,3 @@ def _names_cuda(expr: cst.BaseExpression) -> bool:
         return True
     return isinstance(expr, cst.Call) and (dotted_name(expr.func) or "").endswith("device") and bool(expr.args) \
         and string_value(expr.args[0].value) is not None and is_cuda_string(expr.args[0].value)
-
-
-def _bound_once(module: cst.Module, name: str) -> Optional[cst.BaseExpression]:
-    """The value of the one plain assignment to `name` anywhere in the module, if there is exactly one."""
-    values: list[Optional[cst.BaseExpression]] = []
-    stack: list[cst.CSTNode] = [module]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Assign):
-            for target in node.targets:
-                if any(bound.value == name for bound in target_names(target.target)):
-                    values.append(node.value if isinstance(target.target, cst.Name) else None)
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)) and any(
-                bound.value == name for bound in target_names(node.target)):
-            values.append(None)
-        stack.extend(children(node))
-    return values[0] if len(values) == 1 else None

@@ -7,8 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from devlint.analysis.edits import append_keyword
-from devlint.analysis.names import dotted_name, keyword, string_value, target_names
-from devlint.analysis.walk import children
+from devlint.analysis.names import dotted_name, keyword, single_values, string_value
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
 from devlint.rules.dev017_float64_to_mps import NUMPY_FLOAT64, RULE, TORCH_FLOAT64
@@ -31,13 +30,13 @@ class Float64ToMps(RuleVisitor):
                 self._numpy.add(alias.asname.name.value if alias.asname is not None else "numpy")  # type: ignore[union-attr]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._scopes.append(_bound_once(node.body))
+        self._scopes.append(single_values(node.body, ignored=_moves_itself))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._scopes.pop()
 
     def visit_Module(self, node: cst.Module) -> None:
-        self._scopes[0] = _bound_once(node)
+        self._scopes[0] = single_values(node, ignored=_moves_itself)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -112,31 +111,3 @@ def _moves_itself(node: cst.Assign) -> bool:
             and isinstance(value.func, cst.Attribute) and value.func.attr.value == "to"
             and isinstance(value.func.value, cst.Name) and value.func.value.value == targets[0].target.value
             and len(value.args) == 1 and _mps_target(value))
-
-
-def _bound_once(scope: cst.CSTNode) -> dict[str, Optional[cst.BaseExpression]]:
-    """Each name the scope binds (functions and classes inside left out), with its value where a plain
-    assignment binds it exactly once (its move to `mps`, `x = x.to("mps")`, aside); None where it is bound more
-    than once or otherwise (a loop, `with`)."""
-    bound: dict[str, Optional[cst.BaseExpression]] = {}
-    stack: list[cst.CSTNode] = [scope]
-    while stack:
-        node = stack.pop()
-        if node is not scope and isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        if isinstance(node, cst.Assign) and _moves_itself(node):
-            pass  # `w = w.to("mps")`: the move, which keeps the dtype, is not another value
-        elif isinstance(node, cst.Assign):
-            for target in node.targets:
-                for name in target_names(target.target):
-                    only = isinstance(target.target, cst.Name) and len(node.targets) == 1
-                    bound[name.value] = node.value if name.value not in bound and only else None
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
-            target = node.target
-            for name in target_names(target):  # type: ignore[arg-type]
-                bound[name.value] = None
-        elif isinstance(node, cst.AsName):
-            for name in target_names(node.name):  # type: ignore[arg-type]
-                bound[name.value] = None
-        stack.extend(children(node))
-    return bound
