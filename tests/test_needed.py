@@ -307,3 +307,8 @@ def test_a_function_a_kept_statement_calls_by_name_is_kept_whole_and_what_it_ret
         ''')
     assert _kept(source) == ["Import", "Import", "make_kernel", "helper_named_only:header", "blur"]
     assert [report[4] for report in _same_as_whole(source)] == ["DEV001"]
+
+
+def test_a_star_import_is_kept_the_names_it_brings_may_be_torch() -> None:
+    source = "from models.common import *\n\n" + LEFT_OUT.removeprefix(HEADER)
+    assert _kept(source) == ["ImportFrom", "make_step"]

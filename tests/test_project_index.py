@@ -84,6 +84,7 @@ def test_a_files_reads_record_each_question_and_answer_and_can_be_asked_again():
 def test_without_a_project_nothing_is_known_and_nothing_recorded():
     reads = IndexReads(None)
     assert (reads.saved_from_host("vocab.pt"), reads.calls_of("f"), reads.default_device_for("a.py")) == (None, None, False)
+    assert not reads.star_brings_torch("a.py", "models.common", 0)
     assert reads.reads == {}
 
 
@@ -182,3 +183,64 @@ def test_a_file_name_that_is_not_utf8_in_the_project_is_read_past(tmp_path):
         os.utime(os.path.join(os.fsencode(tmp_path), name), (past, past))
     result = run_devlint(str(case), "--no-cache", "--extend-select", "DEV004")
     assert "DEV998" not in result.stdout and "DEV004" in result.stdout, result.stdout + result.stderr
+
+
+# -- star imports: `from models.common import *` may bring torch -------------------------------------------------
+def _star_index(files: dict[str, str]) -> ProjectIndex:
+    texts = {os.path.abspath(path): textwrap.dedent(text) for path, text in files.items()}
+    return ProjectIndex(lambda word: iter(()), texts.get)
+
+
+def test_a_star_import_of_a_project_module_that_imports_torch_brings_torch():
+    index = _star_index({"/p/models/common.py": "import math\nimport torch\nimport torch.nn as nn\n"})
+    assert index.star_brings_torch("/p/models/yolo.py", "models.common", 0)  # from the project's folder
+    assert index.star_brings_torch("/p/models/yolo.py", "common", 0)  # from the script's own folder
+    assert index.star_brings_torch("/p/models/yolo.py", "common", 1)  # from .common import *
+
+
+def test_a_star_import_brings_torch_through_a_package_init_that_star_imports_it():
+    index = _star_index({
+        "/p/models/__init__.py": "from .common import *\n",
+        "/p/models/common.py": "try:\n    import torch\nexcept ImportError:\n    torch = None\n",
+    })
+    assert index.star_brings_torch("/p/train.py", "models", 0)
+    assert index.star_brings_torch("/p/models/yolo.py", "", 1)  # from . import *
+
+
+def test_a_star_import_brings_no_torch_the_module_keeps_to_itself():
+    index = _star_index({
+        "/p/listed.py": "import torch\n__all__ = ['Net']\n",
+        "/p/computed.py": "import torch\n__all__ = [n for n in dir() if n[0] != '_']\n",
+        "/p/named.py": "import torch\n__all__ = ('torch', 'Net')\n",
+        "/p/aliased.py": "import torch.nn as nn\nimport torch as th\n",  # binds nn and th, not torch
+        "/p/inside.py": "def f():\n    import torch\n",
+        "/p/a.py": "from b import *\n",
+        "/p/b.py": "from a import *\n",  # a cycle, and no torch in it
+    })
+    for module in ("listed", "computed", "aliased", "inside", "a", "missing", "os"):
+        assert not index.star_brings_torch("/p/train.py", module, 0), module
+    assert index.star_brings_torch("/p/train.py", "named", 0)
+    assert not ProjectIndex(lambda word: iter(())).star_brings_torch("/p/train.py", "named", 0)  # no files: not known
+
+
+def test_a_file_that_reaches_torch_through_a_star_import_is_checked_as_torch_code(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "common.py").write_text("import torch\nimport torch.nn as nn\n")
+    (tmp_path / "models" / "yolo.py").write_text(textwrap.dedent("""\
+        from models.common import *
+
+
+        def unrelated(a, b):
+            return a * b
+
+
+        class Detect(nn.Module):
+            def forward(self, x):
+                return x + torch.arange(20).to(x.device)
+        """))
+    out = run_devlint("models/yolo.py", "--output-format", "concise", cwd=tmp_path).stdout
+    assert "models/yolo.py:10:20: DEV002" in out  # (its parse narrowed: the star import kept)
+    (tmp_path / "models" / "common.py").write_text("import torch\n__all__ = ['Conv']\n")
+    out = run_devlint("models/yolo.py", "--output-format", "concise", cwd=tmp_path).stdout
+    assert "DEV002" not in out  # the module exports no torch now: not torch code, nor from the cache

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Optional, Union
 import libcst as cst
 
 from devlint.analysis import guards, narrowing
+from devlint.analysis.names import dotted_name
 from devlint.analysis.project_index import IndexReads
 from devlint.analysis.torch_names import TorchNames
 
@@ -205,6 +206,11 @@ class ContextEnter(cst.BatchableCSTVisitor):
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         self.ctx.torch.record(node)
+        if type(node.names) is cst.ImportStar and not self.ctx.torch.imports_torch:
+            module = dotted_name(node.module) if node.module is not None else ""
+            if module is not None and module.partition(".")[0] != "torch" and self.ctx.project.star_brings_torch(
+                    self.ctx.path, module, len(node.relative)):
+                self.ctx.torch.record_torch_by_star()
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         cuda_only = guards.name_mentions_cuda(node.name.value) or any(

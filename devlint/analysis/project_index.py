@@ -22,6 +22,11 @@ first time a rule asks, and kept for the process (one index per project root):
   tests there), or of any other module of the project (an entry point, a package's `__init__`), so
   factories without `device=` follow it there.
 
+- `star_brings_torch(path, module, level)`: `from <module> import *` in `path` binds `torch`: the project's module
+  it names (found as Python finds it from a folder above `path`, or relative to `path`) imports torch at its top
+  level and exports it (no `__all__`, or one naming `torch`), itself or through a star import of its own (a
+  package's `__init__`). A file that reaches torch so (yolov5's `from models.common import *`) is torch code.
+
 A rule asks through `IndexReads` (one per checked file), which records every question and answer:
 the result cache stores them with the file's reports and uses the reports again only while the
 index still gives the same answers (devlint/runner/cache.py). The files come from the engine
@@ -32,6 +37,7 @@ on a cycle and at a depth bound, answering "not shown to be host data".
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -41,6 +47,8 @@ from devlint.analysis.screen import parse, walk
 
 # (path, text) of every project file whose text holds the given word
 FilesHolding = Callable[[str], Iterator[tuple[str, str]]]
+# the text of one project file by its path; None for a path outside the project or not there
+TextOf = Callable[[str], Optional[str]]
 
 _FILE_NAME = re.compile(r"[\w\-]+\.(pt|pth|bin|ckpt|tar|pkl|pickle|npy|npz|th|model|safetensors|data|dat)\Z")
 _CONSTANT = re.compile(r"[A-Z][A-Z0-9_]{2,}\Z")
@@ -52,6 +60,7 @@ _HOST_TORCH = frozenset({"from_numpy", "tensor", "as_tensor", "zeros", "ones", "
                          "FloatTensor", "Tensor", "IntTensor", "BoolTensor", "ByteTensor"})
 _MAX_DEPTH = 8
 MAX_CALLER_FILES = 40
+_MAX_STAR_DEPTH = 4  # star imports followed through this many modules
 
 
 def path_keys_of_code(code: str) -> frozenset[str]:
@@ -93,8 +102,10 @@ class CallShape:
 class ProjectIndex:
     """The facts of one project, gathered on first use and kept."""
 
-    def __init__(self, files_holding: FilesHolding) -> None:
+    def __init__(self, files_holding: FilesHolding, text_of: Optional[TextOf] = None) -> None:
         self._files_holding = files_holding
+        self._text_of = text_of
+        self._star_torch: dict[str, bool] = {}  # module file -> a star import of it binds `torch`
         self._saves: Optional[dict[str, bool]] = None  # key -> every save of it writes host data
         self._calls: dict[str, Optional[tuple[CallShape, ...]]] = {}
         self._default_device: Optional[tuple[str, ...]] = None
@@ -204,6 +215,59 @@ class ProjectIndex:
                 return True
         return False
 
+    # -- star imports -------------------------------------------------------------------
+    def star_brings_torch(self, path: str, module: str, level: int) -> bool:
+        """`from <module> import *` (`level` dots before it) in the file `path` binds `torch` to the torch module."""
+        found = self._module_file(path, module, level)
+        return found is not None and self._exports_torch(*found, depth=0)
+
+    def _module_file(self, path: str, module: str, level: int) -> Optional[tuple[str, str]]:
+        """(path, text) of the project's module `from <module> import *` names in `path`: relative to `path`'s
+        folder with `level`, else the first folder up from `path`'s that holds it (a script's own folder, then the
+        project's: where Python looks first)."""
+        if self._text_of is None:
+            return None
+        parts = module.split(".") if module else []
+        folder = os.path.dirname(os.path.abspath(path))
+        if level:
+            for _ in range(level - 1):
+                folder = os.path.dirname(folder)
+            folders = [folder]
+        else:
+            folders = [folder]
+            while os.path.dirname(folders[-1]) != folders[-1]:
+                folders.append(os.path.dirname(folders[-1]))
+        for base in folders:
+            target = os.path.join(base, *parts)
+            for candidate in ((target + ".py",) if parts else ()) + (os.path.join(target, "__init__.py"),):
+                text = self._text_of(candidate)
+                if text is not None:
+                    return candidate, text
+        return None
+
+    def _exports_torch(self, path: str, text: str, depth: int) -> bool:
+        if path not in self._star_torch:
+            self._star_torch[path] = False  # (a cycle of star imports: not shown)
+            tree = parse(text)
+            self._star_torch[path] = tree is not None and self._binds_torch(path, tree, depth)
+        return self._star_torch[path]
+
+    def _binds_torch(self, path: str, tree: ast.Module, depth: int) -> bool:
+        """The module binds `torch` at its top level (outside functions and classes) and a star import exports it."""
+        exported = _all_names(tree)
+        if exported is not None and "torch" not in exported:
+            return False
+        for node in _top_level(tree.body):
+            if type(node) is ast.Import and any(
+                    alias.name.partition(".")[0] == "torch" and alias.asname in (None, "torch") for alias in node.names):
+                return True
+            if (type(node) is ast.ImportFrom and depth < _MAX_STAR_DEPTH and any(a.name == "*" for a in node.names)
+                    and not (node.level == 0 and (node.module or "").partition(".")[0] == "torch")):
+                found = self._module_file(path, node.module or "", node.level)
+                if found is not None and self._exports_torch(*found, depth=depth + 1):
+                    return True
+        return False
+
 
 class IndexReads:
     """A file's view of the project index: every question asked and its answer are recorded (the
@@ -248,6 +312,13 @@ class IndexReads:
         self.reads[f"default_device_for:{path}"] = answer
         return answer
 
+    def star_brings_torch(self, path: str, module: str, level: int) -> bool:
+        if self.index is None:
+            return False
+        answer = self.index.star_brings_torch(path, module, level)
+        self.reads["star_brings_torch:" + json.dumps([path, module, level])] = answer
+        return answer
+
 
 def answer(index: ProjectIndex, read: str) -> object:
     """The index's answer now to a recorded question (`IndexReads.reads`' keys), as JSON."""
@@ -262,6 +333,9 @@ def answer(index: ProjectIndex, read: str) -> object:
         return index.module_saves_on_host(argument)
     if kind == "called_repeatedly":
         return index.called_repeatedly(argument)
+    if kind == "star_brings_torch":
+        path, module, level = json.loads(argument)
+        return index.star_brings_torch(path, module, level)
     raise ValueError(f"unknown index question {read!r}")
 
 
@@ -616,3 +690,31 @@ def _calls_at_top_level(tree: ast.Module, name: str) -> bool:
             if type(node) is ast.Call and _called_name(node.func) == name:  # type: ignore[attr-defined]
                 return True
     return False
+
+
+def _all_names(tree: ast.Module) -> Optional[set[str]]:
+    """The names a star import of the module brings where it says (`__all__ = [...]`, literal strings); None where
+    it does not say (every public name then); an empty set where `__all__` is computed (nothing shown)."""
+    names: Optional[set[str]] = None
+    for node in _top_level(tree.body):
+        targets = node.targets if type(node) is ast.Assign else [node.target] if type(node) in (
+            ast.AugAssign, ast.AnnAssign) else []
+        if any(type(target) is ast.Name and target.id == "__all__" for target in targets):
+            value = node.value  # type: ignore[attr-defined]
+            literal = type(value) in (ast.List, ast.Tuple) and all(
+                type(element) is ast.Constant and isinstance(element.value, str) for element in value.elts)
+            if not literal:
+                return set()
+            names = (names or set()) | {element.value for element in value.elts}
+    return names
+
+
+def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The module's statements outside functions and classes, into `if`, `try` and `with` blocks."""
+    for statement in body:
+        yield statement
+        if type(statement) in (ast.If, ast.Try, ast.With) or type(statement).__name__ == "TryStar":
+            for block in ("body", "orelse", "finalbody"):
+                yield from _top_level(getattr(statement, block, []))
+            for handler in getattr(statement, "handlers", []):
+                yield from _top_level(handler.body)

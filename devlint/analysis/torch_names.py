@@ -56,6 +56,11 @@ class TorchNames:
                 local = alias.asname.name.value
             self.aliases[local] = f"{module}.{alias.name.value}"
 
+    def record_torch_by_star(self) -> None:
+        """A star import of a project module binds `torch` (the project index: `star_brings_torch`)."""
+        self.imports_torch = True
+        self.aliases.setdefault("torch", "torch")
+
     def qualify(self, expr: cst.BaseExpression) -> Optional[str]:
         """`th.nn.Linear` -> "torch.nn.Linear" when the head is a torch name, else None."""
         name = dotted_name(expr)

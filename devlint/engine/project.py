@@ -66,13 +66,14 @@ def index_for(path: str) -> Optional[ProjectIndex]:
 
 @functools.lru_cache(maxsize=16)
 def _index(root: str) -> ProjectIndex:
-    return ProjectIndex(functools.partial(_files_holding, root))
+    return ProjectIndex(functools.partial(_files_holding, root), functools.partial(_text_of, root))
 
 
 def forget_project_indexes() -> None:
     """Drop every kept index and file list (an editor's files changed): the next question reads again."""
     _index.cache_clear()
     _python_files.cache_clear()
+    _python_file_set.cache_clear()
     _read_under.clear()
 
 
@@ -119,6 +120,25 @@ def _skipped(directory: str, name: str) -> bool:
         return True
     folder = os.path.join(directory, name)
     return os.path.exists(os.path.join(folder, "pyvenv.cfg")) or os.path.isdir(os.path.join(folder, "conda-meta"))
+
+
+def _text_of(root: str, path: str) -> Optional[str]:
+    """The text of the project's file at `path`; None where it is not one of the project's files."""
+    if root not in _read_under:
+        _read_under[root] = files_fingerprint(root)
+    if path not in _python_file_set(root):
+        return None
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(DEFAULT_MAX_FILE_SIZE + 1)
+    except OSError:
+        return None
+    return raw.decode("utf-8", errors="replace") if len(raw) <= DEFAULT_MAX_FILE_SIZE else None
+
+
+@functools.lru_cache(maxsize=16)
+def _python_file_set(root: str) -> frozenset[str]:
+    return frozenset(_python_files(root))
 
 
 def _files_holding(root: str, word: str) -> Iterator[tuple[str, str]]:
