@@ -44,6 +44,17 @@ CONVERSION = r"can't convert [\w:]+ device type tensor to numpy"  # torch's mess
 PREVIEW = "preview: the tests flag it only with preview on; "  # DEV006's signs from the caller (PREVIEW there)
 
 
+# A model with methods besides `forward`, as DEV006's method cases are handed one.
+EMBEDDER = ("class Embedder(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.lin = nn.Linear(4, 3)\n"
+            "    def embed(self, x):\n"
+            "        return self.lin(x)\n"
+            "    def tokenize(self, texts):\n"
+            "        return torch.tensor([[len(word) for word in text.split()] for text in texts])")
+
+
 @dataclass(frozen=True)
 class Recipe:
     """How a snippet is called: `setup` statements, then the `call` expression, in the snippet's namespace.
@@ -307,6 +318,9 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "moved_in_a_loop": Recipe("f([H(3)])"),
     "moved_to_another_placed_tensor": Recipe("f(H(3), H(3))"),
     "module_level_script": Recipe(note="the module itself is the run"),
+    "method_of_a_model_moved_to_a_device_given_a_tensor_there": Recipe(
+        "embed(Embedder(), H(2, 4))", EMBEDDER, note="a model with an `embed` method, as a caller hands it"),
+    "method_of_a_module_the_file_makes_and_moves": Recipe("encode(H(2, 4))"),
     "moved_to_a_device_the_caller_chooses": Recipe("f(H(3), dev)", note=PREVIEW + "called with the accelerator"),
     "input_of_a_function_that_asks_where_its_inputs_are": Recipe(
         "summarize(D(2, 3), D(2))", note=PREVIEW + "the caller's tensors are on the device"),
@@ -349,6 +363,9 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
         "e(np.ones((2, 3), dtype=np.float32))",
         setup="e = Estimator(); e.net = nn.Linear(3, 3).to(dev); e.postprocess = lambda t: t.cpu()"),
     "brought_back_with_cpu": Recipe("f(H(3))"),
+    "method_of_a_moved_model_given_nothing_on_the_device": Recipe(
+        "encode(Embedder(), ['a b'], H(2, 4))", EMBEDDER, note="`tokenize` makes its ids on the host"),
+    "tensor_method_of_a_moved_tensor_named_like_a_model": Recipe("f(H(3, 3), H(3, 3))"),
     "brought_back_with_to_cpu": Recipe("f(H(3))"),
     "device_from_the_command_line": Recipe("f(H(3), SimpleNamespace(device=dev))", note="--device cuda"),
     "device_variable_that_is_the_cpu": Recipe("f(H(3))"),

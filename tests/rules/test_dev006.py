@@ -293,9 +293,42 @@ FLAGGED = [
         x = torch.ones(3).cuda()
         print(x.numpy())
     """, [(3, 7)]),
+    case("method_of_a_model_moved_to_a_device_given_a_tensor_there", """
+        import torch
+        def embed(model, x):
+            model = model.cuda()
+            return model.embed(x.cuda()).detach().numpy()
+    """, [(4, 12)]),
+    case("method_of_a_module_the_file_makes_and_moves", """
+        import torch
+        from torch import nn
+        class Clip(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.visual = nn.Linear(4, 2)
+            def encode_image(self, images):
+                return self.visual(images).detach()
+        def encode(images):
+            clip = Clip().cuda()
+            features = clip.encode_image(images.cuda())
+            return features.numpy()
+    """, [(12, 12)]),
 ]
 
 NOT_FLAGGED = [
+    case("method_of_a_moved_model_given_nothing_on_the_device", """
+        import torch
+        def encode(model, texts, x):
+            model = model.cuda()
+            ids = model.tokenize(texts).numpy()  # given host data: a tokenizer's ids, made on the host
+            return ids, model.embed(x.cuda()).cpu().numpy()
+    """, []),
+    case("tensor_method_of_a_moved_tensor_named_like_a_model", """
+        import torch
+        def f(model_scores, weights):
+            model_scores = model_scores.cuda()
+            return model_scores.numel(), model_scores.cpu().matmul(weights).numpy()
+    """, []),
     case("numpy_ufunc_of_a_copy_on_the_host", """
         import numpy as np
         import torch

@@ -532,6 +532,8 @@ class Placement(ForwardReader[_Env]):
                 return self._output_on_placed_input(call, args)
             if method == "forward" and not receiver.is_tensor:
                 return self._output(dotted_name(func.value) or "the model", receiver)
+            if self._module_method_on_device(func, receiver, args):
+                return self._output(dotted_name(func) or "the model's method", receiver)
             if method in _PLACED_METHODS:
                 if not receiver.known and not receiver.is_tensor and method in _NDARRAY_METHODS:
                     return replace(receiver, is_tensor=False)  # `x.reshape(...)` of an input: an array's may be too
@@ -544,6 +546,18 @@ class Placement(ForwardReader[_Env]):
                 self._called_module(func) and not self._host_inputs(call))):
             return self._output(dotted_name(func) or "the model", callee)
         return self._output_on_placed_input(call, args)
+
+    def _module_method_on_device(self, func: cst.Attribute, receiver: Placed, args: list[Optional[Placed]]) -> bool:
+        """`model.embed(x)`: a method of a module the code put on a device, given a tensor the code put there: it
+        computes there with the module's parameters, and its output is there too. A module: the file says so, or
+        it is named like one and the method is none of a tensor's (`model = model.cuda()` may have moved either)."""
+        if not receiver.known or receiver.of_tensors or not any(arg is not None and arg.is_tensor for arg in args):
+            return False
+        if receiver.is_tensor and func.attr.value in TENSOR_METHODS:
+            return False
+        name = dotted_name(func.value) or ""
+        return bool(_MODULE_NAME.search(name.rsplit(".", 1)[-1])) or (
+            self.ctx.types.kind_of(func.value, self.functions, self.cls) is Kind.MODULE)
 
     def _output_on_placed_input(self, call: cst.Call, args: list[Optional[Placed]]) -> Optional[Placed]:
         """A module given a tensor the code put on a device runs there (or raises): its output is there too.
