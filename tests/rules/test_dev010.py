@@ -13,6 +13,17 @@ from rules.cases import cases_for, reports
 case = cases_for("DEV010")
 
 FLAGGED = [
+    case("copy_returned_by_a_function_of_the_file_then_read", """
+import torch
+def fetch(x):
+    host = x.to("cpu", non_blocking=True)
+    return host
+def lengths(x):
+    y = fetch(x)
+    return y.tolist()
+def values(x):
+    return fetch(x).numpy()
+""", [(7, 12), (9, 12)]),
     case("copies_handed_to_a_method_of_the_class_that_runs_a_layer_on_them", """
 import torch
 class Offloaded:
@@ -132,6 +143,22 @@ def f(x):
 ]
 
 CLEAN = [
+    case("copy_returned_by_a_function_that_waits_or_returns_a_landed_value", """
+import torch
+def fetch(x):
+    host = x.to("cpu", non_blocking=True)
+    torch.cuda.synchronize()
+    return host
+def either(x, wait):
+    if wait:
+        return x.cpu()
+    return x.to("cpu", non_blocking=True)
+def made_on_the_host(n):
+    buffer = torch.zeros(n)
+    return buffer.to("cpu", non_blocking=True)
+def lengths(x):
+    return fetch(x).tolist(), either(x, True).tolist(), made_on_the_host(3).tolist()
+""", []),
     case("copy_handed_to_a_method_that_synchronizes_first", """
 import torch
 class Offloaded:

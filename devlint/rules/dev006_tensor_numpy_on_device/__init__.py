@@ -177,7 +177,8 @@ RULE = Rule(
         one it placed itself (moved with `.cuda()` or `.to(target)`, made by a torch factory with
         `device=target` where the code shows the target may be an accelerator, the output of a model the
         function moved, or of a module given such a tensor: known as a module by the file or named like one,
-        `self.net(x)` after `x = x.cuda()`), an input of a function that itself copies another tensor to the
+        `self.net(x)` after `x = x.cuda()`; also a method of such a module given such a tensor,
+        `model.embed(x.cuda())` after `model = model.cuda()`), an input of a function that itself copies another tensor to the
         host before converting it (`y.detach().cpu().numpy()` beside `x.numpy()`: the code expects its
         tensors on a device; also where the method it overrides and calls through `super()` does), and what
         tensor methods, torch functions, arithmetic, indexing and unpacking make

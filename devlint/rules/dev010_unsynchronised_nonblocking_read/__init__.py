@@ -43,7 +43,9 @@ RULE = Rule(
         is synchronous. A `cpu()` method that returns such a copy is reported too (`return
         self._to(device="cpu", non_blocking=True)`, a class's own move handed torch's keywords): a `cpu()`
         promises what `Tensor.cpu()` and `Module.cpu()` give, values the caller can read at once, and its
-        callers do. Not reported when the source is shown to be on the CPU already. `.cpu()` takes no
+        callers do. A function of this file whose every return hands back such a copy, and that never waits,
+        gives its caller one too (`y = fetch(x)` then `y.tolist()`). Not reported when the source is shown to be
+        on the CPU already. `.cpu()` takes no
         `non_blocking` argument (torch 2.13: `TypeError`). Confirmed on paper only: the stale read is a race
         that needs a GPU, and no GPU run has shown it yet (`devlint confirm` on a CPU runs the call shapes
         and judges nothing).

@@ -57,8 +57,9 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
         self._definitions: Optional[set[str]] = None  # the names of the functions and classes this file defines
 
     # -- what is a copy to the host that has not landed yet ----------------------------------
-    def _host_copy(self, call: cst.BaseExpression) -> Optional[cst.Call]:
-        """`x.to("cpu", non_blocking=True)` of an `x` not shown to be on the CPU: the call."""
+    def _host_copy(self, call: cst.BaseExpression, scope: Optional[cst.FunctionDef] = None) -> Optional[cst.Call]:
+        """`x.to("cpu", non_blocking=True)` of an `x` not shown to be on the CPU (in `scope`, else where the
+        visitor is): the call."""
         if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "to"):
             return None
         flag = keyword(call, "non_blocking")
@@ -70,7 +71,7 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
             target = args[0] if args else None
         if target is None or not is_host(target.value, self.torch):
             return None
-        return None if self._on_host(call.func.value) else call
+        return None if self._on_host(call.func.value, scope) else call
 
     def _host_move(self, call: cst.BaseExpression) -> bool:
         """A copy to the CPU queued without waiting: `x.to("cpu", non_blocking=True)`, or any call given
@@ -99,17 +100,40 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
             return name
         return None
 
-    def _values_of(self, name: str) -> list[cst.BaseExpression]:
-        """What `name` is bound to in the enclosing function (empty unless every binding is a value)."""
-        function = self.ctx.current_function()
-        scope: cst.Module | cst.FunctionDef = function if function is not None else self.ctx.module
-        bindings = self.ctx.types.scope_index(scope).bindings.get(name, [])
+    def _values_of(self, name: str, scope: Optional[cst.FunctionDef] = None) -> list[cst.BaseExpression]:
+        """What `name` is bound to in `scope`, else in the enclosing function (empty unless every binding is a
+        value)."""
+        function = scope if scope is not None else self.ctx.current_function()
+        where: cst.Module | cst.FunctionDef = function if function is not None else self.ctx.module
+        bindings = self.ctx.types.scope_index(where).bindings.get(name, [])
         if not bindings or any(how != "value" for how, _ in bindings):
             return []
         return [value for _, value in bindings]  # type: ignore[misc]
 
+    def _returns_copy(self, call: cst.BaseExpression) -> bool:
+        """`fetch(x)` / `self.fetch(x)` of a function of this file whose every return hands back a `non_blocking=True`
+        copy to the CPU (`return x.to("cpu", non_blocking=True)`, or a name bound to one with nothing between that
+        waits) and that never synchronizes: its caller holds a copy that has not landed."""
+        if not isinstance(call, cst.Call):
+            return False
+        callee = dotted_name(call.func)
+        function = self._own_function(callee) if callee else None
+        if function is None or _waits(function.body, ""):
+            return False
+        returns = [node for node in own_nodes_in_order(function.body) if isinstance(node, cst.Return)]
+        return bool(returns) and all(self._returned_copy(function, node) for node in returns)
+
+    def _returned_copy(self, function: cst.FunctionDef, node: cst.Return) -> bool:
+        value = node.value
+        if value is None:
+            return False
+        if self._host_copy(value, function) is not None:
+            return True
+        values = self._values_of(value.value, function) if isinstance(value, cst.Name) else []
+        return len(values) == 1 and self._host_copy(values[0], function) is not None
+
     @terminating(False)
-    def _on_host(self, source: cst.BaseExpression) -> bool:
+    def _on_host(self, source: cst.BaseExpression, scope: Optional[cst.FunctionDef] = None) -> bool:
         """Shown to be on the CPU: a chain through `.cpu()`, a CPU factory, or a name bound only to those."""
         node: cst.BaseExpression = source
         while True:
@@ -121,8 +145,8 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
                 return True
             node = node.func.value
         if isinstance(node, cst.Name):
-            values = self._values_of(node.value)
-            return bool(values) and all(self._on_host(value) for value in values)
+            values = self._values_of(node.value, scope)
+            return bool(values) and all(self._on_host(value, scope) for value in values)
         return False
 
     # -- reads ---------------------------------------------------------------------------
@@ -136,7 +160,7 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in _READ_METHODS:
             receiver: cst.BaseExpression = node.func.value
             while True:
-                if self._host_copy(receiver) is not None:
+                if self._host_copy(receiver) is not None or self._returns_copy(receiver):
                     self._report_read(node, self.ctx.module.code_for_node(receiver))
                     return
                 if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute):
@@ -172,7 +196,7 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
             small = statement.body[0]
             name = None
             if (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
-                    and self._host_copy(small.value) is not None):
+                    and (self._host_copy(small.value) is not None or self._returns_copy(small.value))):
                 name = small.targets[0].target.value
             elif isinstance(small, cst.Expr):
                 name = self._pinned_copy(small.value)
