@@ -318,6 +318,8 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "moved_in_a_loop": Recipe("f([H(3)])"),
     "moved_to_another_placed_tensor": Recipe("f(H(3), H(3))"),
     "module_level_script": Recipe(note="the module itself is the run"),
+    "private_method_handed_its_callers_inputs": Recipe(
+        "Logger().step(D(3), D(3))", note="the caller's tensors on the device, as the copy of `targets` expects"),
     "method_of_a_model_moved_to_a_device_given_a_tensor_there": Recipe(
         "embed(Embedder(), H(2, 4))", EMBEDDER, note="a model with an `embed` method, as a caller hands it"),
     "method_of_a_module_the_file_makes_and_moves": Recipe("encode(H(2, 4))"),
@@ -363,6 +365,11 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
         "e(np.ones((2, 3), dtype=np.float32))",
         setup="e = Estimator(); e.net = nn.Linear(3, 3).to(dev); e.postprocess = lambda t: t.cpu()"),
     "brought_back_with_cpu": Recipe("f(H(3))"),
+    "private_method_handed_a_value_its_caller_makes": Recipe(
+        "i.visualize(H(1, 2, 2))",
+        "i = Interpretation(); i.after_item = lambda t: t; i.after_batch = lambda t: t * 2\n"
+        "i.attribute = lambda t: t + 1",
+        note="item transforms on the host, the batch moved to the device, as fastai's interpretation runs"),
     "method_of_a_moved_model_given_nothing_on_the_device": Recipe(
         "encode(Embedder(), ['a b'], H(2, 4))", EMBEDDER, note="`tokenize` makes its ids on the host"),
     "tensor_method_of_a_moved_tensor_named_like_a_model": Recipe("f(H(3, 3), H(3, 3))"),

@@ -15,6 +15,15 @@ from rules.cases import cases_for, reports
 case = cases_for("DEV006")
 
 FLAGGED = [
+    case("private_method_handed_its_callers_inputs", """
+        import numpy as np
+        import torch
+        class Logger:
+            def step(self, predictions, targets):
+                self._log(predictions, targets)
+            def _log(self, predictions, targets):
+                return np.mean(predictions.numpy() == targets.detach().cpu().numpy())
+    """, [(7, 24)]),
     case("input_of_a_function_that_copies_another_to_the_host", """
         import numpy as np
         import torch
@@ -316,6 +325,17 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    case("private_method_handed_a_value_its_caller_makes", """
+        import numpy as np
+        import torch
+        class Interpretation:
+            def visualize(self, items):
+                decoded = self.after_item(items)
+                encoded = self.after_batch(decoded).cuda()
+                self._show(self.attribute(encoded), decoded)
+            def _show(self, attributions, decoded):
+                return attributions.cpu().detach().numpy(), np.transpose(decoded[0].numpy())
+    """, []),
     case("method_of_a_moved_model_given_nothing_on_the_device", """
         import torch
         def encode(model, texts, x):

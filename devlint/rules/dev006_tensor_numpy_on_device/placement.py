@@ -185,9 +185,11 @@ class Placement(ForwardReader[_Env]):
             moves = _moves_inputs(function, {p.name.value for p in params})
             how = f"an input of `{name}`, which copies tensors to the host before converting them elsewhere"
             called = self.ctx.types.scope_index(function).called
+            made_by_callers = self._made_by_callers(function)
             return {p.name.value: Placed(f"`{p.name.value}`, {how}", False, False, known=False,
                                          holder=bool(_MODULE_NAME.search(p.name.value)))
-                    for p in params if not moves or (_MODULE_NAME.search(p.name.value) and p.name.value in called)}
+                    for p in params if p.name.value not in made_by_callers
+                    and (not moves or (_MODULE_NAME.search(p.name.value) and p.name.value in called))}
         if not self.preview:
             return {}  # the other signs from the caller are in preview until measured blind
         if self._module_method() and not name.startswith("_"):
@@ -205,6 +207,35 @@ class Placement(ForwardReader[_Env]):
                 inputs[param.name.value] = Placed(f"a module handed to `{name}`, which may be on a device", False, False,
                                                   known=False, holder=True)
         return inputs
+
+    def _made_by_callers(self, function: cst.FunctionDef) -> set[str]:
+        """The parameters of a private method (`_viz`) that every call of it in its class (`self._viz(a, b)`, one at
+        least) hands a value the calling method binds itself: where the callers are in view, what they make decides
+        where the value is, not a copy of another value in the method."""
+        name = function.name.value
+        if self.cls is None or not name.startswith("_") or name.startswith("__") or not isinstance(
+                self.cls.body, cst.IndentedBlock):
+            return set()
+        ordered = [p.name.value for p in (*function.params.posonly_params, *function.params.params)][1:]  # (self)
+        found: Optional[set[str]] = None
+        for method in self.cls.body.body:
+            if not isinstance(method, cst.FunctionDef):
+                continue
+            bindings = self.ctx.types.scope_index(method).bindings
+            local = {bound for bound, hows in bindings.items() if all(how not in ("param", "star-param") for how, _ in hows)}
+            for node in own_nodes(method.body):
+                if not (isinstance(node, cst.Call) and dotted_name(node.func) == f"self.{name}"):
+                    continue
+                handed: set[str] = set()
+                for position, arg in enumerate(node.args):
+                    if arg.star:
+                        return set()
+                    target = arg.keyword.value if arg.keyword is not None else (
+                        ordered[position] if position < len(ordered) else None)
+                    if target is not None and isinstance(arg.value, cst.Name) and arg.value.value in local:
+                        handed.add(target)
+                found = handed if found is None else found & handed
+        return found or set()
 
     def _copies_to_host(self, function: cst.FunctionDef) -> bool:
         """Does `function` convert a tensor through `.cpu()` (`y.detach().cpu().numpy()`), or, for a method, does the
