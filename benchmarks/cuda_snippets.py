@@ -322,6 +322,10 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
         "Logger().step(D(3), D(3))", note="the caller's tensors on the device, as the copy of `targets` expects"),
     "method_of_a_model_moved_to_a_device_given_a_tensor_there": Recipe(
         "embed(Embedder(), H(2, 4))", EMBEDDER, note="a model with an `embed` method, as a caller hands it"),
+    "method_of_a_model_a_call_returns_given_a_device_tensor": Recipe(
+        "answer(H(2), H(2, 4))",
+        EMBEDDER + "\nload_pretrained_model = lambda path: (None, Embedder().to(path.device))\n"
+        "Embedder.generate = Embedder.embed", note="a loader that returns a model where its input is"),
     "method_of_a_module_the_file_makes_and_moves": Recipe("encode(H(2, 4))"),
     "moved_to_a_device_the_caller_chooses": Recipe("f(H(3), dev)", note=PREVIEW + "called with the accelerator"),
     "input_of_a_function_that_asks_where_its_inputs_are": Recipe(

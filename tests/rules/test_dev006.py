@@ -308,6 +308,12 @@ FLAGGED = [
             model = model.cuda()
             return model.embed(x.cuda()).detach().numpy()
     """, [(4, 12)]),
+    case("method_of_a_model_a_call_returns_given_a_device_tensor", """
+        import torch
+        def answer(path, ids):
+            tokenizer, model = load_pretrained_model(path.cuda())
+            return model.generate(ids.cuda()).numpy()
+    """, [(4, 12)]),
     case("method_of_a_module_the_file_makes_and_moves", """
         import torch
         from torch import nn

@@ -222,7 +222,8 @@ class Placement(ForwardReader[_Env]):
             if not isinstance(method, cst.FunctionDef):
                 continue
             bindings = self.ctx.types.scope_index(method).bindings
-            local = {bound for bound, hows in bindings.items() if all(how not in ("param", "star-param") for how, _ in hows)}
+            local = {bound for bound, hows in bindings.items()
+                     if all(how not in ("param", "star-param") for how, _ in hows)}
             for node in own_nodes(method.body):
                 if not (isinstance(node, cst.Call) and dotted_name(node.func) == f"self.{name}"):
                     continue
@@ -636,7 +637,8 @@ class Placement(ForwardReader[_Env]):
                    is Kind.MODULE for how, node, method in self.ctx.types.class_index(self.cls).bindings.get(name[5:], []))
 
     def _output(self, name: str, model: Placed) -> Placed:
-        how = model.how.split(", ", 1)[1] if model.how.startswith(("the output of", f"`{short(name, 30)}`, ")) else model.how
+        starts = model.how.startswith(("the output of", f"`{short(name, 30)}`, ")) and ", " in model.how
+        how = model.how.split(", ", 1)[1] if starts else model.how  # (where the model itself was placed)
         return Placed(f"the output of `{name}`, {how}", False, self._grad_on())
 
     def _grad_on(self) -> bool:
