@@ -318,6 +318,8 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "moved_in_a_loop": Recipe("f([H(3)])"),
     "moved_to_another_placed_tensor": Recipe("f(H(3), H(3))"),
     "module_level_script": Recipe(note="the module itself is the run"),
+    "element_of_an_input_of_a_function_that_copies_another": Recipe(
+        "log(D(2, 3), D(3))", note="the caller's tensors on the device, as the copy of `targets` expects"),
     "private_method_handed_its_callers_inputs": Recipe(
         "Logger().step(D(3), D(3))", note="the caller's tensors on the device, as the copy of `targets` expects"),
     "method_of_a_model_moved_to_a_device_given_a_tensor_there": Recipe(
@@ -369,6 +371,9 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
         "e(np.ones((2, 3), dtype=np.float32))",
         setup="e = Estimator(); e.net = nn.Linear(3, 3).to(dev); e.postprocess = lambda t: t.cpu()"),
     "brought_back_with_cpu": Recipe("f(H(3))"),
+    "entry_by_key_of_an_input_of_a_function_that_copies_another": Recipe(
+        "debug({'meta': {'gt_det': H(2)}}, {'hm': D(2)})",
+        note="a trainer that moves every key of the batch but 'meta', as CenterNet's does"),
     "private_method_handed_a_value_its_caller_makes": Recipe(
         "i.visualize(H(1, 2, 2))",
         "i = Interpretation(); i.after_item = lambda t: t; i.after_batch = lambda t: t * 2\n"

@@ -15,6 +15,13 @@ from rules.cases import cases_for, reports
 case = cases_for("DEV006")
 
 FLAGGED = [
+    case("element_of_an_input_of_a_function_that_copies_another", """
+        import numpy as np
+        import torch
+        def log(predictions, targets):
+            expected = targets.detach().cpu().numpy()
+            return np.mean(predictions[0].numpy() == expected)
+    """, [(5, 20)]),
     case("private_method_handed_its_callers_inputs", """
         import numpy as np
         import torch
@@ -331,6 +338,13 @@ FLAGGED = [
 ]
 
 NOT_FLAGGED = [
+    case("entry_by_key_of_an_input_of_a_function_that_copies_another", """
+        import numpy as np
+        import torch
+        def debug(batch, output):
+            dets = output["hm"].detach().cpu().numpy()
+            return dets, batch["meta"]["gt_det"].numpy()  # the trainer moves every key but "meta"
+    """, []),
     case("private_method_handed_a_value_its_caller_makes", """
         import numpy as np
         import torch

@@ -193,7 +193,9 @@ RULE = Rule(
         input of `__init__`, and what a tokenizer or a plain function returns. `.to(dtype)` is not a move, and
         `.numpy(force=True)` copies to the host itself. Nor is a conversion in a branch of a test that
         asks where things are (`if x.device.type == "cpu":`, `x.is_cuda`, `device != "cpu"`, `use_gpu`),
-        and `np.asarray(...)` only of a value shown to be one tensor.
+        and `np.asarray(...)` only of a value shown to be one tensor. Where the sign is that the function copies
+        another value to the host, an entry of an input taken by a string key (`batch["meta"]`) is left alone:
+        trainers move a batch's entries one key at a time and keep some on the host (`if k != "meta"`).
     """,
     example="""
         device = torch.device("cuda" if torch.cuda.is_available() else "cpu")

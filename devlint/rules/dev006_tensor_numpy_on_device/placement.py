@@ -107,6 +107,10 @@ class Placed:
     # an attribute of a sign whose kind is not known (`output.probs` of an input): it may be anything until the
     # code uses it as a tensor (`.detach()`, `.data`); its `.numpy()` alone shows nothing
     unshown: bool = False
+    # placed as a whole, by a sign about the function (it copies another value to the host): an entry taken by a
+    # string key (`batch["meta"]`) is its producer's to place, one key at a time (`if k != "meta": batch[k] =
+    # batch[k].to(device)`), and is not followed
+    whole_only: bool = False
 
 
 # What a name holds at a point: placed, or bound to something else (`OTHER`); absent: never bound here.
@@ -187,7 +191,7 @@ class Placement(ForwardReader[_Env]):
             called = self.ctx.types.scope_index(function).called
             made_by_callers = self._made_by_callers(function)
             return {p.name.value: Placed(f"`{p.name.value}`, {how}", False, False, known=False,
-                                         holder=bool(_MODULE_NAME.search(p.name.value)))
+                                         holder=bool(_MODULE_NAME.search(p.name.value)), whole_only=True)
                     for p in params if p.name.value not in made_by_callers
                     and (not moves or (_MODULE_NAME.search(p.name.value) and p.name.value in called))}
         if not self.preview:
@@ -473,6 +477,10 @@ class Placement(ForwardReader[_Env]):
             if base is not None and base.of_tensors and len(expr.slice) == 1 and type(
                     expr.slice[0].slice) is cst.Index and type(expr.slice[0].slice.value) is cst.Integer:
                 return replace(base, is_tensor=True, of_tensors=False)  # `x.max(1)[1]`
+            if base is not None and base.whole_only and any(
+                    type(element.slice) is cst.Index and string_value(element.slice.value) is not None
+                    for element in expr.slice):
+                return None
             return base
         if type(expr) is cst.BinaryOperation:
             left, right = self._expr(expr.left, env), self._expr(expr.right, env)
