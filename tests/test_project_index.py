@@ -244,3 +244,15 @@ def test_a_file_that_reaches_torch_through_a_star_import_is_checked_as_torch_cod
     (tmp_path / "models" / "common.py").write_text("import torch\n__all__ = ['Conv']\n")
     out = run_devlint("models/yolo.py", "--output-format", "concise", cwd=tmp_path).stdout
     assert "DEV002" not in out  # the module exports no torch now: not torch code, nor from the cache
+
+
+def test_an_answer_cut_short_by_a_cycle_or_the_depth_bound_is_not_kept_for_a_later_question():
+    cycle = _star_index({
+        "/p/a.py": "from b import *\nimport torch\n",
+        "/p/b.py": "from a import *\n",  # read while `a` is still being read: its answer waits for `a`'s
+    })
+    assert cycle.star_brings_torch("/p/train.py", "a", 0)
+    assert cycle.star_brings_torch("/p/train.py", "b", 0)
+    chain = _star_index({f"/p/m{i}.py": f"from m{i + 1} import *\n" for i in range(5)} | {"/p/m5.py": "import torch\n"})
+    assert not chain.star_brings_torch("/p/train.py", "m0", 0)  # six modules deep: past the bound
+    assert chain.star_brings_torch("/p/train.py", "m2", 0)  # four: within it, though `m0`'s question reached it first

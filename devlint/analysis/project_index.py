@@ -105,7 +105,8 @@ class ProjectIndex:
     def __init__(self, files_holding: FilesHolding, text_of: Optional[TextOf] = None) -> None:
         self._files_holding = files_holding
         self._text_of = text_of
-        self._star_torch: dict[str, bool] = {}  # module file -> a star import of it binds `torch`
+        self._star_torch: dict[str, bool] = {}  # module file -> a star import of it binds `torch` (definite answers)
+        self._star_open: set[str] = set()  # the module files being read (a star import back into one: a cycle)
         self._saves: Optional[dict[str, bool]] = None  # key -> every save of it writes host data
         self._calls: dict[str, Optional[tuple[CallShape, ...]]] = {}
         self._default_device: Optional[tuple[str, ...]] = None
@@ -219,7 +220,7 @@ class ProjectIndex:
     def star_brings_torch(self, path: str, module: str, level: int) -> bool:
         """`from <module> import *` (`level` dots before it) in the file `path` binds `torch` to the torch module."""
         found = self._module_file(path, module, level)
-        return found is not None and self._exports_torch(*found, depth=0)
+        return found is not None and self._exports_torch(*found, depth=0)[0]
 
     def _module_file(self, path: str, module: str, level: int) -> Optional[tuple[str, str]]:
         """(path, text) of the project's module `from <module> import *` names in `path`: relative to `path`'s
@@ -229,14 +230,11 @@ class ProjectIndex:
             return None
         parts = module.split(".") if module else []
         folder = os.path.dirname(os.path.abspath(path))
-        if level:
-            for _ in range(level - 1):
-                folder = os.path.dirname(folder)
-            folders = [folder]
-        else:
-            folders = [folder]
-            while os.path.dirname(folders[-1]) != folders[-1]:
-                folders.append(os.path.dirname(folders[-1]))
+        for _ in range(level - 1):
+            folder = os.path.dirname(folder)
+        folders = [folder]
+        while not level and os.path.dirname(folders[-1]) != folders[-1]:
+            folders.append(os.path.dirname(folders[-1]))
         for base in folders:
             target = os.path.join(base, *parts)
             for candidate in ((target + ".py",) if parts else ()) + (os.path.join(target, "__init__.py"),):
@@ -245,28 +243,47 @@ class ProjectIndex:
                     return candidate, text
         return None
 
-    def _exports_torch(self, path: str, text: str, depth: int) -> bool:
-        if path not in self._star_torch:
-            self._star_torch[path] = False  # (a cycle of star imports: not shown)
+    def _exports_torch(self, path: str, text: str, depth: int) -> tuple[bool, bool]:
+        """(a star import of the module binds `torch`, the answer was cut short: by the depth bound, or by a star
+        import back into a module still being read). Only an answer not cut short is kept: a module reached late in
+        a chain, or inside a cycle, is read again when asked from its own start."""
+        if path in self._star_torch:
+            return self._star_torch[path], False
+        if path in self._star_open:
+            return False, True
+        self._star_open.add(path)
+        try:
             tree = parse(text)
-            self._star_torch[path] = tree is not None and self._binds_torch(path, tree, depth)
-        return self._star_torch[path]
+            found, cut = self._binds_torch(path, tree, depth) if tree is not None else (False, False)
+        finally:
+            self._star_open.discard(path)
+        if found or not cut:
+            self._star_torch[path] = found
+        return found, cut
 
-    def _binds_torch(self, path: str, tree: ast.Module, depth: int) -> bool:
-        """The module binds `torch` at its top level (outside functions and classes) and a star import exports it."""
+    def _binds_torch(self, path: str, tree: ast.Module, depth: int) -> tuple[bool, bool]:
+        """The module binds `torch` at its top level (outside functions and classes) and a star import exports it;
+        and whether a star import of its own was left unread (`_exports_torch`)."""
         exported = _all_names(tree)
         if exported is not None and "torch" not in exported:
-            return False
+            return False, False
+        cut = False
         for node in _top_level(tree.body):
-            if type(node) is ast.Import and any(
-                    alias.name.partition(".")[0] == "torch" and alias.asname in (None, "torch") for alias in node.names):
-                return True
-            if (type(node) is ast.ImportFrom and depth < _MAX_STAR_DEPTH and any(a.name == "*" for a in node.names)
+            if type(node) is ast.Import and any(alias.name.partition(".")[0] == "torch"
+                                                and alias.asname in (None, "torch") for alias in node.names):
+                return True, False
+            if (type(node) is ast.ImportFrom and any(a.name == "*" for a in node.names)
                     and not (node.level == 0 and (node.module or "").partition(".")[0] == "torch")):
+                if depth >= _MAX_STAR_DEPTH:
+                    cut = True
+                    continue
                 found = self._module_file(path, node.module or "", node.level)
-                if found is not None and self._exports_torch(*found, depth=depth + 1):
-                    return True
-        return False
+                if found is not None:
+                    binds, inner_cut = self._exports_torch(*found, depth=depth + 1)
+                    if binds:
+                        return True, False
+                    cut = cut or inner_cut
+        return False, cut
 
 
 class IndexReads:

@@ -122,10 +122,15 @@ def _skipped(directory: str, name: str) -> bool:
     return os.path.exists(os.path.join(folder, "pyvenv.cfg")) or os.path.isdir(os.path.join(folder, "conda-meta"))
 
 
-def _text_of(root: str, path: str) -> Optional[str]:
-    """The text of the project's file at `path`; None where it is not one of the project's files."""
+def _reading(root: str) -> None:
+    """Before the index first reads `root`'s files: take their fingerprint (the cache keeps its answers under it)."""
     if root not in _read_under:
         _read_under[root] = files_fingerprint(root)
+
+
+def _text_of(root: str, path: str) -> Optional[str]:
+    """The text of the project's file at `path`; None where it is not one of the project's files."""
+    _reading(root)
     if path not in _python_file_set(root):
         return None
     try:
@@ -143,8 +148,7 @@ def _python_file_set(root: str) -> frozenset[str]:
 
 def _files_holding(root: str, word: str) -> Iterator[tuple[str, str]]:
     """(path, text) of the project's files whose text holds `word`."""
-    if root not in _read_under:
-        _read_under[root] = files_fingerprint(root)
+    _reading(root)
     needle = word.encode()
     for path in _python_files(root):
         try:
