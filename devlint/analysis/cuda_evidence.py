@@ -214,6 +214,7 @@ def _nodes(tree: ast.AST) -> Iterator[_Walked]:
     or exits (what it checks is required), the function it is in (the innermost) and the qualified name of the
     scope it is in (`Net.forward`; None: the module's top level)."""
     stack: list[_Walked] = [(tree, False, False, None, None)]
+    chained: set[int] = set()  # the `if` nodes that are an `elif`
     while stack:
         node, tested, asserted, function, qualified = stack.pop()
         yield node, tested, asserted, function, qualified
@@ -225,7 +226,9 @@ def _nodes(tree: ast.AST) -> Iterator[_Walked]:
             stack.extend((child, tested, True, function, qualified) for child in ast.iter_child_nodes(node))
             continue
         if isinstance(node, ast.If):
-            required = _refuses_otherwise(node)
+            required = _refuses_otherwise(node, id(node) in chained)
+            if _has_elif(node):
+                chained.add(id(node.orelse[0]))
             stack.append((node.test, True, asserted or required, function, qualified))
             stack.extend((child, True, asserted, function, qualified) for child in (*node.body, *node.orelse))
             continue
@@ -240,15 +243,25 @@ def _parameters(function: Optional[_Function]) -> frozenset[str]:
     return frozenset(arg.arg for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs))
 
 
-def _refuses_otherwise(node: ast.If) -> bool:
-    """`if not torch.cuda.is_available(): raise ...` (or `sys.exit(...)`, `pytest.skip(...)`, `self.skipTest(...)`):
-    the file requires CUDA."""
-    negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
-    last = node.body[-1] if node.body else None
-    exits = isinstance(last, ast.Raise) or (
+def _refuses_otherwise(node: ast.If, chained: bool) -> bool:
+    """`if not torch.cuda.is_available(): raise ...`, or `if torch.cuda.is_available(): ... else: raise ...` (LoFTR's
+    demo: "GPU is required"), the refusal a `raise`, `sys.exit(...)`, `pytest.skip(...)` or `self.skipTest(...)`:
+    the file requires CUDA. An `elif` chain (`elif mps: ... else: raise`: another backend tried) refuses no one
+    backend: `chained`, the `if` is an `elif`, or an `elif` follows it."""
+    if isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not):
+        return _ends_the_run(node.body) and not node.orelse
+    return not chained and not _has_elif(node) and _ends_the_run(node.orelse)
+
+
+def _has_elif(node: ast.If) -> bool:
+    return len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If)
+
+
+def _ends_the_run(body: list[ast.stmt]) -> bool:
+    last = body[-1] if body else None
+    return isinstance(last, ast.Raise) or (
         isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)
         and (_dotted(last.value.func) or "") in _REFUSALS)
-    return negated and exits and not node.orelse
 
 
 # Calls that end a run, or skip the test, where what the `if` checks is missing

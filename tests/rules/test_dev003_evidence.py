@@ -44,6 +44,9 @@ PORTABLE = [
                  id="a_device_option_with_a_cpu_choice"),
     pytest.param('if torch.backends.mps.is_available():\n    dev = "mps"', id="an_mps_branch"),
     pytest.param('dev = torch.accelerator.current_accelerator()', id="torch_accelerator"),
+    pytest.param('if torch.cuda.is_available():\n    device = "cuda"\nelif torch.backends.mps.is_available():\n'
+                 '    device = "mps"\nelse:\n    raise RuntimeError("no GPU")',
+                 id="a_refusal_after_another_backend_is_tried"),
 ]
 
 NOT_PORTABLE = [
@@ -69,6 +72,8 @@ CUDA_ONLY = [
     pytest.param('import torch.distributed as dist\ndist.init_process_group("nccl")', id="an_nccl_job"),
     pytest.param('assert torch.cuda.is_available()', id="an_asserted_cuda"),
     pytest.param('if not torch.cuda.is_available():\n    raise SystemExit("needs a GPU")', id="a_refusal_without_cuda"),
+    pytest.param('if torch.cuda.is_available():\n    device = "cuda"\nelse:\n    raise RuntimeError("GPU is required")',
+                 id="a_refusal_in_the_else_of_the_check"),
     pytest.param('torch.cuda.set_device(0)', id="a_cuda_call_outside_any_test"),
     pytest.param("torch.set_default_tensor_type('torch.cuda.FloatTensor')", id="cuda_made_the_default"),
     pytest.param("def noise(n):\n    Tensor = torch.cuda.FloatTensor\n    return Tensor(n).normal_()",

@@ -99,6 +99,23 @@ if __name__ == "__main__":
     dist.init_process_group(backend="nccl")
     main(None)
 """, [(6, 5)]),
+    # the look-alikes of the library helper: the function that starts the group places too, or a function of the
+    # file runs the start and then the placement
+    case("a_library_function_that_starts_the_group_and_places", HEAD + """
+def train(model):
+    dist.init_process_group("nccl")
+    return model.cuda()
+""", [(6, 12)]),
+    case("a_library_method_run_after_the_start_by_the_same_caller", HEAD + """
+class Trainer:
+    def setup(self):
+        dist.init_process_group("nccl")
+    def build(self, model):
+        return model.cuda()
+    def fit(self, model):
+        self.setup()
+        self.build(model)
+""", [(8, 16)]),
 ]
 
 CLEAN = [
@@ -162,6 +179,20 @@ if __name__ == "__main__":
     case("nccl_started_by_a_library_module_another_file_pins", HEAD + """
 def setup(rank, world_size):
     dist.init_process_group("nccl", rank=rank, world_size=world_size)
+""", []),
+    # efficientvit's apps/utils/dist.py: a helper module starts NCCL in `dist_init`; `sync_tensor` runs in the
+    # process its caller set up, and every caller pins the device in its own file after `dist_init()`
+    case("a_library_helper_beside_the_function_that_starts_the_group", HEAD + """
+def is_dist_initialized():
+    return dist.is_initialized()
+def dist_init():
+    if is_dist_initialized():
+        return
+    dist.init_process_group(backend="nccl")
+def sync_tensor(value):
+    if not is_dist_initialized():
+        return value
+    return torch.Tensor(1).fill_(value).cuda()
 """, []),
     case("nccl_program_whose_launcher_gives_each_rank_one_gpu", HEAD + """
 os.environ["CUDA_VISIBLE_DEVICES"] = os.environ["LOCAL_RANK"]

@@ -64,7 +64,7 @@ RULE = Rule(
         follows its inputs' devices (`device=x.device`). Evidence of CUDA-only by design: Triton, CuPy,
         TensorRT, apex, flash-attn, bitsandbytes or `torch.utils.cpp_extension` imported, a CUDA extension
         built, an NCCL process group, CUDA required (`assert torch.cuda.is_available()`, `if not ...:` then
-        `raise`, `sys.exit(...)` or `pytest.skip(...)`), a `torch.cuda` function called or a legacy `torch.cuda.FloatTensor` type used outside any
+        `raise`, `sys.exit(...)` or `pytest.skip(...)`, or the check's `else:` doing so), a `torch.cuda` function called or a legacy `torch.cuda.FloatTensor` type used outside any
         test. `.cuda()` of a value computed from the function's tensor input needs no evidence: it goes to
         the default GPU, not back to the input's device.
     """,

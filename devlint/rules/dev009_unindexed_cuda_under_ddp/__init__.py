@@ -82,7 +82,10 @@ RULE = Rule(
         barriers go (PyTorch's DDP examples call `set_device` for this). A module without a `__main__` block
         is left alone there: a library starts the group in one file and pins in another. A library module that
         neither starts a process group nor reads `LOCAL_RANK` at its top level (it reads the rank inside a
-        function) is left alone entirely: its caller sets the rank up and may pin it in another file. One cause is one
+        function) is left alone entirely: its caller sets the rank up and may pin it in another file. One that
+        starts the group only inside a function (a `dist_init()` helper) has only what runs in that process
+        reported: the function that starts it, the file's functions that call that one, and what they call; a
+        helper beside it (`sync_tensor`) runs where its caller set up, and maybe pinned. One cause is one
         report: the placements a missing `set_device` leaves on GPU 0 (or a late one lets run first) are
         reported once, at the first, naming the others; its fix indexes one placement, and `--fix` goes on
         to the next until each that can be is indexed.

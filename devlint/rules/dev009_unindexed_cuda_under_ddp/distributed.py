@@ -105,8 +105,48 @@ def sets_up_its_rank(module: cst.Module, facts: "DistributedFile") -> bool:
     "__main__":` block, or reads `LOCAL_RANK` at its top level (not in a function's or a class's body). A library
     module that only reads the rank inside a function is set up by its caller, which may pin the device in another
     file (nanotron's `ParallelContext`, OLMo's entry points)."""
-    if facts.backends:  # an `init_process_group` call
-        return True
+    return bool(facts.backends) or _sets_itself_up(module)  # an `init_process_group` call
+
+
+def functions_its_start_runs(module: cst.Module) -> Optional[set[str]]:
+    """Where a library module starts the process group only inside functions (no top-level start, no `if __name__
+    == "__main__":` block, no top-level `LOCAL_RANK` read), the functions that run in a process it set up: those
+    that start it, the file's functions that call them (by name, `self.` methods too), and every function of the
+    file those call. Another function of such a module (efficientvit's `sync_tensor` beside its `dist_init`) runs
+    in a process its caller set up, and may have pinned in its own file. None: the module sets itself up."""
+    if _sets_itself_up(module):
+        return None
+    calls: dict[str, set[str]] = {}
+    starting: set[str] = set()
+    for node in nodes(module):
+        if type(node) is not cst.FunctionDef:
+            continue
+        called = calls.setdefault(node.name.value, set())
+        for inner in nodes(node.body):
+            if type(inner) is cst.Call:
+                name = dotted_name(inner.func) or ""
+                last = name.rsplit(".", 1)[-1]
+                if last == "init_process_group":
+                    starting.add(node.name.value)
+                elif name == last or name == f"self.{last}":
+                    called.add(last)
+    runs = set(starting)
+    callers_added = True
+    while callers_added:  # the file's functions that (through each other) call a starting one
+        more = {name for name, called in calls.items() if called & runs} - runs
+        runs |= more
+        callers_added = bool(more)
+    stack = list(runs)
+    while stack:  # and every function of the file those call
+        for callee in calls.get(stack.pop(), ()):
+            if callee in calls and callee not in runs:
+                runs.add(callee)
+                stack.append(callee)
+    return runs
+
+
+def _sets_itself_up(module: cst.Module) -> bool:
+    """A start, an `if __name__ == "__main__":` block or a `LOCAL_RANK` read outside every function and class."""
     stack: list[cst.CSTNode] = list(module.body)
     while stack:
         node = stack.pop()
@@ -114,6 +154,10 @@ def sets_up_its_rank(module: cst.Module, facts: "DistributedFile") -> bool:
             continue
         if (type(node) is cst.If and is_main_test(node.test)) or is_local_rank_read(node):  # type: ignore[arg-type]
             return True
+        if type(node) is cst.Call:
+            name = (dotted_name(node.func) or "").rsplit(".", 1)[-1]
+            if name == "init_process_group":
+                return True
         stack.extend(children(node))
     return False
 

@@ -8,7 +8,9 @@ from typing import Callable, Optional
 import libcst as cst
 
 from devlint.analysis.devices import names_a_device
-from devlint.rules.dev009_unindexed_cuda_under_ddp.distributed import BeforePinning, LocalRankNames, distributed_file, sets_up_its_rank
+from devlint.rules.dev009_unindexed_cuda_under_ddp.distributed import (
+    BeforePinning, LocalRankNames, distributed_file, functions_its_start_runs, sets_up_its_rank,
+)
 from devlint.analysis.guards import is_script
 from devlint.analysis.names import (
     dotted_name, has_cuda_method_signature, identifiers, keyword, positional, string_value, target_names,
@@ -196,8 +198,10 @@ class UnindexedCudaUnderDdp(RuleVisitor):
         if facts.every_rank_on_default_gpu:
             if not sets_up_its_rank(self.ctx.module, facts):
                 return  # a library module: its caller sets the rank up, and may pin it in another file
-            if self.pending:
-                self._report_together(self.pending, _message)
+            runs = functions_its_start_runs(self.ctx.module) if facts.backends else None
+            pending = [entry for entry in self.pending if runs is None or entry[4] in runs]
+            if pending:
+                self._report_together(pending, _message)
             elif is_script(self.ctx.module):
                 # NCCL started by a program that never pins its rank: even with every placement indexed, each
                 # rank's current device stays GPU 0 (its CUDA context, pinned memory, NCCL's barriers)
