@@ -19,6 +19,7 @@ a file gets that far: this module, the prefilter, the screen and the rule table 
 from __future__ import annotations
 
 import ast
+import sys
 from types import ModuleType
 from typing import TYPE_CHECKING, Callable, Optional
 
@@ -52,6 +53,11 @@ MAX_FIX_PASSES = 100
 def _cst_stage() -> ModuleType:
     """devlint/engine/cst_stage.py, imported (with LibCST) the first time a file gets past the screen."""
     load_libcst()  # (only what devlint uses of LibCST, where nothing imported it before)
+    if "devlint.engine.cst_stage" not in sys.modules:
+        from devlint.engine.compiled_dataclasses import compiled_dataclasses
+
+        with compiled_dataclasses():  # (LibCST's node classes, their methods compiled once per machine)
+            import devlint.engine.cst_stage  # noqa: F401
     from devlint.engine import cst_stage
 
     return cst_stage

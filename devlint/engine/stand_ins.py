@@ -24,6 +24,7 @@ value, not inside a string or a call's keyword), and to find the displays of oth
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import tokenize
@@ -75,7 +76,11 @@ def _numbers_grammar(levels: int) -> str:
     return element
 
 
-_NUMBERS = re.compile(_numbers_grammar(3))
+@functools.lru_cache(maxsize=None)
+def _numbers() -> re.Pattern[str]:
+    """The grammar, compiled when a text is first large enough to look for stand-ins: compiling its 23,000
+    characters costs 0.1-0.2 s, more than the start-up of a run that checks one file."""
+    return re.compile(_numbers_grammar(3))
 
 
 class StandIns(NamedTuple):
@@ -197,7 +202,7 @@ def one_line_stand_ins(line: str, original: str) -> Optional[list[tuple[str, str
 
 
 def _looked_for(source: str) -> Optional[list[Region]]:
-    """The displays of numbers only (`_NUMBERS`) after an `=` or given first to a call after one, found
+    """The displays of numbers only (`_numbers()`) after an `=` or given first to a call after one, found
     without the tokenizer; None where no display, of numbers or not, is worth the tokenizer's pass (False only
     where `_data_displays` could find none to replace that is). The pass costs about a fifth of what parsing and
     checking the same text costs, so displays that make up less than an eighth of the text save less than the
@@ -207,9 +212,10 @@ def _looked_for(source: str) -> Optional[list[Region]]:
     candidates = 0  # the characters looks from each opening span: at least the displays' (looks may overlap)
     worth_a_pass = False
     numbers: list[Region] = []
+    grammar = _numbers()
     for opening in _DISPLAY_OPENING.finditer(source):
         start = opening.end() - 1
-        found = _NUMBERS.match(source, start)
+        found = grammar.match(source, start)
         length = found.end() - start if found is not None else 0
         rows = source.count("\n", start, start + length)
         if length >= NUMBERS_MIN_CHARS and not (rows and opening.group("call")):  # (in a call: one line only)

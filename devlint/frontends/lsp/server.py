@@ -176,7 +176,10 @@ class DevlintServer(LanguageServer):
             from devlint.engine.libcst_loader import load_libcst
 
             load_libcst()
-            from devlint.engine.reparse import Reparser  # LibCST: imported with the first check that needs it
+            from devlint.engine.compiled_dataclasses import compiled_dataclasses
+
+            with compiled_dataclasses():  # (LibCST's node classes, their methods compiled once per machine)
+                from devlint.engine.reparse import Reparser  # LibCST: imported with the first check that needs it
 
             found = Reparser()
             while len(self.reparsers) >= KEPT_TREES:
