@@ -56,6 +56,23 @@ REPEATS = [
             while True:
                 noise = torch.randn(4).cuda()
     """, [(4, 17)]),
+    case("in_a_handler_that_goes_on", """
+        import torch
+        def run(loader, device):
+            for batch in loader:
+                try:
+                    x = batch.to(device)
+                except RuntimeError:
+                    x = torch.zeros(8).to(device)
+    """, [(7, 17)]),
+    case("after_a_block_that_raises", """
+        import torch
+        def run(loader, device):
+            for batch in loader:
+                if batch is None:
+                    raise ValueError("empty batch")
+                mask = torch.ones(8).to(device)
+    """, [(6, 16)]),
 ]
 
 ONCE = [
@@ -95,6 +112,26 @@ ONCE = [
             for _ in range(3):
                 def inner():
                     return torch.ones(3).to(device)
+    """, []),
+    # zero123's `load_img`, called per image: the handler's placeholder is made once, when loading fails, and
+    # the handler raises at once
+    case("in_a_handler_that_raises", """
+        import torch
+        def load_images(names, transform):
+            for name in names:
+                try:
+                    yield transform(open(name)).cuda()
+                except Exception:
+                    img = torch.zeros(1, 3, 256, 256).cuda()
+                    raise
+    """, []),
+    case("in_a_loop_in_a_block_that_raises", """
+        import torch
+        def train(loader, device):
+            for batch in loader:
+                if batch is None:
+                    mask = torch.ones(8).to(device)
+                    raise ValueError("empty batch")
     """, []),
 ]
 

@@ -41,6 +41,8 @@ class FactoryMoveVisitor(RuleVisitor):
         self.pending: list[tuple[cst.CSTNode, str, Optional[Fix]]] = []
         self.repeats: dict[int, str] = {}  # id(factory) -> where the copy is paid over and over (`repeating`)
         self._loops: list[Optional[cst.FunctionDef]] = []  # the function each enclosing loop body is in
+        # the function each enclosing block that ends with a `raise` is in (`except ...: ...; raise`)
+        self._raising: list[Optional[cst.FunctionDef]] = []
 
     def _pend(self, finding: tuple[cst.CSTNode, str, Optional[Fix]], target: Optional[cst.BaseExpression]) -> None:
         self.pending.append(finding)
@@ -56,6 +58,8 @@ class FactoryMoveVisitor(RuleVisitor):
         if is_test_code(self.ctx.path):
             return None  # a test's inputs are made for the test's run, however often it repeats them: not a hot path
         function = self.ctx.current_function()
+        if any(where is function for where in self._raising):
+            return None  # an error path (a block that ends by raising): paid once, when it fails
         if any(loop is function for loop in self._loops):
             return "in a loop: the copy is paid on every iteration"
         if function is None:
@@ -268,7 +272,13 @@ class FactoryMoveVisitor(RuleVisitor):
 
     # `x = torch.zeros(n)` ... `x = x.to(dev)` in the same block
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        if _ends_by_raising(node.body):
+            self._raising.append(self.ctx.current_function())
         self._split_moves(node.body)
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
+        if _ends_by_raising(original_node.body):
+            self._raising.pop()
 
     def visit_Module(self, node: cst.Module) -> None:
         self._split_moves(node.body)
@@ -585,3 +595,8 @@ def _given_tensor(target: cst.BaseExpression, function: cst.FunctionDef) -> Opti
     if not isinstance(expr, cst.Name) or expr.value in ("self", "cls") or names_a_device(expr.value):
         return None
     return expr.value if expr.value in named_parameters(function) else None
+
+
+def _ends_by_raising(body: Sequence[cst.BaseStatement]) -> bool:
+    last = body[-1] if body else None
+    return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Raise)

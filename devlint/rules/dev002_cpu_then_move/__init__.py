@@ -19,8 +19,10 @@ RULE = Rule(
         loop or a comprehension, in a module's `forward` or `__call__`, a training or eval step (`step`,
         `*_step`), a function the project calls from one of those (the project index), or a function that moves
         the copy to where a tensor it is given is (`.to(x.device)`, `.to(x)`: it runs once per input); the
-        message says where the cost is paid. A copy made once (at start-up) and a copy in test code (a test
-        module, a `conftest.py`, a `tests/` folder: made for one test's run) are preview shapes. Legacy constructors (`torch.LongTensor(ids)`) are CPU tensors too. So is
+        message says where the cost is paid. A copy made once (at start-up), a copy on an error path (in a
+        block that ends with `raise`: an `except` handler's placeholder, paid when something fails) and a copy
+        in test code (a test module, a `conftest.py`, a `tests/` folder: made for one test's run) are preview
+        shapes. Legacy constructors (`torch.LongTensor(ids)`) are CPU tensors too. So is
         what is computed from one factory with numbers only and then moved (`torch.arange(n).view(-1, 1)
         .to(d)`, the timestep embedding `torch.exp(-math.log(p) * torch.arange(half) / half).to(d)`): every
         other operand must be shown to be a number (a literal, `math.*`, `int(...)`, a name bound only to
