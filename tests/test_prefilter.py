@@ -10,6 +10,7 @@ and over generated programs with those snippets spliced in.
 
 from __future__ import annotations
 
+import re
 import textwrap
 import warnings
 
@@ -530,3 +531,29 @@ def test_the_numpy_screen_skips_arguments_that_are_never_one_tensor(source, kept
 ])
 def test_the_numpy_screen_reads_a_copy_to_the_host_as_the_rule_does(source, kept, monkeypatch):
     _assert_screen_keeps("DEV006", source, kept, monkeypatch)
+
+
+def _rule_tokens() -> list:
+    from devlint.rules import all_rules
+
+    return sorted({token for entry in all_rules() for token in entry.rule.tokens if not isinstance(token, str)},
+                  key=lambda token: token.pattern)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(["cuda", "mps", "xpu", "c", "cu", "cud", "m", "mp", "x", "xp", "'", '"', " ", "\\x63",
+                                 "nccl", "LOCAL_", "RANK", "init_process_group", "numpy", "sklearn", "amp", "autocast",
+                                 "GradScaler", ".", "to", "(", "#", "\n", "zeros", "Tensor", "non_blocking", "a", "_"]),
+                max_size=24).map("".join))
+def test_a_token_is_found_exactly_where_its_pattern_matches(text):
+    """The substring tests before a pattern (`words()` of a few names, `any_of()` part by part) decide as the
+    pattern's own search would."""
+    from devlint.analysis.prefilter import token_found
+
+    from devlint.analysis.prefilter import ACCELERATOR_STRING
+
+    for token in _rule_tokens():
+        assert token_found(token, (text,)) == (token.search(text) is not None), token.pattern
+    # and the device-string token, looked for by a quote and what it follows, as the plain alternation it replaced
+    plain = re.compile(r"""cuda|mps|xpu|\\[xuUN0-7]|(?:c(?:u|ud)?|mp?|xp?)["']""")
+    assert token_found(ACCELERATOR_STRING, (text,)) == (plain.search(text) is not None)

@@ -5,17 +5,18 @@ from __future__ import annotations
 import ast
 import re
 
-from devlint.analysis.prefilter import ACCELERATOR_STRING
+from devlint.analysis.prefilter import ACCELERATOR_STRING, ESCAPE, any_of
 from devlint.analysis.screen import SyntaxFacts
 from devlint.rules.rule import FixSafety, Rule
 
 # The names a distributed start is made of, or a `"LOCAL_RANK"` that may be spelled with escapes or
 # split over adjacent literals (a quote, blanks, a quote), as ACCELERATOR_STRING allows for "cuda".
-_STARTS_DISTRIBUTED = re.compile(r"""init_process_group|DistributedDataParallel|LOCAL_RANK|\\[xuUN0-7]|["']\s*["']""")
+_STARTS_DISTRIBUTED = any_of("init_process_group", "DistributedDataParallel", "LOCAL_RANK", ESCAPE,
+                             re.compile(r"""["']\s*["']"""))
 
 
 # A device string, or the NCCL backend's name (a program that starts NCCL and never pins its rank).
-_CUDA_OR_NCCL = re.compile(ACCELERATOR_STRING.pattern + "|nccl")
+_CUDA_OR_NCCL = any_of(ACCELERATOR_STRING, "nccl")
 
 
 def _screen(facts: SyntaxFacts) -> bool:
@@ -128,6 +129,6 @@ RULE = Rule(
         GPU (`CUDA_VISIBLE_DEVICES` set per rank, which this file does not show), the local rank is not a
         valid index there, and calling `torch.cuda.set_device(local_rank)` once may be the better change.
     """,
-    tokens=("torch", _CUDA_OR_NCCL, _STARTS_DISTRIBUTED),
+    tokens=("torch", _STARTS_DISTRIBUTED, _CUDA_OR_NCCL),  # (the rarer first: the prefilter stops at a missing one)
     screen=_screen,
 )
