@@ -87,6 +87,14 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
         "mean_iou(D(0, 3, dtype=torch.bool), D(0, 3, dtype=torch.bool))", on_device=True,
         note="empty inputs take the path that returns torch.tensor(0.0)"),
     "zero_dim_tensor_stacked_with_the_inputs_losses": Recipe("total(D(2, 3), D(2, 3), [None, 0])"),
+    "zero_dim_tensor_stacked_with_a_tensor_method_of_the_inputs_arithmetic": Recipe(
+        "total(D(2, 3), D(2, 3), [None, 0])"),
+    "host_pad_concatenated_onto_a_tensor_method_of_an_input_times_a_number": Recipe("padded(D(3))"),
+    "host_tensor_beside_arithmetic_of_the_inputs_without_a_tensor_method": Recipe("spread(2.0, 0.5)",
+                                                                                  note="the inputs are numbers"),
+    "zero_dim_host_tensor_in_arithmetic_with_a_tensor_method_of_the_inputs": Recipe("total(D(3), D(3))"),
+    "a_tensor_method_of_arithmetic_with_a_call_is_not_the_inputs_alone": Recipe(
+        "total(2.0, lambda: torch.ones(3))", note="the tensor is the call's, made on the host; `preds` a number"),
     "submodule_called_on_a_host_state": Recipe("Encoder().to(dev)(D(2, 5, 8))"),
     "attribute_started_on_the_host_and_concatenated_with_an_input": Recipe(
         "b.add(D(3), D(3))", "b = LossBuffer(lambda out, y: (out - y) ** 2)\nb.reset()",

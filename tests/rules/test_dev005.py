@@ -156,6 +156,24 @@ FLAGGED = [
                     losses.append((pred[k] - target[k]).abs().mean())
             return torch.stack(losses)
     """, [(6, 27)]),
+    # issue 52: the inputs shown to be tensors only by a tensor method of what their arithmetic makes
+    case("zero_dim_tensor_stacked_with_a_tensor_method_of_the_inputs_arithmetic", """
+        import torch
+        def total(preds, target, masks):
+            losses = []
+            for mask in masks:
+                if mask is None:
+                    losses.append(torch.tensor(0.0))
+                else:
+                    losses.append((preds - target).abs().mean())
+            return torch.stack(losses)
+    """, [(6, 27)]),
+    case("host_pad_concatenated_onto_a_tensor_method_of_an_input_times_a_number", """
+        import torch
+        def padded(x):
+            pad = torch.zeros(3)
+            return torch.cat([(x * 2).flatten(), pad])
+    """, [(3, 11)]),
     case("output_of_a_function_given_a_forward_argument_used_as_a_torch_tensor", """
         import torch
         from torch_geometric.utils import to_dense_adj
@@ -1240,6 +1258,26 @@ NOT_FLAGGED = [
                 self.freqs = [self.params(torch.arange(8).flip(0) * -1 - 1, dim)]
             def params(self, index: torch.Tensor, dim: int):
                 return torch.outer(index, torch.arange(0, dim, 2) / dim)
+    """, []),
+    # the look-alikes: arithmetic of the inputs with no tensor method (Python numbers, maybe), and a 0-dim host
+    # tensor in arithmetic with it (PyTorch accepts a CPU scalar there)
+    case("host_tensor_beside_arithmetic_of_the_inputs_without_a_tensor_method", """
+        import torch
+        def spread(a, b):
+            pad = torch.zeros(3)
+            return torch.cat([pad, pad]) + abs(a - b)
+    """, []),
+    case("zero_dim_host_tensor_in_arithmetic_with_a_tensor_method_of_the_inputs", """
+        import torch
+        def total(preds, target):
+            zero = torch.tensor(0.0)
+            return (preds - target).abs().mean() + zero
+    """, []),
+    case("a_tensor_method_of_arithmetic_with_a_call_is_not_the_inputs_alone", """
+        import torch
+        def total(preds, scale):
+            pad = torch.zeros(3)
+            return torch.cat([(preds - scale()).abs(), pad])
     """, []),
 ]
 

@@ -23,7 +23,9 @@ RULE = Rule(
         binding `self.<attr> = nn.Parameter(...)` or registering a buffer; and what another function returns
         when it is given those, or a module's method gives it its own arguments, and this function then uses
         the result as only a torch tensor can be used (`adj = to_dense_adj(edge_index)` in `forward`, then
-        `adj.size(0)`; `loss_fn(out, y).detach()`): computed from the caller's tensors, on their device), the first
+        `adj.size(0)`; `loss_fn(out, y).detach()`): computed from the caller's tensors, on their device; and
+        arithmetic of the parameters and numbers given a tensor method (`(preds - target).abs()`: a tensor the
+        inputs make, as `preds.abs()` shows `preds` is one), the first
         operation that mixes that CPU tensor with an input's tensor fails on a GPU with "Expected all tensors to
         be on the same device": arithmetic and matmul, `cat`, `stack`, a list later joined with the input's
         tensors, a `return` whose other paths return the input's tensors, a call of a submodule, and every

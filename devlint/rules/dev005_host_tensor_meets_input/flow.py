@@ -1234,6 +1234,11 @@ class FlowReader(ForwardReader[dict[str, Value]]):
                     and receiver.func.value == "super" and method == "forward" and self.module.is_module):
                 return Value(inputs=frozenset({"the output of `super().forward`"}))
             value = self._expr(receiver, env)
+            if not (value.host or value.inputs or value.on_cpu) and method in TENSOR_ONLY_METHODS and \
+                    _arithmetic_of(receiver, self.parameters - self.sequences):
+                # `(preds - target).abs()`: a tensor method of what the inputs make, so a tensor of the inputs
+                # (as `preds.abs()` shows `preds` is one), wherever the caller's tensors are
+                value = Value(inputs=frozenset({f"the tensor `{short(_code(receiver), 40)}`"}))
             output = None if value.host or value.inputs else self._output_of(node, tensors)
             if output is not None:
                 return output  # `utils.to_dense_adj(edge_index)`: a function of another module
@@ -1359,6 +1364,26 @@ class FlowReader(ForwardReader[dict[str, Value]]):
         for value in self.returns:
             if value.host and not value.inputs and not value.is_list:
                 self._meet(value, inputs[0], "a return (other paths return the input's device)", scalars_mix=False)
+
+
+def _arithmetic_of(expr: cst.BaseExpression, parameters: "set[str]") -> bool:
+    """`preds - target`, `-(x * 2)`: arithmetic whose operands are the function's parameters and numbers only, one
+    parameter at least."""
+    leaves: list[cst.BaseExpression] = []
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.BinaryOperation and type(node.operator) is not cst.MatrixMultiply:
+            stack.extend((node.left, node.right))
+        elif type(node) is cst.UnaryOperation and type(node.operator) is not cst.Not:
+            stack.append(node.expression)
+        else:
+            leaves.append(node)
+    if len(leaves) < 2 and type(expr) is not cst.UnaryOperation:
+        return False  # a name alone: `tensor_parameters` reads it
+    names = [leaf.value for leaf in leaves if type(leaf) is cst.Name]
+    return bool(names) and all(name in parameters for name in names) and all(
+        type(leaf) is cst.Name or _is_number(leaf) for leaf in leaves)
 
 
 def _of_the_module(returns: list[Value]) -> Value:

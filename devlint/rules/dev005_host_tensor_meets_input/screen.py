@@ -461,6 +461,7 @@ class _InputTrace:
         # calls whose result the function uses as a torch tensor, and the parameters a method may hand one
         self.tensor_results = _tensor_results(nodes)
         self.method_parameters = parameters if owner is not None else set()
+        self.parameters = parameters
         changed = True
         while changed:  # the names bound to what may carry an input's tensor, until nothing changes
             changed = False
@@ -523,9 +524,17 @@ class _InputTrace:
         method = func.attr  # type: ignore[attr-defined]
         if method in self._DROPPED or method in ("append", "extend", "insert"):
             return False
+        if method in TENSOR_ONLY_METHODS and _arithmetic_of(receiver, self.parameters):
+            return True  # `(preds - target).abs()`: a tensor method of what the inputs make
         if method in MEETING_CALLS and any(self.carries(a) for a in _arguments(call)):
             return True
         return self.carries(receiver)
+
+
+def _arithmetic_of(expr: ast.AST, parameters: set[str]) -> bool:
+    """An operator applied to a parameter (a superset of the flow's `_arithmetic_of`: any other operands)."""
+    return type(expr) in (ast.BinOp, ast.UnaryOp) and any(
+        type(n) is ast.Name and n.id in parameters for n in walk(expr))  # type: ignore[attr-defined]
 
 
 def _tensor_results(nodes: Iterable[ast.AST]) -> set[ast.Call]:
@@ -629,6 +638,9 @@ def _may_have_inputs(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFu
         if type(node) is ast.Attribute and node.attr in _TENSOR_EVIDENCE and (  # type: ignore[attr-defined]
                 _holder(node.value, params) is not None):  # type: ignore[attr-defined]
             return True  # `batch["mask"].float()`, `data.x.size(0)`
+        if type(node) is ast.Attribute and node.attr in TENSOR_ONLY_METHODS and (  # type: ignore[attr-defined]
+                _arithmetic_of(node.value, params)):  # type: ignore[attr-defined]
+            return True  # `(preds - target).abs()`: a tensor the inputs make
         if type(node) is ast.Attribute and node.attr in _TENSOR_EVIDENCE and (  # type: ignore[attr-defined]
                 type(node.value) is ast.Name):  # type: ignore[attr-defined]
             used_as_tensors.add(node.value.id)  # type: ignore[attr-defined]
