@@ -238,15 +238,17 @@ WITHOUT_A_FIX = LEFT_OUT.replace("    mask = torch.ones(n).to(device)\n    retur
 
 
 def test_fixing_and_fix_edits_parse_every_statement() -> None:
-    """Fix edits need the whole tree: `--fix`, the formats that show edits, and a check whose report offers a fix
-    (a fix is offered only where `--fix` can lay it out, issue 50) parse every statement; a check whose reports
-    offer none leaves out what the rules do not read."""
+    """Fix edits need the whole tree: `--fix` and the formats that show edits parse every statement. A check whose
+    report offers a fix (offered only where `--fix` can lay it out, issue 50) lays it out on the narrowed tree where
+    a statement kept whole holds it, with the whole tree's answer (issue 54); a check whose reports offer none leaves
+    out what the rules do not read."""
     for with_fixes, whole in ((True, False), (False, True)):
         analysis = analyze(LEFT_OUT, "example.py", DEFAULT, with_fixes=with_fixes, whole=whole)
         assert analysis.module is not None and analysis.module.code == LEFT_OUT
     offering = analyze(LEFT_OUT, "example.py", DEFAULT)
-    assert offering.module is not None and offering.module.code == LEFT_OUT
+    assert offering.narrowed and offering.module is not None and offering.module.code != LEFT_OUT
     assert [d.fix is not None for d in offering.diagnostics] == [True]
+    assert offering.diagnostics == analyze(LEFT_OUT, "example.py", DEFAULT, whole=True).diagnostics
     assert WITHOUT_A_FIX != LEFT_OUT
     narrowed = analyze(WITHOUT_A_FIX, "example.py", DEFAULT)
     assert narrowed.module is not None and [(d.code, d.fix) for d in narrowed.diagnostics] == [("DEV001", None)]
@@ -312,3 +314,28 @@ def test_a_function_a_kept_statement_calls_by_name_is_kept_whole_and_what_it_ret
 def test_a_star_import_is_kept_the_names_it_brings_may_be_torch() -> None:
     source = "from models.common import *\n\n" + LEFT_OUT.removeprefix(HEADER)
     assert _kept(source) == ["ImportFrom", "make_step"]
+
+
+def test_a_fix_on_a_narrowed_tree_that_writes_code_otherwise_is_checked_again_whole() -> None:
+    """The narrowed tree's default indent is the first indent LibCST finds in what it is given: where the left-out
+    definition held the file's first indented block (two spaces here, four below), the fix is laid out on the
+    whole tree, the check made again on every statement."""
+    two_space = textwrap.dedent('''\
+        import torch
+
+
+        def unused(a):
+          return a * 2
+
+
+        def make_step(n, device):
+            mask = torch.ones(n).to(device)
+            return mask
+    ''')
+    first = analyze(two_space, "example.py", DEFAULT)
+    assert first.diagnostics == analyze(two_space, "example.py", DEFAULT, whole=True).diagnostics
+    assert [d.fix is not None for d in first.diagnostics] == [True]
+    assert not first.narrowed and first.module is not None and first.module.code == two_space
+    four_space = two_space.replace("\n  return a * 2", "\n    return a * 2")
+    second = analyze(four_space, "example.py", DEFAULT)
+    assert second.narrowed and second.diagnostics == analyze(four_space, "example.py", DEFAULT, whole=True).diagnostics

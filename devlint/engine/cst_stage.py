@@ -21,7 +21,7 @@ from devlint.engine.deep_stack import caused_by_recursion, on_deep_stack
 from devlint.engine.fix_edits import Statements, TextMap, edits_for, statement_starts
 from devlint.engine.line_length import line_limit
 from devlint.engine.lines import Lines
-from devlint.engine.narrowed_parse import parse_needed
+from devlint.engine.narrowed_parse import laid_out_alike, parse_needed
 from devlint.engine.noqa import Suppressions
 from devlint.engine.options import CheckOptions, FileInputs
 from devlint.engine.positions import node_positions
@@ -79,15 +79,20 @@ def check(inputs: FileInputs, path: str, rules: Sequence[RuleEntry], options: Ch
         return result
     wanted = [node for report in raw for node in (report.node, *(report.fix.replacements if report.fix else ()))]
     wanted += [node for node, _ in failures.by_code.values() if node is not None]
-    # a fix is offered (`[*]`, the counts) only where `--fix` can lay it out: laid out here, on a whole tree; on a
-    # narrowed one the caller checks the file again whole where a report has a fix (devlint/engine/engine.py)
-    lay_out = options.with_fixes or not result.narrowed
-    limit = line_limit(settings.line_length, path) if lay_out else 0
+    # a fix is offered (`[*]`, the counts) only where `--fix` can lay it out: laid out here, on a whole tree, or on
+    # a narrowed one where a statement kept whole holds it (the same statement, its code checked against the text);
+    # else the caller checks the file again whole (devlint/engine/engine.py)
+    limit = line_limit(settings.line_length, path)
     if tree is not None and any(report.fix is not None for report in raw):
         result.statement_starts = statement_starts(module, tree)
+    alike = not result.narrowed or not any(report.fix is not None for report in raw) or (
+        syntax is not None and laid_out_alike(module, text if text is not None else source))
     try:
         positions = node_positions(module, wanted, placing, tree)
-        _resolve(result, lines, positions, raw, path, lay_out, options.ignore_noqa, limit, inputs.suppressions)
+        _resolve(result, lines, positions, raw, path, True, options.ignore_noqa, limit, inputs.suppressions,
+                 narrowed=result.narrowed, alike=alike)
+        if result.needs_whole:
+            return result
     except Exception as error:
         if caused_by_recursion(error) and not isinstance(error, RecursionError):
             raise RecursionError(str(error)) from error  # LibCST's position records hide it: retried deep
@@ -120,7 +125,11 @@ class _Failures:
 
 
 def _resolve(result: Analysis, lines: Lines, positions: Mapping[cst.CSTNode, CodeRange], raw: list[RawReport],
-             path: str, with_fixes: bool, ignore_noqa: bool, limit: int, suppressions: Suppressions) -> None:
+             path: str, with_fixes: bool, ignore_noqa: bool, limit: int, suppressions: Suppressions, *,
+             narrowed: bool = False, alike: bool = True) -> None:
+    """The reports as diagnostics, each fix laid out. On a narrowed tree (`narrowed`; `alike`: its default indent
+    and line break are the file's) a fix is laid out only within a statement kept whole that holds it; where one
+    cannot be, `result.needs_whole` is set and nothing more is done."""
     seen: set[tuple[int, int, str]] = set()
     statements: Optional[Statements] = None  # built at the first fix whose edits are computed
     standing = TextMap(result.text, result.source) if result.text not in (None, result.source) else None
@@ -148,6 +157,10 @@ def _resolve(result: Analysis, lines: Lines, positions: Mapping[cst.CSTNode, Cod
                 if statements is None and result.statement_starts is not None:
                     text = result.text if result.text is not None and result.text is not result.source else lines
                     statements = Statements(result.module, text, result.statement_starts)
+                if narrowed and (not alike or report.fix.needs_torch_import or statements is None
+                                 or statements.holding(report.fix, first) is None):
+                    result.needs_whole = True  # only the whole tree can lay it out
+                    return
                 edits = edits_for(result, report.fix, first, statements, lines, limit)
             if edits is not None:  # None: the fix cannot be laid out within the line limit
                 description = report.fix.description

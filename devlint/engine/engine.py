@@ -133,8 +133,8 @@ def _analyze(source: str, path: str, settings: Settings, with_fixes: bool, ignor
 
     def attempt() -> Analysis:
         result = _cst_stage().check(inputs, path, rules, options, narrow=not (whole or with_fixes))
-        if result.narrowed and any(diagnostic.fix is not None for diagnostic in result.diagnostics):
-            # a fix is offered only where `--fix` can lay it out, which needs the whole tree: checked again whole
+        if result.narrowed and result.needs_whole:
+            # a fix is offered only where `--fix` can lay it out: one the narrowed tree cannot, checked again whole
             result = _cst_stage().check(inputs, path, rules, options, narrow=False)
         return result
 

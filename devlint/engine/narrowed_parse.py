@@ -4,7 +4,9 @@ stand for themselves as `...`, an empty line or their header, so every line and 
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from typing import TYPE_CHECKING, Optional, Sequence
 
 import libcst as cst
@@ -70,3 +72,22 @@ def _only(text: str, replaced: list[tuple[ast.stmt, Optional[ast.stmt]]]) -> str
             lines[start - 1] = opening + '"""' + lines[start - 1]
             lines[stub.end_lineno - 1] = '"""' + lines[stub.end_lineno - 1]  # type: ignore[operator]
     return "\n".join(lines)
+
+
+def laid_out_alike(module: cst.Module, text: str) -> bool:
+    """Does the narrowed `module` write new code as the whole file's tree would: the same default line break (the
+    text's first, as LibCST takes it) and default indent (the text's first indent, as LibCST's tokenizer finds it)?
+    A left-out definition may have held the file's first indented block. False where the text cannot be read so."""
+    first_break = _LINE_BREAK.search(text)
+    if module.default_newline != (first_break.group(0) if first_break is not None else "\n"):
+        return False
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.INDENT:
+                return module.default_indent == token.string
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return False
+    return module.default_indent == " " * 4  # (no indented block: LibCST's fallback)
+
+
+_LINE_BREAK = re.compile(r"\r\n?|\n")

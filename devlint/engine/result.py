@@ -33,3 +33,6 @@ class Analysis:
     # computed on its statement (devlint/engine/fix_edits.py: Statements).
     statement_starts: Optional[list[int]] = None
     narrowed: bool = False  # `module` holds only the statements the rules need (devlint/analysis/needed.py)
+    # a fix on a narrowed tree that only the whole tree can lay out (it adds an import, or no statement kept whole
+    # holds it): the caller checks the file again whole
+    needs_whole: bool = False
