@@ -83,7 +83,9 @@ def test_a_run_on_a_named_file_imports_no_parser_its_folders_do_not_need(tmp_pat
     modules = check(path)
     assert "devlint.engine.engine" in modules
     unneeded = {"pathspec", "tomllib", "configparser", "subprocess", "hashlib", "tempfile", "devlint.runner.cache"}
-    assert sorted(unneeded & modules) == []
+    # (what the interpreter's own start imports is not devlint's: a site's `.pth` file may import certifi, and
+    # with it `importlib.resources` and `tempfile`)
+    assert sorted(unneeded & (modules - imported("-c", "pass"))) == []
 
 
 def test_checking_torch_code_that_the_screen_drops_imports_nothing_heavy(tmp_path):
