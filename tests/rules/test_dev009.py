@@ -106,6 +106,13 @@ def train(model):
     dist.init_process_group("nccl")
     return model.cuda()
 """, [(6, 12)]),
+    case("a_library_module_that_starts_at_its_top_level_through_an_imported_name", """
+import torch
+from torch.distributed import init_process_group as start
+start("nccl")
+def count(n):
+    return torch.zeros(n).cuda()
+""", [(5, 12)]),
     case("a_library_method_run_after_the_start_by_the_same_caller", HEAD + """
 class Trainer:
     def setup(self):

@@ -84,12 +84,9 @@ def distributed_file(module: cst.Module, torch: TorchNames) -> DistributedFile:
 
 
 def _call(node: cst.Call, torch: TorchNames, facts: DistributedFile) -> None:
-    name = dotted_name(node.func) or ""
-    last = name.rsplit(".", 1)[-1]
-    full = torch.qualify(node.func) or ""
     if pins(node, torch, facts.helpers):
         facts.pins_device = True
-    if last == "init_process_group" or full.endswith(".init_process_group"):
+    if starts_a_group(node, torch):
         facts.starts = True
         facts.why_started.append("init_process_group")
         facts.backends.append(_backend(node))
@@ -100,21 +97,27 @@ def _call(node: cst.Call, torch: TorchNames, facts: DistributedFile) -> None:
         facts.why_started.append(_LOCAL_RANK)
 
 
-def sets_up_its_rank(module: cst.Module, facts: "DistributedFile") -> bool:
+def sets_up_its_rank(module: cst.Module, facts: "DistributedFile", torch: TorchNames) -> bool:
     """The module sets up the process it runs in: it starts a process group itself, has an `if __name__ ==
     "__main__":` block, or reads `LOCAL_RANK` at its top level (not in a function's or a class's body). A library
     module that only reads the rank inside a function is set up by its caller, which may pin the device in another
     file (nanotron's `ParallelContext`, OLMo's entry points)."""
-    return bool(facts.backends) or _sets_itself_up(module)  # an `init_process_group` call
+    return bool(facts.backends) or _sets_itself_up(module, torch)  # an `init_process_group` call
 
 
-def functions_its_start_runs(module: cst.Module) -> Optional[set[str]]:
+def starts_a_group(call: cst.Call, torch: TorchNames) -> bool:
+    """`init_process_group(...)`, by any receiver, or by a name imported as another (`as start`)."""
+    return ((dotted_name(call.func) or "").rsplit(".", 1)[-1] == "init_process_group"
+            or (torch.qualify(call.func) or "").endswith(".init_process_group"))
+
+
+def functions_its_start_runs(module: cst.Module, torch: TorchNames) -> Optional[set[str]]:
     """Where a library module starts the process group only inside functions (no top-level start, no `if __name__
     == "__main__":` block, no top-level `LOCAL_RANK` read), the functions that run in a process it set up: those
     that start it, the file's functions that call them (by name, `self.` methods too), and every function of the
     file those call. Another function of such a module (efficientvit's `sync_tensor` beside its `dist_init`) runs
     in a process its caller set up, and may have pinned in its own file. None: the module sets itself up."""
-    if _sets_itself_up(module):
+    if _sets_itself_up(module, torch):
         return None
     calls: dict[str, set[str]] = {}
     starting: set[str] = set()
@@ -126,7 +129,7 @@ def functions_its_start_runs(module: cst.Module) -> Optional[set[str]]:
             if type(inner) is cst.Call:
                 name = dotted_name(inner.func) or ""
                 last = name.rsplit(".", 1)[-1]
-                if last == "init_process_group":
+                if starts_a_group(inner, torch):
                     starting.add(node.name.value)
                 elif name == last or name == f"self.{last}":
                     called.add(last)
@@ -145,7 +148,7 @@ def functions_its_start_runs(module: cst.Module) -> Optional[set[str]]:
     return runs
 
 
-def _sets_itself_up(module: cst.Module) -> bool:
+def _sets_itself_up(module: cst.Module, torch: TorchNames) -> bool:
     """A start, an `if __name__ == "__main__":` block or a `LOCAL_RANK` read outside every function and class."""
     stack: list[cst.CSTNode] = list(module.body)
     while stack:
@@ -154,10 +157,8 @@ def _sets_itself_up(module: cst.Module) -> bool:
             continue
         if (type(node) is cst.If and is_main_test(node.test)) or is_local_rank_read(node):  # type: ignore[arg-type]
             return True
-        if type(node) is cst.Call:
-            name = (dotted_name(node.func) or "").rsplit(".", 1)[-1]
-            if name == "init_process_group":
-                return True
+        if type(node) is cst.Call and starts_a_group(node, torch):
+            return True
         stack.extend(children(node))
     return False
 

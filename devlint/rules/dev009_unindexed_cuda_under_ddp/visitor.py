@@ -196,9 +196,9 @@ class UnindexedCudaUnderDdp(RuleVisitor):
     def finish(self) -> None:
         facts = distributed_file(self.ctx.module, self.torch)
         if facts.every_rank_on_default_gpu:
-            if not sets_up_its_rank(self.ctx.module, facts):
+            if not sets_up_its_rank(self.ctx.module, facts, self.torch):
                 return  # a library module: its caller sets the rank up, and may pin it in another file
-            runs = functions_its_start_runs(self.ctx.module) if facts.backends else None
+            runs = functions_its_start_runs(self.ctx.module, self.torch) if facts.backends else None
             pending = [entry for entry in self.pending if runs is None or entry[4] in runs]
             if pending:
                 self._report_together(pending, _message)
