@@ -16,7 +16,7 @@ from devlint.analysis.context import ContextEnter, ContextExit, FileContext
 from devlint.analysis.libcst_internals import CodeRange
 from devlint.analysis.project_index import IndexReads
 from devlint.analysis.walk import visit_batched
-from devlint.contract.diagnostics import Diagnostic, Edit, FixInfo
+from devlint.contract.diagnostics import Diagnostic, FixInfo
 from devlint.engine.deep_stack import caused_by_recursion, on_deep_stack
 from devlint.engine.fix_edits import Statements, TextMap, edits_for, statement_starts
 from devlint.engine.line_length import line_limit
@@ -89,7 +89,7 @@ def check(inputs: FileInputs, path: str, rules: Sequence[RuleEntry], options: Ch
         syntax is not None and laid_out_alike(module, text if text is not None else source))
     try:
         positions = node_positions(module, wanted, placing, tree)
-        _resolve(result, lines, positions, raw, path, True, options.ignore_noqa, limit, inputs.suppressions,
+        _resolve(result, lines, positions, raw, path, options.ignore_noqa, limit, inputs.suppressions,
                  narrowed=result.narrowed, alike=alike)
         if result.needs_whole:
             return result
@@ -125,7 +125,7 @@ class _Failures:
 
 
 def _resolve(result: Analysis, lines: Lines, positions: Mapping[cst.CSTNode, CodeRange], raw: list[RawReport],
-             path: str, with_fixes: bool, ignore_noqa: bool, limit: int, suppressions: Suppressions, *,
+             path: str, ignore_noqa: bool, limit: int, suppressions: Suppressions, *,
              narrowed: bool = False, alike: bool = True) -> None:
     """The reports as diagnostics, each fix laid out. On a narrowed tree (`narrowed`; `alike`: its default indent
     and line break are the file's) a fix is laid out only within a statement kept whole that holds it; where one
@@ -151,17 +151,15 @@ def _resolve(result: Analysis, lines: Lines, positions: Mapping[cst.CSTNode, Cod
             first_line, last_line = min(s.start.line for s in spans), max(s.end.line for s in spans)
             message = standing.displays_in(message, first_line, last_line)
         if report.fix is not None:
-            edits: Optional[tuple[Edit, ...]] = ()
-            if with_fixes:
-                first = min(positions[node].start.line for node in report.fix.replacements)
-                if statements is None and result.statement_starts is not None:
-                    text = result.text if result.text is not None and result.text is not result.source else lines
-                    statements = Statements(result.module, text, result.statement_starts)
-                if narrowed and (not alike or report.fix.needs_torch_import or statements is None
-                                 or statements.holding(report.fix, first) is None):
-                    result.needs_whole = True  # only the whole tree can lay it out
-                    return
-                edits = edits_for(result, report.fix, first, statements, lines, limit)
+            first = min(positions[node].start.line for node in report.fix.replacements)
+            if statements is None and result.statement_starts is not None:
+                text = result.text if result.text is not None and result.text is not result.source else lines
+                statements = Statements(result.module, text, result.statement_starts)
+            if narrowed and (not alike or report.fix.needs_torch_import or statements is None
+                             or statements.holding(report.fix, first) is None):
+                result.needs_whole = True  # only the whole tree can lay it out
+                return
+            edits = edits_for(result, report.fix, first, statements, lines, limit)
             if edits is not None:  # None: the fix cannot be laid out within the line limit
                 description = report.fix.description
                 if standing is not None:

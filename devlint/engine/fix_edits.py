@@ -92,11 +92,19 @@ class Statements:
         self.starts = starts
         self.alone: dict[int, Optional[tuple[int, cst.Module, str]]] = {}  # by index: `_alone`'s answer, once
         self.parents: dict[int, dict[int, cst.CSTNode]] = {}  # by index: each node's parent in that statement
+        # by (fix, line): `holding`'s answer, once (a narrowed check asks it before it lays the fix out)
+        self.held: dict[tuple[int, int], Optional[tuple[int, str, str]]] = {}
 
     def holding(self, fix: Fix, line: int) -> Optional[tuple[int, str, str]]:
         """(its offset in the text, its text, its text rewritten by `fix`) of the innermost statement that holds
         every node `fix` replaces, the first of them on `line`: a statement of a block (a method's, a loop's),
         or the top-level statement at `line`; None when its code is not the text there."""
+        key = (id(fix), line)
+        if key not in self.held:
+            self.held[key] = self._holding(fix, line)
+        return self.held[key]
+
+    def _holding(self, fix: Fix, line: int) -> Optional[tuple[int, str, str]]:
         index = bisect.bisect_right(self.starts, line) - 1
         if index < 0:
             return None
