@@ -58,6 +58,29 @@ def f(x):
     y = x.to("cpu", non_blocking=True)
     return y.tolist()
 """, [(4, 12)]),
+    # issue 52: what is taken from the copy (a view of its buffer, values computed from it) is read later
+    case("an_element_taken_from_the_copy_then_read", """
+import torch
+def f(x):
+    y = x.to("cpu", non_blocking=True)
+    v = y[0]
+    return v.item()
+""", [(5, 12)]),
+    case("a_view_of_the_copy_bound_again_then_read", """
+import torch
+def f(x):
+    y = x.to("cpu", non_blocking=True)
+    y = y.view(-1)
+    flat = y.flatten()
+    return flat.tolist(), y
+""", [(6, 12)]),
+    case("a_sum_computed_from_the_copy_then_read", """
+import torch
+def f(x):
+    y = x.to("cpu", non_blocking=True)
+    total = y.sum()
+    print(total)
+""", [(5, 5)]),
     case("read_chained_onto_the_copy", """
 import torch
 def f(x):
@@ -293,6 +316,32 @@ import torch
 def f(x):
     y = x.to("cuda", non_blocking=True)
     return y.sum()
+""", []),
+    # the look-alikes: the copy's shape (metadata, known at once), a view read after a synchronize, a name taken
+    # from it and bound again, another value read
+    case("the_shape_of_the_copy_is_known_at_once", """
+import torch
+def f(x):
+    y = x.to("cpu", non_blocking=True)
+    n = y.shape[0]
+    m = y.size(1)
+    return float(n * m)
+""", []),
+    case("a_view_of_the_copy_read_after_a_synchronize", """
+import torch
+def f(x):
+    y = x.to("cpu", non_blocking=True)
+    v = y[0]
+    torch.cuda.synchronize()
+    return v.item()
+""", []),
+    case("a_name_taken_from_the_copy_and_bound_again", """
+import torch
+def f(x, z):
+    y = x.to("cpu", non_blocking=True)
+    v = y[0]
+    v = z
+    return v.item(), y
 """, []),
     case("rebound_before_the_read", """
 import torch

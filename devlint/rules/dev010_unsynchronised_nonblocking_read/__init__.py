@@ -27,7 +27,9 @@ RULE = Rule(
         `torch.cuda.synchronize()`, `torch.accelerator.synchronize()`, a stream's or an event's
         `.synchronize()` reads whatever the buffer held: zeros, or the previous batch's values, with no error.
         The read is reported when it follows the copy in the same block (or is chained onto the copy
-        itself) and nothing between can wait for the GPU: any call of `synchronize`, `.item()`,
+        itself, or reads a name bound to what is taken from it: `v = y[0]`, `flat = y.view(-1)`, a view of the
+        buffer the copy has not filled yet, or `s = y.sum()`, values computed from it; not its shape or
+        device, known at once) and nothing between can wait for the GPU: any call of `synchronize`, `.item()`,
         `.tolist()`, `.numpy()`, `.cpu()`, a blocking `.to(...)`, or `print`/`float`/`int`/`bool` of
         another value ends the search. A call that hands the tensor on counts as a read when it is not
         torch's (not followed yet: a copy back to a GPU, `gpu_buf.copy_(y, non_blocking=True)`, is queued

@@ -118,7 +118,7 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
             return False
         callee = dotted_name(call.func)
         function = self._own_function(callee) if callee else None
-        if function is None or _waits(function.body, ""):
+        if function is None or _waits(function.body, frozenset()):
             return False
         returns = [node for node in own_nodes_in_order(function.body) if isinstance(node, cst.Return)]
         return bool(returns) and all(self._returned_copy(function, node) for node in returns)
@@ -161,7 +161,7 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
             receiver: cst.BaseExpression = node.func.value
             while True:
                 if self._host_copy(receiver) is not None or self._returns_copy(receiver):
-                    self._report_read(node, self.ctx.module.code_for_node(receiver))
+                    self._report_read(node, f"`{self.ctx.module.code_for_node(receiver)}`")
                     return
                 if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute):
                     receiver = receiver.func.value
@@ -204,19 +204,30 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
                 self._follow(name, statements[position + 1:])
 
     def _follow(self, name: str, rest: Sequence[cst.BaseStatement]) -> None:
-        """Report the first host read of `name` in `rest` that nothing before it can have waited for."""
+        """Report the first host read of `name` in `rest` that nothing before it can have waited for; or of a name
+        bound to what is taken from it (`v = y[0]`, `first = y.view(-1)`, `s = y.sum()`: a view of the buffer the
+        copy has not filled yet, or values computed from it)."""
+        followed = {name: f"`{name}`"}  # each name that holds the copy's values -> how the message says it
         for index, statement in enumerate(rest):
-            smalls: list[cst.CSTNode] = list(statement.body) if isinstance(statement, cst.SimpleStatementLine) else [statement]
+            simple = isinstance(statement, cst.SimpleStatementLine)
+            smalls: list[cst.CSTNode] = list(statement.body) if simple else [statement]  # type: ignore[union-attr]
             for small in smalls:
-                if _waits(small, name):
+                names = frozenset(followed)
+                if _waits(small, names):
                     return  # (in a statement that also reads `name`, the wait may come first)
-                read = self._read_of(name, small)
-                if read is not None:
-                    # `a = y.numpy()` shares the buffer: a wait later in the block may come before `a` is used
-                    if not (self._is_view_read(read) and any(_waits(s, name) for s in rest[index + 1:])):
-                        self._report_read(read, name)
-                    return
-                if name in _bound_by(small):
+                for held in followed:
+                    read = self._read_of(held, small)
+                    if read is not None:
+                        # `a = y.numpy()` shares the buffer: a wait later in the block may come before `a` is used
+                        if not (self._is_view_read(read) and any(_waits(s, names) for s in rest[index + 1:])):
+                            self._report_read(read, followed[held])
+                        return
+                taken = _taken_from(small, names)
+                for bound in _bound_by(small):
+                    followed.pop(bound, None)
+                if taken is not None:
+                    followed[taken] = f"`{name}`" if taken == name else f"`{taken}` (taken from `{name}`)"
+                if not followed:
                     return
 
     def _read_of(self, name: str, root: cst.CSTNode) -> Optional[cst.Call]:
@@ -266,7 +277,7 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
         if position >= len(params) or any(p.star for p in params[:position + 1]):
             return False
         name = params[position].name.value
-        return not _waits(function.body, name) and _reads_in(function.body, name, self.torch)
+        return not _waits(function.body, frozenset({name})) and _reads_in(function.body, name, self.torch)
 
     def _own_function(self, callee: str) -> Optional[cst.FunctionDef]:
         """The definition `callee` names: `self.m` in the current class, or a function of the module."""
@@ -311,10 +322,9 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
         if id(read) in self._reported:
             return
         self._reported.add(id(read))
-        self.report(read, f"`{what}` is read on the host after a `non_blocking=True` copy to the CPU with no"
+        self.report(read, f"{what} is read on the host after a `non_blocking=True` copy to the CPU with no"
                           f" synchronize in between: it may hold zeros or stale values; call"
                           f" `torch.cuda.synchronize()` (or an event's `.synchronize()`) before reading it")
-
 
     def _report_handed(self, copy: cst.BaseExpression, call: cst.Call) -> None:
         if id(copy) in self._reported:
@@ -331,6 +341,40 @@ def _is_name(expr: cst.BaseExpression, name: str) -> bool:
     return isinstance(expr, cst.Name) and expr.value == name
 
 
+def _is_one_of(expr: cst.BaseExpression, names: frozenset[str]) -> bool:
+    return isinstance(expr, cst.Name) and expr.value in names
+
+
+# What a tensor's chain may read without touching its values: its shape and where it is.
+_METADATA = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "size", "dim", "numel", "stride",
+                       "element_size", "data_ptr", "is_contiguous", "is_pinned", "nelement", "layout"})
+
+
+def _taken_from(small: cst.CSTNode, names: frozenset[str]) -> Optional[str]:
+    """`v` of `v = y[0]`, `v = y.view(-1)`, `v = y.sum()` with `y` one of `names`: a view of the copy's buffer or
+    values computed from it on the host (a CPU operation reads at once); not its shape or device."""
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)):
+        return None
+    value: cst.BaseExpression = small.value
+    while True:
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+            if value.func.attr.value in _METADATA or value.func.attr.value in _READ_METHODS:
+                return None
+            value = value.func.value
+        elif isinstance(value, cst.Attribute):
+            if value.attr.value in _METADATA:
+                return None
+            value = value.value
+        elif isinstance(value, cst.Subscript):
+            value = value.value
+        else:
+            break
+    if value is small.value or not _is_one_of(value, names):
+        return None  # (`v = y` only names it again: followed as `y`'s read would be, not here)
+    return small.targets[0].target.value
+
+
 def _is_pinned(value: cst.BaseExpression) -> bool:
     """`torch.empty(..., pin_memory=True)`, `x.pin_memory()`."""
     if not isinstance(value, cst.Call):
@@ -341,16 +385,16 @@ def _is_pinned(value: cst.BaseExpression) -> bool:
     return isinstance(value.func, cst.Attribute) and value.func.attr.value == "pin_memory"
 
 
-def _waits(root: cst.CSTNode, name: str) -> bool:
+def _waits(root: cst.CSTNode, names: frozenset[str]) -> bool:
     """May this code wait for the GPU? (A call that synchronizes, or a host read of a value other than
-    `name`, which is on the host already: reading a GPU tensor waits for its stream.)"""
+    `names`, which hold the pending copy's values on the host: reading a GPU tensor waits for its stream.)"""
     for node in own_nodes_in_order(root):
         if not isinstance(node, cst.Call):
             continue
         callee = dotted_name(node.func) or ""
         if isinstance(node.func, cst.Attribute):
             method = node.func.attr.value
-            if _is_name(_chain_root(node.func.value), name) and method != "synchronize":
+            if _is_one_of(_chain_root(node.func.value), names) and method != "synchronize":
                 continue
             if method in _WAITING_METHODS:
                 return True
@@ -359,7 +403,8 @@ def _waits(root: cst.CSTNode, name: str) -> bool:
                 if flag is None or not _is_true(flag.value):
                     return True  # a blocking copy waits for the stream, the pending copy included
         elif callee in _HOST_BUILTINS and any(
-                not isinstance(arg.value, _LITERALS) and not _is_name(_chain_root(arg.value), name) for arg in node.args):
+                not isinstance(arg.value, _LITERALS) and not _is_one_of(_chain_root(arg.value), names)
+                for arg in node.args):
             return True
     return False
 
