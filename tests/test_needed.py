@@ -103,8 +103,8 @@ def test_a_definition_a_kept_statement_names_is_parsed_for_its_header_and_what_t
             \t\treturn x
 
         class Encoder(Base, metaclass=Meta):
-            """Its body is not read."""
-            def forward(self, x):
+            """Its body is not read: it has no `forward` (what calling its objects gives is not asked)."""
+            def encode(self, x):
                 return inner(x)
 
         class Size: pass
@@ -124,6 +124,29 @@ def test_a_definition_a_kept_statement_names_is_parsed_for_its_header_and_what_t
                              "Meta:header", "train"]
     _same_as_whole(source)
     _same_as_whole(source.replace("\n", "\r\n"))
+
+
+def test_a_module_class_a_kept_statement_calls_is_parsed_whole_for_what_its_forward_returns() -> None:
+    """`np.asarray(model(x))` is DEV006's where `forward` returns one tensor on every path: the type oracle reads
+    the class's `forward`, so the class is parsed whole where a kept statement calls it by its name."""
+    source = HEADER + textwrap.dedent('''\
+        import numpy as np
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return x.relu()
+
+        class Named(nn.Module):
+            def forward(self, x):
+                return x.relu()
+
+        def embed(images):
+            model = Net().cuda()
+            kind = Named
+            return np.asarray(model(images.cuda()))
+        ''')
+    assert _kept(source) == ["Import", "Import", "Import", "Net", "Named:header", "embed"]
+    _same_as_whole(source)
 
 
 def test_a_class_defined_in_a_definition_that_a_kept_statement_names_keeps_that_definition_whole() -> None:

@@ -497,7 +497,42 @@ class TypeOracle:
         defined = self._module_functions.get(name, [])
         if len(defined) != 1 or defined[0] not in self.module.body or defined[0].decorators or defined[0].asynchronous:
             return False
-        function = defined[0]
+        return self._every_return_a_tensor(defined[0], None)
+
+    def module_output_is_a_tensor(self, expr: cst.BaseExpression, functions: list[cst.FunctionDef],
+                                  cls: Optional[cst.ClassDef]) -> bool:
+        """Is `expr` (a name, or `self.<attr>`) bound only to modules of one class of the file whose own `forward`
+        returns a tensor on every path (`model = Net().to(device)`, `class Net(nn.Module)` whose `forward` ends
+        `return self.fc(x)`)? Then calling it gives one tensor (not a tuple, a dict or a model's output object)."""
+        if type(expr) is cst.Name:
+            scope = functions[0] if functions else self.module
+            bound = self.scope_index(scope).bindings.get(expr.value, [])
+            if {how for how, _node in bound} != {"value"}:
+                return False  # (a parameter, an unpacked or imported name: not known here)
+            values = [node for _how, node in bound]
+        elif _is_self_attr(expr) and cls is not None:
+            bindings = self.class_index(cls).bindings.get(expr.attr.value, [])  # type: ignore[attr-defined]
+            if {how for how, _node, _method in bindings} != {"value"}:
+                return False
+            values = [node for _how, node, _method in bindings]
+        else:
+            return False
+        made = {_made_by_class(value) for value in values}
+        if len(made) != 1 or None in made:
+            return False
+        name = made.pop()
+        definition = self.classes.classes.get(name)  # type: ignore[arg-type]
+        if definition is None or not self.classes.is_module_class(name) or type(definition.body) is not (  # type: ignore
+                cst.IndentedBlock):
+            return False
+        forward = [s for s in definition.body.body if type(s) is cst.FunctionDef and s.name.value == "forward"]
+        if len(forward) != 1 or forward[0].decorators or forward[0].asynchronous:
+            return False
+        return self._every_return_a_tensor(forward[0], definition)
+
+    def _every_return_a_tensor(self, function: cst.FunctionDef, cls: Optional[cst.ClassDef]) -> bool:
+        """Does every `return` of `function` give a tensor? A generator, a bare `return` or a function that may
+        fall off its end without one: no."""
         known = self._returns_tensor.get(id(function))
         if known is not None:
             return known
@@ -519,7 +554,7 @@ class TypeOracle:
                             values = []
                             break
                         values.append(node.value)
-                returned = bool(values) and all(self.kind_of(value, [function], None) is Kind.TENSOR for value in values)
+                returned = bool(values) and all(self.kind_of(value, [function], cls) is Kind.TENSOR for value in values)
         finally:
             self._resolving.discard(key)
         self._returns_tensor[id(function)] = returned
@@ -818,6 +853,16 @@ def _combine(kinds: set[Kind]) -> Kind:
     if Kind.OTHER in kinds:
         return Kind.OTHER
     return Kind.UNKNOWN
+
+
+def _made_by_class(value: cst.CSTNode) -> Optional[str]:
+    """`Net` of `Net(...)`, `Net(...).to(device)`, `Net(...).cuda().eval()`: the class a value is an object of."""
+    while type(value) is cst.Call and type(value.func) is cst.Attribute and value.func.attr.value in (  # type: ignore
+            "to", "cuda", "eval", "train", "float", "half", "double", "bfloat16", "requires_grad_"):
+        value = value.func.value  # type: ignore[attr-defined]
+    if type(value) is cst.Call and type(value.func) is cst.Name:  # type: ignore[attr-defined]
+        return value.func.value  # type: ignore[attr-defined]
+    return None
 
 
 def _bare_call(statement: cst.Expr) -> Optional[cst.Call]:

@@ -141,6 +141,25 @@ FLAGGED = [
                 logits = model(images.to(device))
             return logits.argmax(1).numpy()
     """, [(7, 12)]),
+    # issue 52: a module class of the file whose `forward` returns a tensor on every path: its output is one tensor
+    case("numpy_function_of_the_output_of_a_module_class_of_the_file", """
+        import numpy as np
+        import torch
+        from torch import nn
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 2)
+            def forward(self, x):
+                if x.dim() == 1:
+                    return torch.sigmoid(self.fc(x))
+                return self.fc(x).softmax(-1)
+        def predict(images):
+            model = Net().to(device)
+            with torch.no_grad():
+                return np.asarray(model(images.to(device)))
+    """, [(16, 16)]),
     case("model_moved_in_place_by_a_statement", """
         import torch
         def embed(model, images):
@@ -583,6 +602,56 @@ NOT_FLAGGED = [
                 reference = model(example)
             return reference.numpy()
     """, []),
+    # the look-alikes: `forward` may return a dict or a tuple (NumPy makes an object array of a dict, and no
+    # error), the class is another module's, the name is bound to objects of two classes
+    case("numpy_function_of_a_module_whose_forward_returns_a_dict", """
+        import numpy as np
+        import torch
+        from torch import nn
+        class Net(nn.Module):
+            def forward(self, x):
+                return {"logits": x * 2}
+        def predict(images):
+            model = Net().cuda()
+            return np.asarray(model(images.cuda()))
+    """, []),
+    case("numpy_function_of_a_module_whose_forward_may_return_a_tuple", """
+        import numpy as np
+        import torch
+        from torch import nn
+        class Net(nn.Module):
+            def forward(self, x, both=False):
+                if both:
+                    return x * 2, x
+                return x * 2
+        def predict(images):
+            model = Net().cuda()
+            return np.asarray(model(images.cuda()))
+    """, []),
+    case("numpy_function_of_a_module_of_another_file", """
+        import numpy as np
+        import torch
+        from models import Net
+        def predict(images):
+            model = Net().cuda()
+            return np.asarray(model(images.cuda()))
+    """, []),
+    case("numpy_function_of_a_name_bound_to_modules_of_two_classes", """
+        import numpy as np
+        import torch
+        from torch import nn
+        class Small(nn.Module):
+            def forward(self, x):
+                return x * 2
+        class Large(nn.Module):
+            def forward(self, x):
+                return {"out": x}
+        def predict(images, large):
+            model = Small().cuda()
+            if large:
+                model = Large().cuda()
+            return np.asarray(model(images.cuda()))
+    """, []),
     case("an_object_held_by_an_input", """
         import torch
         from torch import nn
@@ -717,6 +786,27 @@ FIXES = [
         def evaluate(net, images, labels):
             probs = torch.softmax(net(images.cuda()), 1)
             return metrics.confusion_matrix(labels.numpy(), probs.max(1)[1].detach().cpu())
+    """),
+    ("""
+        import numpy as np
+        import torch
+        from torch import nn
+        class Net(nn.Module):
+            def forward(self, x):
+                return x.relu()
+        def embed(images):
+            model = Net().cuda()
+            return np.asarray(model(images.cuda()))
+    """, """
+        import numpy as np
+        import torch
+        from torch import nn
+        class Net(nn.Module):
+            def forward(self, x):
+                return x.relu()
+        def embed(images):
+            model = Net().cuda()
+            return np.asarray(model(images.cuda()).detach().cpu())
     """),
     ("""
         import torch

@@ -193,7 +193,10 @@ RULE = Rule(
         input of `__init__`, and what a tokenizer or a plain function returns. `.to(dtype)` is not a move, and
         `.numpy(force=True)` copies to the host itself. Nor is a conversion in a branch of a test that
         asks where things are (`if x.device.type == "cpu":`, `x.is_cuda`, `device != "cpu"`, `use_gpu`),
-        and `np.asarray(...)` only of a value shown to be one tensor. Where the sign is that the function copies
+        and `np.asarray(...)` only of a value shown to be one tensor (a module's output is one where the module is
+        an object of a class of the file whose `forward` returns a tensor on every path: `np.asarray(model(x))`;
+        a module's output may otherwise be a tuple or a dict, of which NumPy makes an object array). Where the
+        sign is that the function copies
         another value to the host, an entry of an input taken by a string key (`batch["meta"]`) is left alone:
         trainers move a batch's entries one key at a time and keep some on the host (`if k != "meta"`).
     """,

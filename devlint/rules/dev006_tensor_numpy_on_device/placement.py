@@ -568,12 +568,12 @@ class Placement(ForwardReader[_Env]):
             if receiver is None:
                 held = self._expr(func, env)  # `self.encoder(x)`: a module the module holds
                 if held is not None and not held.is_tensor and self._called_module(func) and not self._host_inputs(call):
-                    return self._output(dotted_name(func) or "the module", held)
+                    return self._output(dotted_name(func) or "the module", held, func)
                 return self._output_on_placed_input(call, args)
             if method == "forward" and not receiver.is_tensor:
-                return self._output(dotted_name(func.value) or "the model", receiver)
+                return self._output(dotted_name(func.value) or "the model", receiver, func.value)
             if self._module_method_on_device(func, receiver, args):
-                return self._output(dotted_name(func) or "the model's method", receiver)
+                return self._output(dotted_name(func) or "the model's method", receiver, func)
             if method in _PLACED_METHODS:
                 if not receiver.known and not receiver.is_tensor and method in _NDARRAY_METHODS:
                     return replace(receiver, is_tensor=False)  # `x.reshape(...)` of an input: an array's may be too
@@ -584,7 +584,7 @@ class Placement(ForwardReader[_Env]):
         callee = self._expr(func, env) if type(func) is not cst.Name or func.value in env else None
         if callee is not None and not callee.is_tensor and (callee.known or (
                 self._called_module(func) and not self._host_inputs(call))):
-            return self._output(dotted_name(func) or "the model", callee)
+            return self._output(dotted_name(func) or "the model", callee, func)
         return self._output_on_placed_input(call, args)
 
     def _module_method_on_device(self, func: cst.Attribute, receiver: Placed, args: list[Optional[Placed]]) -> bool:
@@ -614,8 +614,8 @@ class Placement(ForwardReader[_Env]):
         known = self._called_module(func) if isinstance(func, cst.Attribute) else (
             self.ctx.types.kind_of(func, self.functions, self.cls) is Kind.MODULE)
         if known or (name is not None and _MODULE_NAME.search(name.rsplit(".", 1)[-1])):
-            return Placed(f"the output of `{name or 'the module'}` on a tensor {placed_args[0].how}", False,
-                          self._grad_on())
+            return Placed(f"the output of `{name or 'the module'}` on a tensor {placed_args[0].how}",
+                          self.ctx.types.module_output_is_a_tensor(func, self.functions, self.cls), self._grad_on())
         return None
 
     def _host_inputs(self, call: cst.Call) -> bool:
@@ -644,10 +644,14 @@ class Placement(ForwardReader[_Env]):
         return any(how == "value" and self.ctx.types.value_kind(node, [method] if method else [], self.cls)  # type: ignore
                    is Kind.MODULE for how, node, method in self.ctx.types.class_index(self.cls).bindings.get(name[5:], []))
 
-    def _output(self, name: str, model: Placed) -> Placed:
+    def _output(self, name: str, model: Placed, module: cst.BaseExpression) -> Placed:
+        """What calling `module` (named `name`, placed as `model`) gives: one tensor where its class is the file's
+        and its `forward` returns one on every path (`np.asarray(model(x))` reads it), else an object of any
+        shape (a tuple, a dict, a model's output object: only `.numpy()` of it shows a tensor)."""
         starts = model.how.startswith(("the output of", f"`{short(name, 30)}`, ")) and ", " in model.how
         how = model.how.split(", ", 1)[1] if starts else model.how  # (where the model itself was placed)
-        return Placed(f"the output of `{name}`, {how}", False, self._grad_on())
+        one = self.ctx.types.module_output_is_a_tensor(module, self.functions, self.cls)
+        return Placed(f"the output of `{name}`, {how}", one, self._grad_on())
 
     def _grad_on(self) -> bool:
         return self._grad_off == 0
