@@ -90,6 +90,21 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "zero_dim_tensor_stacked_with_a_tensor_method_of_the_inputs_arithmetic": Recipe(
         "total(D(2, 3), D(2, 3), [None, 0])"),
     "host_pad_concatenated_onto_a_tensor_method_of_an_input_times_a_number": Recipe("padded(D(3))"),
+    "zero_dim_tensor_stacked_with_a_functional_loss_of_the_callers_elements": Recipe(
+        "total([D(3), D(3)], [D(3), None])"),
+    "zero_dim_tensor_stacked_with_what_a_plain_function_makes_of_the_callers_elements": Recipe(
+        "total([D(3), D(3)], [D(3), None], lambda out, t: torch.tensor(float(out.shape[0] == t.shape[0])))",
+        note="the loss function may give its value on the host: the rule cannot tell where it is"),
+    "ones_concatenated_onto_what_as_tensor_makes_of_a_parameter": Recipe("homogeneous(D(4, 2))"),
+    "zeros_concatenated_onto_a_cast_of_what_as_tensor_makes_of_a_parameter": Recipe("pad(D(4, 2))"),
+    "as_tensor_of_a_parameter_every_caller_gives_a_tensor_made_on_the_host": Recipe("run(dev)"),
+    "as_tensor_of_a_parameter_every_caller_gives_host_data": Recipe("run()"),
+    "as_tensor_of_a_parameter_also_given_to_numpy": Recipe(
+        "homogeneous(np.zeros((4, 2)))", note="an array: as_tensor makes a CPU tensor of it"),
+    "as_tensor_of_a_parameter_iterated_as_a_list": Recipe("homogeneous([[0.0, 1.0], [2.0, 3.0]])"),
+    "as_tensor_of_a_parameter_bound_again_first": Recipe("homogeneous([[0.0, 1.0]])", note="a list"),
+    "tensor_of_a_parameter_is_data": Recipe("homogeneous([[0.0, 1.0], [2.0, 3.0]])", note="a list: data"),
+    "as_tensor_given_a_device": Recipe("homogeneous(D(4, 2), dev)"),
     "host_tensor_beside_arithmetic_of_the_inputs_without_a_tensor_method": Recipe("spread(2.0, 0.5)",
                                                                                   note="the inputs are numbers"),
     "zero_dim_host_tensor_in_arithmetic_with_a_tensor_method_of_the_inputs": Recipe("total(D(3), D(3))"),
@@ -307,6 +322,7 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "output_of_a_moved_model": Recipe("predict(H(2, 4))", "Net = lambda: nn.Linear(4, 3)",
                                       note="Net stands in as a linear layer"),
     "model_moved_in_place_by_a_statement": Recipe("embed(nn.Linear(4, 3), H(2, 4))"),
+    "numpy_function_of_the_output_of_a_module_class_of_the_file": Recipe("predict(H(2, 4))"),
     "attribute_of_a_moved_models_output": Recipe(
         "embed(Tagger(), D(2, 4))",
         "class Tagger(nn.Module):\n"
@@ -453,6 +469,13 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "what_a_tokenizer_or_a_helper_returns": Recipe(not_run="self.tokenizer, fn and self.config are not shown"),
     "output_of_a_model_given_an_input_made_on_the_host": Recipe(
         "export(nn.Linear(224, 2))", note="the model on the host, where the example input is made"),
+    "numpy_function_of_a_module_whose_forward_returns_a_dict": Recipe(
+        "predict(H(3))", note="NumPy makes an object array of the dict: no error"),
+    "numpy_function_of_a_module_whose_forward_may_return_a_tuple": Recipe(
+        not_run="the default path returns one tensor: it raises on a GPU, and the rule cannot tell which path runs"),
+    "numpy_function_of_a_module_of_another_file": Recipe(not_run="models.Net is not shown"),
+    "numpy_function_of_a_name_bound_to_modules_of_two_classes": Recipe(
+        "predict(H(3), True)", note="the large model's output, a dict"),
     "an_object_held_by_an_input": Recipe(
         "Spacing().to(dev)(SimpleNamespace(meta={'pixdim': H(3)}))",
         note="a MONAI-like input whose meta dict holds host tensors"),

@@ -168,6 +168,42 @@ FLAGGED = [
                     losses.append((preds - target).abs().mean())
             return torch.stack(losses)
     """, [(6, 27)]),
+    # issue 52: `torch.as_tensor(points)` returns a tensor it is given where it is: the tensor path is the caller's
+    case("ones_concatenated_onto_what_as_tensor_makes_of_a_parameter", """
+        import torch
+        def homogeneous(points):
+            pts = torch.as_tensor(points, dtype=torch.float32)
+            ones = torch.ones(pts.shape[0], 1)
+            return torch.cat([pts, ones], dim=1)
+    """, [(4, 12)]),
+    case("zeros_concatenated_onto_a_cast_of_what_as_tensor_makes_of_a_parameter", """
+        import torch
+        def pad(arg):
+            x = torch.as_tensor(arg).double()
+            zeros = torch.zeros((x.shape[0], 1), dtype=x.dtype)
+            return torch.cat((x, zeros), 1)
+    """, [(4, 13)]),
+    case("as_tensor_of_a_parameter_every_caller_gives_a_tensor_made_on_the_host", """
+        import torch
+        def pad(arg):
+            x = torch.as_tensor(arg)
+            return torch.cat((x, torch.zeros(1)))
+        def run(device):
+            return pad(torch.ones(3)), pad(torch.arange(2).float())
+    """, []),
+    # issue 52: elements of the caller's sequences given to a functional that refuses anything but tensors
+    case("zero_dim_tensor_stacked_with_a_functional_loss_of_the_callers_elements", """
+        import torch
+        import torch.nn.functional as F
+        def total(outputs, targets):
+            losses = []
+            for out, t in zip(outputs, targets):
+                if t is None:
+                    losses.append(torch.tensor(0).float())
+                else:
+                    losses.append(F.mse_loss(out, t))
+            return torch.stack(losses).mean()
+    """, [(7, 27)]),
     case("host_pad_concatenated_onto_a_tensor_method_of_an_input_times_a_number", """
         import torch
         def padded(x):
@@ -1272,6 +1308,63 @@ NOT_FLAGGED = [
         def total(preds, target):
             zero = torch.tensor(0.0)
             return (preds - target).abs().mean() + zero
+    """, []),
+    # the look-alikes of `torch.as_tensor(points)`: callers that give host data, a parameter the function gives
+    # NumPy (an array: `as_tensor` makes a CPU tensor of it), one it iterates (a list), one bound again first, and
+    # `torch.tensor(points)` (data made a tensor: a copy, read as data)
+    case("as_tensor_of_a_parameter_every_caller_gives_host_data", """
+        import numpy as np
+        import torch
+        def homogeneous(points):
+            pts = torch.as_tensor(points, dtype=torch.float32)
+            return torch.cat([pts, torch.ones(pts.shape[0], 1)], dim=1)
+        def run():
+            return homogeneous([[0.0, 1.0]]), homogeneous(np.zeros((2, 2)))
+    """, []),
+    case("as_tensor_of_a_parameter_also_given_to_numpy", """
+        import numpy as np
+        import torch
+        def homogeneous(points):
+            np.asarray(points).mean()
+            pts = torch.as_tensor(points)
+            return torch.cat([pts, torch.ones(pts.shape[0], 1)], dim=1)
+    """, []),
+    case("as_tensor_of_a_parameter_iterated_as_a_list", """
+        import torch
+        def homogeneous(points):
+            n = sum(1 for _ in points)
+            pts = torch.as_tensor(points)
+            return torch.cat([pts, torch.ones(n, 1)], dim=1)
+    """, []),
+    case("as_tensor_of_a_parameter_bound_again_first", """
+        import torch
+        def homogeneous(points):
+            points = [list(p) for p in points]
+            pts = torch.as_tensor(points)
+            return torch.cat([pts, torch.ones(pts.shape[0], 1)], dim=1)
+    """, []),
+    case("tensor_of_a_parameter_is_data", """
+        import torch
+        def homogeneous(points):
+            pts = torch.tensor(points)
+            return torch.cat([pts, torch.ones(pts.shape[0], 1)], dim=1)
+    """, []),
+    case("as_tensor_given_a_device", """
+        import torch
+        def homogeneous(points, device):
+            pts = torch.as_tensor(points, device=device)
+            return torch.cat([pts, torch.ones(pts.shape[0], 1, device=device)], dim=1)
+    """, []),
+    case("zero_dim_tensor_stacked_with_what_a_plain_function_makes_of_the_callers_elements", """
+        import torch
+        def total(outputs, targets, loss_fn):
+            losses = []
+            for out, t in zip(outputs, targets):
+                if t is None:
+                    losses.append(torch.tensor(0).float())
+                else:
+                    losses.append(loss_fn(out, t))
+            return torch.stack(losses).mean()
     """, []),
     case("a_tensor_method_of_arithmetic_with_a_call_is_not_the_inputs_alone", """
         import torch

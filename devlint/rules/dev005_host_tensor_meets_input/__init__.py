@@ -17,7 +17,8 @@ RULE = Rule(
         `torch.Tensor(array)`, ...) always creates its tensor on the CPU; `dtype=` alone does not place it. In a
         function whose inputs are tensors (parameters used as tensors, tensors inside a parameter used as such
         (`batch["mask"].bool()`, `data.x.size(0)`), elements of the caller's sequences that a loop uses as
-        tensors, a closure's tensor parameters, or a module's parameters, buffers and layers' outputs read
+        tensors (a tensor method, or a functional that takes several tensors: `F.mse_loss(out, t)`), a closure's
+        tensor parameters, or a module's parameters, buffers and layers' outputs read
         through `self`, and what a method of the class returns made only of those (`lower, upper =
         self._factors()`), a module known by its base, by its `forward` calling `self.<layer>(...)`, or by
         binding `self.<attr> = nn.Parameter(...)` or registering a buffer; and what another function returns
@@ -25,7 +26,9 @@ RULE = Rule(
         the result as only a torch tensor can be used (`adj = to_dense_adj(edge_index)` in `forward`, then
         `adj.size(0)`; `loss_fn(out, y).detach()`): computed from the caller's tensors, on their device; and
         arithmetic of the parameters and numbers given a tensor method (`(preds - target).abs()`: a tensor the
-        inputs make, as `preds.abs()` shows `preds` is one), the first
+        inputs make, as `preds.abs()` shows `preds` is one); and what `torch.as_tensor(p)` makes of a parameter
+        `p` the function neither gives NumPy nor iterates (`pts = torch.as_tensor(points)`: given a tensor,
+        `as_tensor` returns it where it is), unless every call in the file gives it host data; the first
         operation that mixes that CPU tensor with an input's tensor fails on a GPU with "Expected all tensors to
         be on the same device": arithmetic and matmul, `cat`, `stack`, a list later joined with the input's
         tensors, a `return` whose other paths return the input's tensors, a call of a submodule, and every

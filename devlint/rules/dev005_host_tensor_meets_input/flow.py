@@ -155,6 +155,8 @@ class FunctionFlow:
     placeholders: set[cst.Call] = field(default_factory=set)
     # factories that start an attribute the class only ever concatenates onto (`accumulated_attributes`), by attribute
     accumulators: dict[cst.Call, str] = field(default_factory=dict)
+    # the tensors `torch.as_tensor(p)` makes of a parameter `p` (roots, by what they meet) -> `p`
+    converted: dict[str, str] = field(default_factory=dict)
 
     def reportable(self) -> list[tuple[cst.Call, str, Meeting]]:
         """(factory, name, its first meeting), in the order of the source."""
@@ -553,6 +555,17 @@ def tensor_parameters(function: cst.FunctionDef,
     return shown - refused, sequences
 
 
+def _numpy_data(own: list[cst.CSTNode]) -> set[str]:
+    """The names given to NumPy (`np.asarray(p)`) or to `torch.from_numpy`: arrays, not tensors."""
+    found: set[str] = set()
+    for node in own:
+        if type(node) is cst.Call:
+            callee = dotted_name(node.func) or ""
+            if callee.startswith(("np.", "numpy.")) or callee.endswith("from_numpy"):
+                found.update(arg.value.value for arg in node.args if type(arg.value) is cst.Name)
+    return found
+
+
 def _arrays_made_tensors(function: cst.FunctionDef, names: "dict[str, cst.Param]",
                          own: Optional[list[cst.CSTNode]] = None) -> dict[int, str]:
     """`if isinstance(x, np.ndarray): x = torch.from_numpy(x)` (or `torch.tensor(x)`, `torch.as_tensor(x)`) of a
@@ -683,6 +696,7 @@ class FlowReader(ForwardReader[dict[str, Value]]):
         self.parameters = set(named_parameters(function)) - {"self", "cls"}
         self.items = tensor_items(function, self.params, own)
         self.flow.tensor_params = self.params
+        self.numpy_data = _numpy_data(own)
         self.filled: dict[cst.Call, str] = {}  # host buffers written from an input's tensor: the input
         self.filled_lists: set[cst.Call] = set()  # host tensors of a list given an input's tensors too
         self.steps_parameters: Optional[bool] = None  # reads `self.param_groups` (an optimizer's step); once asked
@@ -893,8 +907,8 @@ class FlowReader(ForwardReader[dict[str, Value]]):
         self.flow.meets_cpu |= flow.meets_cpu & mine
 
     def _tensor_elements(self, loop: cst.For) -> set[str]:
-        """`for p, t in zip(preds, targets): ... p.numel()`: the elements of the caller's sequences
-        that the loop uses as tensors are inputs too (on the caller's device). Not fix sources: they
+        """`for p, t in zip(preds, targets): ... p.numel()` (or `F.mse_loss(p, t)`): the elements of the caller's
+        sequences that the loop uses as tensors are inputs too (on the caller's device). Not fix sources: they
         are not parameters."""
         iterated = loop.iter
         while type(iterated) is cst.Call and dotted_name(iterated.func) in LOOP_WRAPPERS:
@@ -917,6 +931,11 @@ class FlowReader(ForwardReader[dict[str, Value]]):
                     node.func.value) is cst.Name and node.func.value.value in targets:
                 if node.func.attr.value in _ELEMENT_TENSOR_METHODS:
                     shown.add(node.func.value.value)
+            if type(node) is cst.Call and (self.torch.qualify(node.func) or "").startswith("torch.nn.functional.") \
+                    and self.torch.qualify(node.func).rsplit(".", 1)[-1] in SAME_DEVICE_FUNCTIONAL:  # type: ignore
+                # `F.mse_loss(out, t)`: a functional that takes several tensors refuses anything else
+                shown.update(arg.value.value for arg in positional(node)[:2]
+                             if type(arg.value) is cst.Name and arg.value.value in targets)
         return shown
 
     def _optimised_parameters(self, loop: cst.For) -> set[str]:
@@ -1318,6 +1337,11 @@ class FlowReader(ForwardReader[dict[str, Value]]):
                     self.flow.moved |= set(args[0].host) if args else set()  # `torch.as_tensor(t, device=d)`
                 return NOTHING
             data = positional(node)
+            converted = self._converted_parameter(name, data, env)
+            if converted is not None:
+                root = f"the tensor `torch.as_tensor({converted})` makes of the caller's `{converted}`"
+                self.flow.converted[root] = converted
+                return Value(inputs=frozenset({root}))
             if name in ("tensor", "as_tensor") and args and (args[0].inputs or args[0].on_cpu):
                 return Value(inputs=args[0].inputs, on_cpu=args[0].on_cpu)  # already a tensor: it follows it
             if name in ("tensor", "as_tensor") and data and _may_hold_a_tensor(data[0].value, env):
@@ -1342,6 +1366,17 @@ class FlowReader(ForwardReader[dict[str, Value]]):
             self._join(tensors, f"torch.{short}", short not in NO_SCALARS,
                        self._indices(node, name, args, 0) if name == short else ())
         return _combine(tensors)
+
+    def _converted_parameter(self, name: str, data: list[cst.Arg], env: dict[str, Value]) -> Optional[str]:
+        """`p` of `torch.as_tensor(p)` (no `device=`), a parameter not shown to be a tensor, a sequence or NumPy data,
+        and not bound again: given a tensor, `as_tensor` returns it where it is (the caller's device); given a list
+        or an array, a CPU tensor. Code that takes either goes on with the caller's tensor on the tensor path."""
+        if name != "as_tensor" or len(data) != 1 or type(data[0].value) is not cst.Name:
+            return None
+        param = data[0].value.value
+        if param not in self.parameters or param in self.params or param in self.sequences or param in env:
+            return None
+        return None if param in self.numpy_data else param
 
     def _meet_returns(self) -> None:
         """A host tensor returned where other paths return the input's tensors: the caller gets
@@ -1567,9 +1602,11 @@ class CallSites:
             for child in children(node):
                 push((child, function))
 
-    def only_host_or_default(self, function: cst.FunctionDef, param: str, torch: TorchNames) -> bool:
+    def only_host_or_default(self, function: cst.FunctionDef, param: str, torch: TorchNames,
+                             data_too: bool = False) -> bool:
         """Does every call of `function` in the file (one at least) leave `param` to its default or pass
-        a tensor made on the CPU by a factory? Then the file shows it never holds an input's tensor."""
+        a tensor made on the CPU by a factory? Then the file shows it never holds an input's tensor. `data_too`:
+        host data counts too (a list or tuple written out, a number, a NumPy call), for `torch.as_tensor(param)`."""
         sites = self.calls.get(function.name.value, [])
         if not sites:
             return False
@@ -1593,9 +1630,16 @@ class CallSites:
                 if target.default is None:
                     return False  # a call that does not match this function
                 continue
-            if not _made_on_host(given, caller, torch):
+            if not (_made_on_host(given, caller, torch) or data_too and _host_data(given)):
                 return False
         return True
+
+
+def _host_data(expr: cst.BaseExpression) -> bool:
+    """A list, tuple or number written out, or a NumPy call's array: never a device tensor."""
+    if type(expr) in (cst.List, cst.Tuple, cst.ListComp, cst.Integer, cst.Float) or _is_number(expr):
+        return True
+    return type(expr) is cst.Call and (dotted_name(expr.func) or "").startswith(("np.", "numpy."))
 
 
 def _made_on_host(expr: cst.BaseExpression, caller: Optional[cst.FunctionDef], torch: TorchNames,

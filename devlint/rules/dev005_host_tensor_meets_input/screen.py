@@ -439,6 +439,9 @@ class _InputTrace:
                 holder = _holder(node.value, parameters)  # type: ignore[attr-defined]
                 if holder is not None:
                     self.holders.add(holder)
+            elif type(node) is ast.Call and node.args and type(node.args[0]) is ast.Name and (  # type: ignore
+                    node.args[0].id in parameters and "torch.as_tensor" in facts.torch_names(node)):  # type: ignore
+                self.names.add(node.args[0].id)  # type: ignore[attr-defined]  (`torch.as_tensor(points)`)
             elif type(node) is ast.For or type(node) is ast.AsyncFor:
                 if any(type(n) is ast.Name and n.id in parameters for n in walk(node.iter)) or (  # type: ignore
                         _steps_parameters(node, nodes)):  # type: ignore[arg-type]
@@ -646,6 +649,9 @@ def _may_have_inputs(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFu
             used_as_tensors.add(node.value.id)  # type: ignore[attr-defined]
         elif type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "super":  # type: ignore
             return True  # `super().forward(x)`: the output of the module's own layer
+        elif type(node) is ast.Call and node.args and type(node.args[0]) is ast.Name and (  # type: ignore
+                node.args[0].id in params and "torch.as_tensor" in facts.torch_names(node)):  # type: ignore
+            return True  # `torch.as_tensor(points)`: the caller's tensor, where it gave one
         elif type(node) is ast.For and _steps_parameters(node, walk(function)):  # type: ignore[arg-type]
             return True  # `for p in group["params"]`: an optimizer's parameters
         elif type(node) is ast.For and _iterates_parameters(node.iter, params):  # type: ignore[attr-defined]
@@ -654,6 +660,10 @@ def _may_have_inputs(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFu
                 if type(inner) is ast.Attribute and type(inner.value) is ast.Name:  # type: ignore[attr-defined]
                     if inner.value.id in targets and inner.attr in _TENSOR_EVIDENCE:  # type: ignore[attr-defined]
                         return True  # `for p in preds: p.numel()`: elements of the caller's tensors
+                elif type(inner) is ast.Call and any(  # type: ignore[attr-defined]
+                        type(a) is ast.Name and a.id in targets for a in inner.args[:2]) and any(  # type: ignore
+                        name.startswith("torch.nn.functional.") for name in facts.torch_names(inner)):  # type: ignore
+                    return True  # `F.mse_loss(out, t)`: a functional refuses anything but tensors
     if not used_as_tensors.isdisjoint(_aliases_of_items(walk(function), params)):
         return True  # `ids = batch["ids"]`, `ids.size(0)`
     if not (args.args and args.args[0].arg == "self"):

@@ -155,13 +155,16 @@ class HostTensorMeetsInput(RuleVisitor):
 
     def _callers_keep_it_on_the_host(self, function: cst.FunctionDef, meeting: Meeting, flow: FunctionFlow) -> bool:
         """The input it meets is a parameter that every call in the file leaves to its default or
-        gives a CPU tensor (`self.embedding(torch.tensor(scale).repeat(n)).to(device)`)."""
-        if meeting.root not in flow.tensor_params:
+        gives a CPU tensor (`self.embedding(torch.tensor(scale).repeat(n)).to(device)`); for a parameter made a
+        tensor with `torch.as_tensor(points)`, host data too (`f([[0, 1]])`, `f(np.zeros(3))`)."""
+        converted = flow.converted.get(meeting.root)
+        if meeting.root not in flow.tensor_params and converted is None:
             return False
         sites = self.ctx.cache.get("call_sites")
         if sites is None:
             sites = self.ctx.cache["call_sites"] = CallSites(self.ctx.module)
-        return sites.only_host_or_default(function, meeting.root, self.torch)  # type: ignore[union-attr]
+        return sites.only_host_or_default(  # type: ignore[union-attr]
+            function, converted or meeting.root, self.torch, data_too=converted is not None)
 
 
 def _drop_fixes_that_split_host_tensors(found: list, flow: FunctionFlow) -> None:
