@@ -105,6 +105,8 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "as_tensor_of_a_parameter_bound_again_first": Recipe("homogeneous([[0.0, 1.0]])", note="a list"),
     "tensor_of_a_parameter_is_data": Recipe("homogeneous([[0.0, 1.0], [2.0, 3.0]])", note="a list: data"),
     "as_tensor_given_a_device": Recipe("homogeneous(D(4, 2), dev)"),
+    "given_a_type_the_code_holds_which_may_name_a_device": Recipe("sqrt_newton_schulz(D(2, 3, 3), 2)"),
+    "cast_to_a_torch_dtype_stays_on_the_host": Recipe("spread(D(3, 3).half())"),
     "host_tensor_beside_arithmetic_of_the_inputs_without_a_tensor_method": Recipe("spread(2.0, 0.5)",
                                                                                   note="the inputs are numbers"),
     "zero_dim_host_tensor_in_arithmetic_with_a_tensor_method_of_the_inputs": Recipe("total(D(3), D(3))"),

@@ -277,7 +277,16 @@ NOT_FLAGGED = [
         c = torch.empty((0,)).cuda()
         e = torch.full((0,), 1.0).to(d)
         f = torch.randint(0, 5, (0,)).to(d)
+        g = torch.arange(0, 0).to(d)
+        h = torch.arange(0).cuda()
+        i = torch.arange(3, 0, 1).to(d)
     """, []),
+    # T18's blind labels: an `arange` whose literal bounds hold a step is not a placeholder
+    case("arange_with_a_step_in_its_bounds", """
+        import torch
+        a = torch.arange(3, 0, -1).to(d)
+        b = torch.arange(0, 1).to(d)
+    """, [(2, 5), (3, 5)]),
     case("tensor_method_new_zeros", """
         import torch
         def f(x, d):

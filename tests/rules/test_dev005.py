@@ -847,6 +847,15 @@ NOT_FLAGGED = [
             eye = torch.eye(3).type(cov.type())
             return cov + eye
     """, []),
+    # T18's blind labels: a type the code holds may be a tensor type string (`dtype = A.type()`), which names a device
+    case("given_a_type_the_code_holds_which_may_name_a_device", """
+        import torch
+        def sqrt_newton_schulz(A, iterations, dtype=None):
+            if dtype is None:
+                dtype = A.type()
+            K = torch.eye(A.shape[1]).repeat(A.shape[0], 1, 1).type(dtype)
+            return 3.0 * K - A.bmm(K)
+    """, []),
     case("elements_of_a_sequence_not_shown_to_be_tensors", """
         import torch
         def total(arrays):
@@ -1366,6 +1375,12 @@ NOT_FLAGGED = [
                     losses.append(loss_fn(out, t))
             return torch.stack(losses).mean()
     """, []),
+    case("cast_to_a_torch_dtype_stays_on_the_host", """
+        import torch
+        def spread(x: torch.Tensor):
+            eye = torch.eye(3).type(torch.float16)
+            return x + eye
+    """, [(3, 11)]),
     case("a_tensor_method_of_arithmetic_with_a_call_is_not_the_inputs_alone", """
         import torch
         def total(preds, scale):

@@ -571,8 +571,16 @@ def _without_statement(body: Sequence[cst.BaseStatement], i: int,
 
 
 def _empty(factory: cst.Call, name: str) -> bool:
-    """A 0-element tensor written out: `torch.zeros(0)`, `torch.empty(0, 3)`, `torch.tensor([])`."""
+    """A 0-element tensor written out: `torch.zeros(0)`, `torch.empty(0, 3)`, `torch.tensor([])`, `torch.arange(0, 0)`
+    (an `arange` whose literal bounds hold no step)."""
     args = [arg.value for arg in factory.args if arg.keyword is None and not arg.star]
+    if name == "arange":
+        bounds = [integer_value(arg) for arg in args]
+        if not bounds or None in bounds or any(arg.keyword is not None and arg.keyword.value in (
+                "start", "end", "step") for arg in factory.args):
+            return False
+        start, end, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds[:2], bounds[2] if len(bounds) > 2 else 1)
+        return step > 0 and end <= start or step < 0 and end >= start  # type: ignore[operator]
     if name in _DATA_FACTORIES or name in LEGACY_CONSTRUCTORS:
         return bool(args) and isinstance(args[0], (cst.List, cst.Tuple)) and not args[0].elements
     if name not in ("zeros", "ones", "empty", "full", "rand", "randn", "randint"):

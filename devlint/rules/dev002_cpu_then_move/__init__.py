@@ -30,7 +30,8 @@ RULE = Rule(
         Host data that must cross anyway (`torch.tensor(values).to(device)` of a list, a number or a
         NumPy array: the same one copy as `torch.tensor(values, device=device)`) is DEV011 (in preview).
         Not reported: `torch.tensor(t)` of a value shown to be a tensor (it copies `t` where it is), a
-        0-element placeholder (`torch.zeros(0)`), `zeros_like(x)` and the other `*_like` factories (they follow `x`'s device),
+        0-element placeholder (`torch.zeros(0)`, `torch.arange(0, 0)`), `zeros_like(x)` and the other `*_like`
+        factories (they follow `x`'s device),
         random factories given `generator=` (a CPU generator draws on the CPU, and `device=` of
         another device would raise), `torch.from_numpy(a)` (the data is on the host anyway), moves
         to `"cpu"` or to a dtype only, code under `with torch.device(...)` or after

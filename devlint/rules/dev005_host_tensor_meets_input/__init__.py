@@ -67,7 +67,8 @@ RULE = Rule(
         truth tests and host values (`if torch.rand(1) < p:`, `.item()`, `int()`, sizes, slice bounds), a
         Python subscript with a CPU index (`x[idx]`, `x[idx] = v`: PyTorch accepts CPU indices there),
         tensors handed to a plain function (it may place them), values moved later (`.to()`, `.cuda()`,
-        `.type_as()`, a call given `device=` such as `torch.sparse_coo_tensor(i, v, device=d)`) or sent to
+        `.type_as()`, `.type(t)` of a tensor type the code holds, `t = x.type()`, or writes with `cuda`, a call
+        given `device=` such as `torch.sparse_coo_tensor(i, v, device=d)`) or sent to
         the host on purpose (`.cpu()`, `.numpy()`, `torch.load(..., map_location="cpu")`), `*_like` and
         `x.new_*` (they follow `x`), factories with `generator=`, the branch of a CUDA availability test
         that runs only without CUDA (the guards DEV003 reads), a branch that never runs (`if

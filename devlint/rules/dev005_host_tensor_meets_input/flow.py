@@ -55,12 +55,21 @@ _MOVES = frozenset({"cuda", "type_as", "to"})
 
 
 def _takes_a_tensors_type(call: cst.Call) -> bool:
-    """`x.type(other.type())`: the type string of a tensor names its device too (`torch.cuda.FloatTensor`),
-    so the result is where `other` is."""
+    """`x.type(other.type())`, `x.type(dtype)`, `x.type("torch.cuda.FloatTensor")`: a tensor type (written out, or
+    one the code holds, a type string of a tensor) names its device too, so the result may be elsewhere; only a torch
+    dtype (`x.type(torch.float16)`) or a host type's name casts where it is."""
     args = positional(call)
-    return (isinstance(call.func, cst.Attribute) and call.func.attr.value == "type" and len(args) == 1
-            and isinstance(args[0].value, cst.Call) and isinstance(args[0].value.func, cst.Attribute)
-            and args[0].value.func.attr.value == "type" and not args[0].value.args)
+    if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "type" and len(args) == 1):
+        return False
+    value = args[0].value
+    if isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return "cuda" in code_of(value)
+    name = dotted_name(value)
+    if name is not None and "." in name:
+        return "cuda" in name  # `torch.float16`, `torch.FloatTensor` (host); `torch.cuda.FloatTensor`
+    return True  # `other.type()`, `dtype`: maybe a device's tensor type
+
+
 # Builtins that turn a tensor into a Python value.
 # `torch.tensor(data)` and the legacy constructors given data: what they are given is not a tensor
 _DATA_CONSTRUCTORS = frozenset({"tensor", *LEGACY_CONSTRUCTORS})
