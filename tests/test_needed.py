@@ -249,10 +249,66 @@ def test_a_candidate_at_the_module_level_parses_every_statement() -> None:
 
 
 def test_a_rule_that_reads_the_whole_file_parses_every_statement() -> None:
-    assert all(entry.rule.candidates is None for entry in all_rules() if entry.rule.code == "DEV005")
-    source = LEFT_OUT + "\n\ndef load(path):\n    return torch.load(path)\n"
-    analysis = analyze(source, "example.py", PREVIEW)
+    assert all(entry.rule.candidates is None for entry in all_rules() if entry.rule.code == "DEV008")
+    source = LEFT_OUT + "\n\ndef step(x):\n    with torch.cuda.amp.autocast():\n        return x\n"
+    analysis = analyze(source, "example.py", DEFAULT)
+    assert [d.code for d in analysis.diagnostics].count("DEV008") == 1
     assert analysis.module is not None and len(analysis.module.body) == len(ast.parse(source).body)
+
+
+def test_dev010_reads_the_copies_and_the_callers_of_the_functions_that_make_them() -> None:
+    """`y = fetch(x)` then `y.tolist()`: the read is in the caller of the function that makes the copy; a function of
+    this file left out is still one of the file's (its name is not another library's: `_hands_over`)."""
+    source = LEFT_OUT + textwrap.dedent('''\
+
+        def fetch(x):
+            return x.to("cpu", non_blocking=True)
+
+        def caller(x):
+            y = fetch(x)
+            return y.tolist()
+
+        def outer():
+            def plan(v):
+                return v
+            return plan
+
+        def hands(x, wrapper):
+            y = x.to("cpu", non_blocking=True)
+            wrapper.plan(y)
+        ''')
+    kept = _kept(source)
+    assert "fetch" in kept and "caller" in kept and "hands" in kept and "outer" not in kept
+    reports = _same_as_whole(source)
+    assert [d[0] for d in reports if d[4] == "DEV010"] == [source.splitlines().index("    return y.tolist()") + 1]
+    assert analyze(source, "example.py", DEFAULT).narrowed
+
+
+def test_dev005_reads_the_functions_its_screen_keeps_and_every_call_of_them() -> None:
+    """DEV005 lists as candidates the functions its screen keeps and the calls of those by name: whether every
+    caller gives a host tensor silences it (`CallSites`), so a caller left out would change the answer."""
+    source = LEFT_OUT + textwrap.dedent('''\
+
+        def pad(x):
+            return torch.cat([x, torch.zeros(x.shape[0], 1)], 1)
+
+        def caller():
+            return pad(torch.ones(3, 2))
+
+        def other(x):
+            return x + 1
+        ''')
+    rules, facts = screen_with_facts(source, prefilter(source, enabled_rules(PREVIEW, "example.py")), ast.parse(source),
+                                     preview=True)
+    [dev005] = [entry for entry in rules if entry.rule.code == "DEV005"]
+    held = {getattr(node, "name", None) or type(node).__name__ for node in dev005.rule.candidates(facts)}
+    assert held == {"pad", "Call"}
+    assert _same_as_whole(source, PREVIEW) == _reports(source, PREVIEW, whole=True)
+    assert not [d for d in _reports(source, PREVIEW) if d[4] == "DEV005"]  # the only caller gives a host tensor
+    without_the_caller = source.replace("return pad(torch.ones(3, 2))", "return 1")
+    assert [d[4] for d in _same_as_whole(without_the_caller, PREVIEW)].count("DEV005") == 1
+    analysis = analyze(source, "example.py", PREVIEW)
+    assert analysis.narrowed
 
 
 # LEFT_OUT with a report that offers no fix (a discarded move of a name never read again)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from devlint.analysis.prefilter import words
-from devlint.rules.dev005_host_tensor_meets_input.screen import host_meetings_possible
+from devlint.rules.dev005_host_tensor_meets_input.screen import host_meeting_candidates, host_meetings_possible
 from devlint.analysis.torch_operations import TORCH_VERSION
 from devlint.analysis.vocabulary import FACTORIES, LEGACY_CONSTRUCTORS
 from devlint.rules.rule import FixSafety, Rule
@@ -110,5 +110,6 @@ RULE = Rule(
     """,
     tokens=("torch", words(*FACTORIES, *LEGACY_CONSTRUCTORS)),
     screen=host_meetings_possible,
+    candidates=host_meeting_candidates,
     preview=True,
 )

@@ -73,6 +73,24 @@ def host_meetings_possible(facts: SyntaxFacts) -> bool:
     return bool(verdicts)
 
 
+def host_meeting_candidates(facts: SyntaxFacts) -> Iterable[ast.AST]:
+    """What DEV005's flow reads, for the LibCST stage to parse (devlint/analysis/needed.py): each function the
+    screen keeps (its reports are at the factories in it, or in another method of its class, which is parsed with
+    it), and every call in the file of one of those by its name (`pad(x)`, `obj.pad(x)`): the flow asks whether
+    every caller gives a host tensor (`CallSites`), and reads each caller's bindings for that."""
+    if facts.host_meeting_functions is None:
+        host_meetings_possible(facts)
+    functions = sorted(facts.functions, key=lambda f: (f.lineno, f.col_offset))  # (the screen's order)
+    kept = [function for function, verdict in zip(functions, facts.host_meeting_functions or ()) if verdict]
+    yield from kept
+    names = {function.name for function in kept}
+    for call in (node for node in walk(facts.tree) if type(node) is ast.Call):  # (`facts.calls` leaves chains out)
+        func = call.func  # type: ignore[attr-defined]
+        name = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None  # type: ignore
+        if name in names:
+            yield call
+
+
 def _host_attribute_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     """The methods of a class with a base that read `self.X` where the class's `__init__` binds `self.X` to
     a factory's host tensor (directly, through a method chain, or through a name bound to one): a plain

@@ -48,7 +48,10 @@ class HostTensorMeetsInput(RuleVisitor):
         self._add_host_attribute_readers(classes, facts, may_meet)
         self._add_callers_of_makers(may_meet)
         reported: set[cst.Call] = set()
-        defined = {f.name.value for f in self.ctx.function_order}  # every function and method of the file
+        # every function and method of the file (from `ast` where it is at hand: a narrowed tree leaves some out)
+        syntax = self.ctx.syntax
+        defined = {f.name for f in syntax.functions} if syntax is not None else {
+            f.name.value for f in self.ctx.function_order}
         for function, cls in self.functions.items():
             if may_meet is not None and not may_meet[self.ctx.function_order[function]]:
                 continue  # the screen saw no factory there that can meet an input

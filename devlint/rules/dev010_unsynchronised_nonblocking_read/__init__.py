@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+from typing import Iterator
+
 from devlint.analysis.prefilter import words
-from devlint.analysis.screen import SyntaxFacts
+from devlint.analysis.screen import SyntaxFacts, contains, walk
 from devlint.rules.rule import FixSafety, Rule
 
 
@@ -13,6 +16,22 @@ def _screen(facts: SyntaxFacts) -> bool:
     if facts.nonblocking_methods & {"to", "copy_"}:
         return True
     return bool(facts.nonblocking_methods) and any(function.name == "cpu" for function in facts.functions)
+
+
+def _candidates(facts: SyntaxFacts) -> Iterator[ast.AST]:
+    """Where the rule reports, by the top-level statement LibCST must parse (devlint/analysis/needed.py): every call
+    given `non_blocking` (the copy; a read or a hand-over follows it in its block, or is chained onto it; a `cpu()`
+    returns it), and every call by its name of a function that holds one (`y = fetch(x)` then `y.tolist()`: the
+    caller reads what `fetch` returns)."""
+    calls = [node for node in walk(facts.tree) if type(node) is ast.Call]  # (`facts.calls` leaves chains out)
+    copies = [call for call in calls if any(keyword.arg == "non_blocking" for keyword in call.keywords)]  # type: ignore
+    yield from copies
+    holding = {function.name for function in facts.functions if any(contains(function, call) for call in copies)}
+    for call in calls:
+        func = call.func  # type: ignore[attr-defined]
+        name = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None  # type: ignore
+        if name in holding:
+            yield call
 
 
 RULE = Rule(
@@ -69,4 +88,5 @@ RULE = Rule(
     """,
     tokens=("torch", words("non_blocking")),
     screen=_screen,
+    candidates=_candidates,
 )

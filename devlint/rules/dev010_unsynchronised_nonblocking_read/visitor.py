@@ -293,8 +293,12 @@ class UnsynchronisedNonblockingRead(RuleVisitor):
         return found[0] if len(found) == 1 and not found[0].decorators else None
 
     def _own_names(self) -> set[str]:
-        """The functions and classes this file defines (one walk of the module)."""
-        if self._definitions is None:
+        """The functions and classes this file defines (from `ast` where it is at hand: a narrowed tree leaves some
+        out; else one walk of the module)."""
+        syntax = self.ctx.syntax
+        if self._definitions is None and syntax is not None:
+            self._definitions = {f.name for f in syntax.functions} | {c.name for c in syntax.classes}
+        elif self._definitions is None:
             self._definitions = {node.name.value for node in nodes(self.ctx.module)
                                  if isinstance(node, (cst.FunctionDef, cst.ClassDef))}
         return self._definitions
