@@ -103,8 +103,8 @@ def test_a_definition_a_kept_statement_names_is_parsed_for_its_header_and_what_t
             \t\treturn x
 
         class Encoder(Base, metaclass=Meta):
-            """Its body is not read: it has no `forward` (what calling its objects gives is not asked)."""
-            def encode(self, x):
+            """Its body is not read."""
+            def forward(self, x):
                 return inner(x)
 
         class Size: pass
@@ -128,7 +128,8 @@ def test_a_definition_a_kept_statement_names_is_parsed_for_its_header_and_what_t
 
 def test_a_module_class_a_kept_statement_calls_is_parsed_whole_for_what_its_forward_returns() -> None:
     """`np.asarray(model(x))` is DEV006's where `forward` returns one tensor on every path: the type oracle reads
-    the class's `forward`, so the class is parsed whole where a kept statement calls it by its name."""
+    the class's `forward`, so DEV006 lists the class the model is made of (the one the function calls, not another
+    class it names)."""
     source = HEADER + textwrap.dedent('''\
         import numpy as np
 
@@ -284,6 +285,45 @@ def test_dev010_reads_the_copies_and_the_callers_of_the_functions_that_make_them
     assert analyze(source, "example.py", DEFAULT).narrowed
 
 
+def _dev005_candidates(source: str) -> list[ast.AST]:
+    rules, facts = screen_with_facts(source, prefilter(source, enabled_rules(PREVIEW, "example.py")), ast.parse(source),
+                                     preview=True)
+    [dev005] = [entry for entry in rules if entry.rule.code == "DEV005"]
+    return list(dev005.rule.candidates(facts))
+
+
+def test_dev005_reads_the_module_classes_its_functions_make() -> None:
+    """`self.encoder = Encoder()`: what a call of `self.encoder` is (a submodule, its layers) is read from the class,
+    so DEV005 lists the classes with a `forward` that its functions make, and those these make, by their name."""
+    source = HEADER + textwrap.dedent('''\
+        class Inner(nn.Module):
+            def forward(self, x):
+                return x
+
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.inner = Inner()
+            def forward(self, x):
+                return self.inner(x)
+
+        class Unrelated(nn.Module):
+            """Made nowhere: not read."""
+            def forward(self, x):
+                return x * 2
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.encoder = Encoder()
+            def forward(self, x):
+                return self.encoder(torch.cat([x, torch.ones(x.shape[0], 1)], 1))
+        ''')
+    classes = {node.name for node in _dev005_candidates(source) if isinstance(node, ast.ClassDef)}
+    assert classes == {"Encoder", "Inner"}
+    assert [d[4] for d in _same_as_whole(source, PREVIEW)].count("DEV005") == 1
+
+
 def test_dev005_reads_the_functions_its_screen_keeps_and_every_call_of_them() -> None:
     """DEV005 lists as candidates the functions its screen keeps and the calls of those by name: whether every
     caller gives a host tensor silences it (`CallSites`), so a caller left out would change the answer."""
@@ -298,10 +338,7 @@ def test_dev005_reads_the_functions_its_screen_keeps_and_every_call_of_them() ->
         def other(x):
             return x + 1
         ''')
-    rules, facts = screen_with_facts(source, prefilter(source, enabled_rules(PREVIEW, "example.py")), ast.parse(source),
-                                     preview=True)
-    [dev005] = [entry for entry in rules if entry.rule.code == "DEV005"]
-    held = {getattr(node, "name", None) or type(node).__name__ for node in dev005.rule.candidates(facts)}
+    held = {getattr(node, "name", None) or type(node).__name__ for node in _dev005_candidates(source)}
     assert held == {"pad", "Call"}
     assert _same_as_whole(source, PREVIEW) == _reports(source, PREVIEW, whole=True)
     assert not [d for d in _reports(source, PREVIEW) if d[4] == "DEV005"]  # the only caller gives a host tensor

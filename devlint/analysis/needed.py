@@ -13,8 +13,7 @@ whether it is a class and its bases. No such rule reads a function's callers. So
   `global`); every other definition of a name a kept definition binds, likewise;
 - the definition of a base of a class kept whole that calls `super()`, whole (DEV006 reads the overridden method);
 - a function a statement kept whole calls by its name (`kernel = make_kernel(...)`), whole: the type oracle reads
-  what its returns give; and so a class with a `forward` it calls by its name (`model = Net()`): what calling the
-  object gives;
+  what its returns give (a rule that reads a class's methods, what calling its objects gives, lists the class);
 - every definition that says something of the whole file wherever it is, whole: an import of torch (the torch
   names are the file's), of numpy or scikit-learn (DEV006 reads their names as the file's), `set_default_device`
   (DEV002 reports nothing after one), a class with its own `to()` (the type oracle then doubts any object of
@@ -95,20 +94,13 @@ def needed_statements(facts: SyntaxFacts, text: str,
             read.add(name)
             for j in binders.get(name, ()):
                 wanted = WHOLE if name in inside[j] or name in reached or not _header_apart(body[j], lines) or (
-                    name in called and _read_when_called(body[j])) else HEADER
+                    name in called and type(body[j]) is ast.FunctionDef) else HEADER
                 if parsed[j] < wanted:
                     parsed[j] = wanted
                     work.append(j)  # (again, where a header becomes whole: what its body mentions is read)
     if all(what == WHOLE for what in parsed):
         return None
     return [(statement, what) for statement, what in zip(body, parsed) if what]
-
-
-def _read_when_called(definition: ast.stmt) -> bool:
-    """A function (the type oracle reads what its returns give), or a class with a `forward` (what calling its
-    objects gives: DEV006 reads whether every return of `forward` is a tensor)."""
-    return type(definition) is ast.FunctionDef or type(definition) is ast.ClassDef and any(
-        type(member) is ast.FunctionDef and member.name == "forward" for member in definition.body)  # type: ignore
 
 
 def _says_of_the_whole_file(facts: SyntaxFacts, holding: Callable[[ast.AST], int]) -> set[int]:

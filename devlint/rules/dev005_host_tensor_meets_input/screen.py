@@ -76,19 +76,43 @@ def host_meetings_possible(facts: SyntaxFacts) -> bool:
 def host_meeting_candidates(facts: SyntaxFacts) -> Iterable[ast.AST]:
     """What DEV005's flow reads, for the LibCST stage to parse (devlint/analysis/needed.py): each function the
     screen keeps (its reports are at the factories in it, or in another method of its class, which is parsed with
-    it), and every call in the file of one of those by its name (`pad(x)`, `obj.pad(x)`): the flow asks whether
-    every caller gives a host tensor (`CallSites`), and reads each caller's bindings for that."""
+    it), the module classes they make (`_module_classes_reached`), and every call in the file of one of those
+    functions by its name (`pad(x)`, `obj.pad(x)`): the flow asks whether every caller gives a host tensor
+    (`CallSites`), and reads each caller's bindings for that."""
     if facts.host_meeting_functions is None:
         host_meetings_possible(facts)
     functions = sorted(facts.functions, key=lambda f: (f.lineno, f.col_offset))  # (the screen's order)
     kept = [function for function, verdict in zip(functions, facts.host_meeting_functions or ()) if verdict]
     yield from kept
+    yield from _module_classes_reached(facts, kept)
     names = {function.name for function in kept}
     for call in (node for node in walk(facts.tree) if type(node) is ast.Call):  # (`facts.calls` leaves chains out)
         func = call.func  # type: ignore[attr-defined]
         name = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None  # type: ignore
         if name in names:
             yield call
+
+
+def _module_classes_reached(facts: SyntaxFacts, kept: list[_Function]) -> Iterable[ast.ClassDef]:
+    """The classes with a `forward` that the kept functions' top-level statements, or the module's own statements,
+    call by their name (`self.encoder = GPT2Model(config)`), and those such a class calls, until none is new: the flow
+    reads what such a submodule is from its class (a module's layers, what its `forward` gives)."""
+    with_forward = {cls.name: cls for cls in facts.classes
+                    if any(type(member) in _FUNCTIONS and member.name == "forward" for member in cls.body)}
+    if not with_forward:
+        return
+    body = facts.tree.body
+    roots: list[ast.AST] = [statement for statement in body if not isinstance(statement, (*_FUNCTIONS, ast.ClassDef))]
+    roots += [statement for statement in body if isinstance(statement, (*_FUNCTIONS, ast.ClassDef)) and any(
+        contains(statement, function) for function in kept)]  # type: ignore[arg-type]
+    seen: set[str] = set()
+    while roots:
+        for node in walk(roots.pop()):
+            if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in with_forward and (  # type: ignore
+                    node.func.id not in seen):  # type: ignore[attr-defined]
+                seen.add(node.func.id)  # type: ignore[attr-defined]
+                yield with_forward[node.func.id]  # type: ignore[attr-defined]
+                roots.append(with_forward[node.func.id])  # type: ignore[attr-defined]
 
 
 def _host_attribute_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:

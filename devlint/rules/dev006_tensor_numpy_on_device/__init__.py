@@ -11,7 +11,7 @@ from devlint.analysis.screen import SKLEARN_READERS, SyntaxFacts, contains, walk
 from devlint.rules.rule import FixSafety, Rule, any_candidate
 
 
-def _candidates(facts: SyntaxFacts) -> Iterator[ast.Call]:
+def _candidates(facts: SyntaxFacts) -> Iterator[ast.AST]:
     """The conversions the rule may report: a conversion (`.numpy()`, `<numpy>.asarray/array(...)`, an imported
     `asarray`/`array`, a scikit-learn metric) that does not come back through `.cpu()` first, in a function that
     shows a sign of a device: it holds a way onto one (a `.to(...)`/`.cuda(...)` call or a call given `device=`),
@@ -40,18 +40,47 @@ def _candidates(facts: SyntaxFacts) -> Iterator[ast.Call]:
                if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef)}
     places: dict[int, bool] = {}  # a function's answer, asked once however many conversions it holds
     for conversion, functions in conversions:
+        innermost = max(functions, key=lambda f: f.lineno) if functions else None
         if not functions:
             if placing:
                 yield conversion
+                yield from _module_classes_called(facts, conversion, innermost)
             continue
         for f in functions:
             if id(f) not in places:
                 places[id(f)] = any(contains(f, call) for call in placing) or _copies_to_host(f) or (
                     id(f) in methods and _calls_itself_in_super(f))
-        if any(places[id(f)] for f in functions):
+        if any(places[id(f)] for f in functions) or facts.preview and any(
+                id(f) in methods or _shows_a_device_sign(f) for f in functions):
             yield conversion
-        elif facts.preview and any(id(f) in methods or _shows_a_device_sign(f) for f in functions):
-            yield conversion
+            yield from _module_classes_called(facts, conversion, innermost)
+
+
+def _module_classes_called(facts: SyntaxFacts, conversion: ast.Call, innermost: Optional[ast.AST]) -> Iterator[ast.AST]:
+    """`Net` of `np.asarray(model(x))` where the function binds `model = Net(...)` (or the class `self.model = Net()`),
+    `Net` a class of the file with a `forward`: the rule reads what its `forward` returns (one tensor, or an object of
+    any shape), so LibCST parses the class too (a superset: any such binding, any class of that name)."""
+    args = conversion.args
+    if type(conversion.func) is ast.Attribute and conversion.func.attr == "numpy" or not args:  # type: ignore
+        return
+    called = args[0].func if type(args[0]) is ast.Call else None  # type: ignore[attr-defined]
+    if type(called) is ast.Name:
+        name, scopes = called.id, [innermost] if innermost is not None else [facts.tree]  # type: ignore[attr-defined]
+    elif type(called) is ast.Attribute and type(called.value) is ast.Name and called.value.id == "self":  # type: ignore
+        name, scopes = f"self.{called.attr}", [cls for cls in facts.classes if innermost is not None  # type: ignore
+                                               and contains(cls, innermost)]  # type: ignore[arg-type]
+    else:
+        return
+    with_forward = {cls.name: cls for cls in facts.classes if any(
+        type(member) is ast.FunctionDef and member.name == "forward" for member in cls.body)}
+    for scope in scopes:
+        for node in walk(scope):  # type: ignore[arg-type]
+            if type(node) is ast.Assign and any(ast.unparse(target) == name for target in node.targets):  # type: ignore
+                value = node.value  # type: ignore[attr-defined]
+                while type(value) is ast.Call and type(value.func) is ast.Attribute:  # type: ignore[attr-defined]
+                    value = value.func.value  # type: ignore[attr-defined]  (`Net().to(device)`)
+                if type(value) is ast.Call and type(value.func) is ast.Name and value.func.id in with_forward:  # type: ignore
+                    yield with_forward[value.func.id]  # type: ignore[attr-defined]
 
 
 def _converts_no_tensor(conversion: ast.Call, innermost: Optional[ast.FunctionDef | ast.AsyncFunctionDef]) -> bool:
