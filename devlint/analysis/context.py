@@ -66,8 +66,25 @@ class FileContext:
     syntax: Optional["SyntaxFacts"] = None
     # Each function's place among the file's functions in the order of the source (the screen's order).
     function_order: dict[cst.FunctionDef, int] = field(default_factory=dict)
+    # Where LibCST parsed only some statements (devlint/engine/narrowed_parse.py): the (line, column) of each
+    # function of its tree, in the order of the source, to find the screen's answer for each (`screen_answers`).
+    parsed_functions: Optional[list[tuple[int, int]]] = None
     # Filled lazily by analysis.types; kept here so every rule shares one copy per file.
     cache: dict[object, object] = field(default_factory=dict)
+
+    def screen_answers(self, answers: Optional[list[bool]]) -> Optional[list[bool]]:
+        """A screen's answer for each function of the file (`answers`, in the screen's order) as one for each
+        function of the tree LibCST parsed, in `function_order`'s order; None where they cannot be matched."""
+        if answers is None or self.syntax is None:
+            return None
+        if self.parsed_functions is None:
+            return answers if len(answers) == len(self.function_order) else None
+        if len(self.parsed_functions) != len(self.function_order):
+            return None
+        functions = sorted(self.syntax.functions, key=lambda f: (f.lineno, f.col_offset))
+        by_place = {(f.lineno, f.col_offset): answer for f, answer in zip(functions, answers)}
+        found = [by_place.get(place) for place in self.parsed_functions]
+        return None if None in found else found  # type: ignore[return-value]
 
     # -- where are we -------------------------------------------------------------
     def current_function(self) -> Optional[cst.FunctionDef]:

@@ -148,13 +148,10 @@ class HostTensorMeetsInput(RuleVisitor):
         return self._building[cls]
 
     def _screened_functions(self) -> Optional[list[bool]]:
-        """The screen's answer for each function, in the order of the source (devlint/analysis/screen.py); None
-        when it has none, or when its functions are not the ones LibCST visited."""
+        """The screen's answer for each function LibCST visited, in the order of the source
+        (devlint/analysis/screen.py); None when it has none, or when its functions cannot be matched to them."""
         syntax = self.ctx.syntax
-        answers = syntax.host_meeting_functions if syntax is not None else None
-        if answers is None or len(answers) != len(self.ctx.function_order):
-            return None
-        return answers
+        return self.ctx.screen_answers(syntax.host_meeting_functions if syntax is not None else None)
 
     def _callers_keep_it_on_the_host(self, function: cst.FunctionDef, meeting: Meeting, flow: FunctionFlow) -> bool:
         """The input it meets is a parameter that every call in the file leaves to its default or
