@@ -92,20 +92,8 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "host_pad_concatenated_onto_a_tensor_method_of_an_input_times_a_number": Recipe("padded(D(3))"),
     "zero_dim_tensor_stacked_with_a_functional_loss_of_the_callers_elements": Recipe(
         "total([D(3), D(3)], [D(3), None])"),
-    "zero_dim_tensor_stacked_with_what_a_plain_function_makes_of_the_callers_elements": Recipe(
-        "total([D(3), D(3)], [D(3), None], lambda out, t: torch.tensor(float(out.shape[0] == t.shape[0])))",
-        note="the loss function may give its value on the host: the rule cannot tell where it is"),
     "ones_concatenated_onto_what_as_tensor_makes_of_a_parameter": Recipe("homogeneous(D(4, 2))"),
     "zeros_concatenated_onto_a_cast_of_what_as_tensor_makes_of_a_parameter": Recipe("pad(D(4, 2))"),
-    "as_tensor_of_a_parameter_every_caller_gives_a_tensor_made_on_the_host": Recipe("run(dev)"),
-    "as_tensor_of_a_parameter_every_caller_gives_host_data": Recipe("run()"),
-    "as_tensor_of_a_parameter_also_given_to_numpy": Recipe(
-        "homogeneous(np.zeros((4, 2)))", note="an array: as_tensor makes a CPU tensor of it"),
-    "as_tensor_of_a_parameter_iterated_as_a_list": Recipe("homogeneous([[0.0, 1.0], [2.0, 3.0]])"),
-    "as_tensor_of_a_parameter_bound_again_first": Recipe("homogeneous([[0.0, 1.0]])", note="a list"),
-    "tensor_of_a_parameter_is_data": Recipe("homogeneous([[0.0, 1.0], [2.0, 3.0]])", note="a list: data"),
-    "as_tensor_given_a_device": Recipe("homogeneous(D(4, 2), dev)"),
-    "given_a_type_the_code_holds_which_may_name_a_device": Recipe("sqrt_newton_schulz(D(2, 3, 3), 2)"),
     "cast_to_a_torch_dtype_stays_on_the_host": Recipe("spread(D(3, 3).half())"),
     "host_tensor_beside_arithmetic_of_the_inputs_without_a_tensor_method": Recipe("spread(2.0, 0.5)",
                                                                                   note="the inputs are numbers"),
@@ -192,6 +180,18 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "graph_convolution_layer_called_on_a_host_state": Recipe(
         not_run="GCNConv is torch_geometric's, which the snippet imports and does not show"),
     # not flagged
+    "zero_dim_tensor_stacked_with_what_a_plain_function_makes_of_the_callers_elements": Recipe(
+        "total([D(3), D(3)], [D(3), None], lambda out, t: torch.tensor(float(out.shape[0] == t.shape[0])))",
+        note="the loss function may give its value on the host: the rule cannot tell where it is"),
+    "as_tensor_of_a_parameter_every_caller_gives_a_tensor_made_on_the_host": Recipe("run(dev)"),
+    "as_tensor_of_a_parameter_every_caller_gives_host_data": Recipe("run()"),
+    "as_tensor_of_a_parameter_also_given_to_numpy": Recipe(
+        "homogeneous(np.zeros((4, 2)))", note="an array: as_tensor makes a CPU tensor of it"),
+    "as_tensor_of_a_parameter_iterated_as_a_list": Recipe("homogeneous([[0.0, 1.0], [2.0, 3.0]])"),
+    "as_tensor_of_a_parameter_bound_again_first": Recipe("homogeneous([[0.0, 1.0]])", note="a list"),
+    "tensor_of_a_parameter_is_data": Recipe("homogeneous([[0.0, 1.0], [2.0, 3.0]])", note="a list: data"),
+    "as_tensor_given_a_device": Recipe("homogeneous(D(4, 2), dev)"),
+    "given_a_type_the_code_holds_which_may_name_a_device": Recipe("sqrt_newton_schulz(D(2, 3, 3), 2)"),
     "a_method_returns_what_its_caller_gave_it_or_a_host_tensor": Recipe(
         "(Layer(3).to(dev).first(), Layer(3).to(dev).second())",
         note="both methods meet only host tensors: the module's device is never involved"),

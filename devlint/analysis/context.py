@@ -8,6 +8,7 @@ it is looking at.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional, Union
 
@@ -66,9 +67,9 @@ class FileContext:
     syntax: Optional["SyntaxFacts"] = None
     # Each function's place among the file's functions in the order of the source (the screen's order).
     function_order: dict[cst.FunctionDef, int] = field(default_factory=dict)
-    # Where LibCST parsed only some statements (devlint/engine/narrowed_parse.py): the (line, column) of each
-    # function of its tree, in the order of the source, to find the screen's answer for each (`screen_answers`).
-    parsed_functions: Optional[list[tuple[int, int]]] = None
+    # Where LibCST parsed only some statements (devlint/engine/narrowed_parse.py): the `ast` of what it parsed, to
+    # find the screen's answer for each of its functions (`screen_answers`)
+    narrowed_tree: Optional[ast.Module] = None
     # Filled lazily by analysis.types; kept here so every rule shares one copy per file.
     cache: dict[object, object] = field(default_factory=dict)
 
@@ -77,13 +78,14 @@ class FileContext:
         function of the tree LibCST parsed, in `function_order`'s order; None where they cannot be matched."""
         if answers is None or self.syntax is None:
             return None
-        if self.parsed_functions is None:
+        if self.narrowed_tree is None:
             return answers if len(answers) == len(self.function_order) else None
-        if len(self.parsed_functions) != len(self.function_order):
+        parsed = sorted((node.lineno, node.col_offset) for node in ast.walk(self.narrowed_tree)
+                        if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef))
+        if len(parsed) != len(self.function_order):
             return None
-        functions = sorted(self.syntax.functions, key=lambda f: (f.lineno, f.col_offset))
-        by_place = {(f.lineno, f.col_offset): answer for f, answer in zip(functions, answers)}
-        found = [by_place.get(place) for place in self.parsed_functions]
+        by_place = {(f.lineno, f.col_offset): answer for f, answer in zip(self.syntax.functions_in_order(), answers)}
+        found = [by_place.get(place) for place in parsed]
         return None if None in found else found  # type: ignore[return-value]
 
     # -- where are we -------------------------------------------------------------

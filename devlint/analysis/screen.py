@@ -150,6 +150,9 @@ class SyntaxFacts:
         self._candidates: dict[object, tuple[list[ast.AST], Iterator[ast.AST]]] = {}
         # what a rule's own analysis read from `tree`, once for its screen and its visitor (key: the rule's)
         self.memo: dict[object, object] = {}
+        self._functions_in_order: Optional[list[ast.FunctionDef | ast.AsyncFunctionDef]] = None
+        self._every_call: Optional[list[ast.Call]] = None
+        self._with_forward: Optional[dict[str, ast.ClassDef]] = None
         self._gather(tree)
 
     def candidates_of(self, candidates: Callable[["SyntaxFacts"], Iterable[ast.AST]]) -> Iterator[ast.AST]:
@@ -165,6 +168,34 @@ class SyntaxFacts:
                 found.append(following)
             yield found[index]
             index += 1
+
+    def functions_in_order(self) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+        """Every function, in the order of the source (as LibCST visits them): the order of DEV005's screen."""
+        if self._functions_in_order is None:
+            self._functions_in_order = sorted(self.functions, key=lambda f: (f.lineno, f.col_offset))
+        return self._functions_in_order
+
+    def every_call(self) -> list[ast.Call]:
+        """Every call of the file (`calls` leaves out calls on a call, `a.b().c()`), walked for once when asked."""
+        if self._every_call is None:
+            self._every_call = [node for node in walk(self.tree) if type(node) is ast.Call]  # type: ignore[misc]
+        return self._every_call
+
+    def calls_by_name(self, names: set[str]) -> Iterator[ast.Call]:
+        """Every call of one of `names` by its name: `f(...)`, `obj.f(...)`, on any receiver."""
+        for call in self.every_call():
+            func = call.func
+            name = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None  # type: ignore
+            if name in names:
+                yield call
+
+    def classes_with_forward(self) -> dict[str, ast.ClassDef]:
+        """The classes that define a `forward`, by name (the last definition of a name wins, as in the class table)."""
+        if self._with_forward is None:
+            self._with_forward = {cls.name: cls for cls in self.classes if any(
+                type(member) in (ast.FunctionDef, ast.AsyncFunctionDef) and member.name == "forward"  # type: ignore
+                for member in cls.body)}
+        return self._with_forward
 
     def _gather(self, tree: ast.Module) -> None:
         for node in walk(tree):

@@ -8,8 +8,6 @@ one-file run, and most files never need it (tests/test_startup.py).
 
 from __future__ import annotations
 
-import ast
-
 from typing import Mapping, Optional, Sequence
 
 import libcst as cst
@@ -61,9 +59,8 @@ def check(inputs: FileInputs, path: str, rules: Sequence[RuleEntry], options: Ch
     result.module = module
     ctx = FileContext(module, path, target_torch(settings.target_torch, path), syntax=syntax,
                       preview=settings.preview, project=IndexReads(index_for(path)))
-    if result.narrowed and tree is not None:
-        ctx.parsed_functions = sorted((node.lineno, node.col_offset) for node in ast.walk(tree)
-                                      if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef))
+    if result.narrowed:
+        ctx.narrowed_tree = tree
     rule_visitors = [entry.visitor(ctx) for entry in rules]
     failures = _Failures(rule_visitors)
     if options.fault is not None:

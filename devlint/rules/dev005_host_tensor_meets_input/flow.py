@@ -539,10 +539,8 @@ def tensor_parameters(function: cst.FunctionDef,
                 sequences.add(node.iter.value)
         elif kind is cst.Call:
             callee = dotted_name(node.func) or ""
-            if callee.startswith(("np.", "numpy.")) or callee.endswith("from_numpy"):
-                for arg in node.args:
-                    if type(arg.value) is cst.Name:
-                        refused.add(arg.value.value)  # NumPy data
+            if _numpy_call(callee):
+                refused.update(_names_given(node))  # NumPy data
             elif "." in callee and callee.rsplit(".", 1)[-1] in _DATA_CONSTRUCTORS and node.args \
                     and type(node.args[0].value) is cst.Name:
                 refused.add(node.args[0].value.value)  # `torch.tensor(xs)`: data (lists, numbers) made a tensor
@@ -564,15 +562,19 @@ def tensor_parameters(function: cst.FunctionDef,
     return shown - refused, sequences
 
 
+def _numpy_call(callee: str) -> bool:
+    """`np.asarray`, `numpy.stack`, `torch.from_numpy`: what it is given is a NumPy array, not a tensor."""
+    return callee.startswith(("np.", "numpy.")) or callee.endswith("from_numpy")
+
+
+def _names_given(call: cst.Call) -> list[str]:
+    return [arg.value.value for arg in call.args if type(arg.value) is cst.Name]
+
+
 def _numpy_data(own: list[cst.CSTNode]) -> set[str]:
     """The names given to NumPy (`np.asarray(p)`) or to `torch.from_numpy`: arrays, not tensors."""
-    found: set[str] = set()
-    for node in own:
-        if type(node) is cst.Call:
-            callee = dotted_name(node.func) or ""
-            if callee.startswith(("np.", "numpy.")) or callee.endswith("from_numpy"):
-                found.update(arg.value.value for arg in node.args if type(arg.value) is cst.Name)
-    return found
+    return {name for node in own if type(node) is cst.Call and _numpy_call(dotted_name(node.func) or "")
+            for name in _names_given(node)}
 
 
 def _arrays_made_tensors(function: cst.FunctionDef, names: "dict[str, cst.Param]",
@@ -705,7 +707,8 @@ class FlowReader(ForwardReader[dict[str, Value]]):
         self.parameters = set(named_parameters(function)) - {"self", "cls"}
         self.items = tensor_items(function, self.params, own)
         self.flow.tensor_params = self.params
-        self.numpy_data = _numpy_data(own)
+        self.own = own
+        self._numpy_data: Optional[set[str]] = None  # `_numpy_data` of the function, when first asked
         self.filled: dict[cst.Call, str] = {}  # host buffers written from an input's tensor: the input
         self.filled_lists: set[cst.Call] = set()  # host tensors of a list given an input's tensors too
         self.steps_parameters: Optional[bool] = None  # reads `self.param_groups` (an optimizer's step); once asked
@@ -940,10 +943,10 @@ class FlowReader(ForwardReader[dict[str, Value]]):
                     node.func.value) is cst.Name and node.func.value.value in targets:
                 if node.func.attr.value in _ELEMENT_TENSOR_METHODS:
                     shown.add(node.func.value.value)
-            if type(node) is cst.Call and (self.torch.qualify(node.func) or "").startswith("torch.nn.functional.") \
-                    and self.torch.qualify(node.func).rsplit(".", 1)[-1] in SAME_DEVICE_FUNCTIONAL:  # type: ignore
+            full = (self.torch.qualify(node.func) or "") if type(node) is cst.Call else ""
+            if full.startswith("torch.nn.functional.") and full.rsplit(".", 1)[-1] in SAME_DEVICE_FUNCTIONAL:
                 # `F.mse_loss(out, t)`: a functional that takes several tensors refuses anything else
-                shown.update(arg.value.value for arg in positional(node)[:2]
+                shown.update(arg.value.value for arg in positional(node)[:2]  # type: ignore[arg-type]
                              if type(arg.value) is cst.Name and arg.value.value in targets)
         return shown
 
@@ -1385,7 +1388,9 @@ class FlowReader(ForwardReader[dict[str, Value]]):
         param = data[0].value.value
         if param not in self.parameters or param in self.params or param in self.sequences or param in env:
             return None
-        return None if param in self.numpy_data else param
+        if self._numpy_data is None:
+            self._numpy_data = _numpy_data(self.own)
+        return None if param in self._numpy_data else param
 
     def _meet_returns(self) -> None:
         """A host tensor returned where other paths return the input's tensors: the caller gets

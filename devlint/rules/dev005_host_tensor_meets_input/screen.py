@@ -35,7 +35,7 @@ def host_meetings_possible(facts: SyntaxFacts) -> bool:
     """DEV005's screen: a factory that may make a host tensor (0-dim ones too: they meet in
     `stack` and returns), in a function that holds a construct where devices may meet, beside a
     value that may come from the function's inputs. Records the answer for each function too."""
-    functions = sorted(facts.functions, key=lambda f: (f.lineno, f.col_offset))
+    functions = facts.functions_in_order()
     by_extent = sorted(((extent(f), f) for f in functions), key=lambda pair: pair[0])
     verdicts: dict[int, bool] = {}
     screens: dict[int, Optional[_FunctionScreen]] = {}
@@ -81,24 +81,18 @@ def host_meeting_candidates(facts: SyntaxFacts) -> Iterable[ast.AST]:
     (`CallSites`), and reads each caller's bindings for that."""
     if facts.host_meeting_functions is None:
         host_meetings_possible(facts)
-    functions = sorted(facts.functions, key=lambda f: (f.lineno, f.col_offset))  # (the screen's order)
-    kept = [function for function, verdict in zip(functions, facts.host_meeting_functions or ()) if verdict]
+    kept = [function for function, verdict in zip(facts.functions_in_order(), facts.host_meeting_functions or ())
+            if verdict]
     yield from kept
     yield from _module_classes_reached(facts, kept)
-    names = {function.name for function in kept}
-    for call in (node for node in walk(facts.tree) if type(node) is ast.Call):  # (`facts.calls` leaves chains out)
-        func = call.func  # type: ignore[attr-defined]
-        name = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None  # type: ignore
-        if name in names:
-            yield call
+    yield from facts.calls_by_name({function.name for function in kept})
 
 
 def _module_classes_reached(facts: SyntaxFacts, kept: list[_Function]) -> Iterable[ast.ClassDef]:
     """The classes with a `forward` that the kept functions' top-level statements, or the module's own statements,
     call by their name (`self.encoder = GPT2Model(config)`), and those such a class calls, until none is new: the flow
     reads what such a submodule is from its class (a module's layers, what its `forward` gives)."""
-    with_forward = {cls.name: cls for cls in facts.classes
-                    if any(type(member) in _FUNCTIONS and member.name == "forward" for member in cls.body)}
+    with_forward = facts.classes_with_forward()
     if not with_forward:
         return
     body = facts.tree.body
@@ -481,8 +475,7 @@ class _InputTrace:
                 holder = _holder(node.value, parameters)  # type: ignore[attr-defined]
                 if holder is not None:
                     self.holders.add(holder)
-            elif type(node) is ast.Call and node.args and type(node.args[0]) is ast.Name and (  # type: ignore
-                    node.args[0].id in parameters and "torch.as_tensor" in facts.torch_names(node)):  # type: ignore
+            elif type(node) is ast.Call and _as_tensor_of(facts, node, parameters):  # type: ignore[arg-type]
                 self.names.add(node.args[0].id)  # type: ignore[attr-defined]  (`torch.as_tensor(points)`)
             elif type(node) is ast.For or type(node) is ast.AsyncFor:
                 if any(type(n) is ast.Name and n.id in parameters for n in walk(node.iter)) or (  # type: ignore
@@ -630,6 +623,13 @@ def _arrays_made_tensors(function: ast.FunctionDef | ast.AsyncFunctionDef, param
     return found
 
 
+def _as_tensor_of(facts: SyntaxFacts, call: ast.Call, parameters: set[str]) -> bool:
+    """`torch.as_tensor(p)` of a parameter `p` (a superset of what DEV005's flow reads as the caller's tensor)."""
+    first = call.args[0] if call.args else None
+    return type(first) is ast.Name and first.id in parameters and (  # type: ignore[union-attr]
+        "torch.as_tensor" in facts.torch_names(call))
+
+
 def _aliases_of_items(nodes: Iterable[ast.AST], parameters: set[str]) -> dict[str, str]:
     """`ids = batch["ids"]`, `x = data.x`: the name bound to an item of a parameter -> the parameter."""
     found = {}
@@ -691,8 +691,7 @@ def _may_have_inputs(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFu
             used_as_tensors.add(node.value.id)  # type: ignore[attr-defined]
         elif type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "super":  # type: ignore
             return True  # `super().forward(x)`: the output of the module's own layer
-        elif type(node) is ast.Call and node.args and type(node.args[0]) is ast.Name and (  # type: ignore
-                node.args[0].id in params and "torch.as_tensor" in facts.torch_names(node)):  # type: ignore
+        elif type(node) is ast.Call and _as_tensor_of(facts, node, params):  # type: ignore[arg-type]
             return True  # `torch.as_tensor(points)`: the caller's tensor, where it gave one
         elif type(node) is ast.For and _steps_parameters(node, walk(function)):  # type: ignore[arg-type]
             return True  # `for p in group["params"]`: an optimizer's parameters

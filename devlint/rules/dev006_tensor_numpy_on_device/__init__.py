@@ -20,14 +20,14 @@ def _candidates(facts: SyntaxFacts) -> Iterator[ast.AST]:
     `.device` or calls an input named like a module (`model(x)`). Outside every function: in a file that holds a
     way onto a device. Without preview, a `.to(...)` or `device=` is a way onto a device only where its target
     may be shown to be an accelerator (a device the caller chooses is not: `.to(device)`, `.to(args.device)`)."""
-    conversions = []  # each left to the rule, with the functions it is in
+    conversions = []  # each left to the rule, with the functions it is in and the innermost of them
     for conversion in facts.numpy_conversions_made():
         if _comes_back_first(conversion):
             continue
         functions = [f for f in facts.functions if contains(f, conversion)]
         innermost = max(functions, key=lambda f: f.lineno) if functions else None  # (nested ones start later)
         if not _converts_no_tensor(conversion, innermost):
-            conversions.append((conversion, functions))
+            conversions.append((conversion, functions, innermost))
     if not conversions:
         return
     if facts.preview:
@@ -39,12 +39,11 @@ def _candidates(facts: SyntaxFacts) -> Iterator[ast.AST]:
     methods = {id(statement) for cls in facts.classes if cls.bases for statement in cls.body
                if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef)}
     places: dict[int, bool] = {}  # a function's answer, asked once however many conversions it holds
-    for conversion, functions in conversions:
-        innermost = max(functions, key=lambda f: f.lineno) if functions else None
+    for conversion, functions, innermost in conversions:
         if not functions:
             if placing:
                 yield conversion
-                yield from _module_classes_called(facts, conversion, innermost)
+                yield from _module_classes_called(facts, conversion, None)
             continue
         for f in functions:
             if id(f) not in places:
@@ -71,16 +70,26 @@ def _module_classes_called(facts: SyntaxFacts, conversion: ast.Call, innermost: 
                                                and contains(cls, innermost)]  # type: ignore[arg-type]
     else:
         return
-    with_forward = {cls.name: cls for cls in facts.classes if any(
-        type(member) is ast.FunctionDef and member.name == "forward" for member in cls.body)}
+    with_forward = facts.classes_with_forward()
+    if not with_forward:
+        return
     for scope in scopes:
         for node in walk(scope):  # type: ignore[arg-type]
-            if type(node) is ast.Assign and any(ast.unparse(target) == name for target in node.targets):  # type: ignore
+            if type(node) is ast.Assign and any(_bound_name(target) == name for target in node.targets):  # type: ignore
                 value = node.value  # type: ignore[attr-defined]
                 while type(value) is ast.Call and type(value.func) is ast.Attribute:  # type: ignore[attr-defined]
                     value = value.func.value  # type: ignore[attr-defined]  (`Net().to(device)`)
                 if type(value) is ast.Call and type(value.func) is ast.Name and value.func.id in with_forward:  # type: ignore
                     yield with_forward[value.func.id]  # type: ignore[attr-defined]
+
+
+def _bound_name(target: ast.expr) -> Optional[str]:
+    """`model` of `model = ...`, `self.model` of `self.model = ...`; else None."""
+    if type(target) is ast.Name:
+        return target.id  # type: ignore[attr-defined]
+    if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self":  # type: ignore
+        return f"self.{target.attr}"  # type: ignore[attr-defined]
+    return None
 
 
 def _converts_no_tensor(conversion: ast.Call, innermost: Optional[ast.FunctionDef | ast.AsyncFunctionDef]) -> bool:

@@ -6,7 +6,7 @@ import ast
 from typing import Iterator
 
 from devlint.analysis.prefilter import words
-from devlint.analysis.screen import SyntaxFacts, contains, walk
+from devlint.analysis.screen import SyntaxFacts, contains
 from devlint.rules.rule import FixSafety, Rule
 
 
@@ -23,15 +23,10 @@ def _candidates(facts: SyntaxFacts) -> Iterator[ast.AST]:
     given `non_blocking` (the copy; a read or a hand-over follows it in its block, or is chained onto it; a `cpu()`
     returns it), and every call by its name of a function that holds one (`y = fetch(x)` then `y.tolist()`: the
     caller reads what `fetch` returns)."""
-    calls = [node for node in walk(facts.tree) if type(node) is ast.Call]  # (`facts.calls` leaves chains out)
-    copies = [call for call in calls if any(keyword.arg == "non_blocking" for keyword in call.keywords)]  # type: ignore
+    copies = [call for call in facts.every_call() if any(keyword.arg == "non_blocking" for keyword in call.keywords)]
     yield from copies
-    holding = {function.name for function in facts.functions if any(contains(function, call) for call in copies)}
-    for call in calls:
-        func = call.func  # type: ignore[attr-defined]
-        name = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None  # type: ignore
-        if name in holding:
-            yield call
+    yield from facts.calls_by_name({function.name for function in facts.functions
+                                    if any(contains(function, call) for call in copies)})
 
 
 RULE = Rule(
