@@ -6,9 +6,14 @@ Checked against the torch documentation of each version and the installed torch 
 newer: a project pinned to 1.10 or 1.11 has no `torch.amp`);
 `torch.amp.GradScaler(device, ...)` came in 2.3, `torch.amp.custom_fwd/custom_bwd(device_type=...)`
 in 2.4, `torch.accelerator` in 2.6 (where `current_accelerator()` raises when no accelerator is
-there), and `current_accelerator(check_available=True)`, which returns None instead, in 2.7, with
-`current_device_index()` / `set_device_index()` (2.6 named them `current_device_idx` / `set_device_idx`), and
-`synchronize` / `current_stream` as documented in 2.7 (2.6's documentation of them is not certain).
+there), and `current_accelerator(check_available=True)`, which returns None instead, in 2.7.
+`torch.accelerator.synchronize(device, /)`, `current_stream(device, /)`, `current_device_index()` and
+`set_device_index(device, /)` are in torch 2.6.0's own `torch/accelerator/__init__.py` (read in its wheel; 2.5.1
+has no `torch.accelerator`), and do the same in 2.7.0 but for the error where there is no accelerator. The
+constructors `torch.Stream(device, *, priority)` and `torch.Event(device, *, enable_timing, ...)` are first in
+torch 2.4.0's `torch/_C/__init__.pyi` (2.3.1's `torch.Stream` has no constructor and there is no `torch.Event`).
+`torch.accelerator`'s memory functions (`reset_peak_memory_stats(device, /)`, ...) are first in 2.9.0's
+`torch/accelerator/memory.py` (2.8.0 has none).
 """
 
 from __future__ import annotations
@@ -23,7 +28,8 @@ AMP_GRAD_SCALER = (2, 3)  # torch.amp.GradScaler
 AMP_CUSTOM_FUNCTION = (2, 4)  # torch.amp.custom_fwd / custom_bwd
 ACCELERATOR = (2, 6)  # torch.accelerator.is_available / current_accelerator
 ACCELERATOR_CHECK_AVAILABLE = (2, 7)  # current_accelerator(check_available=True)
-ACCELERATOR_DEVICE_INDEX = (2, 7)  # torch.accelerator.current_device_index / set_device_index / synchronize
+ACCELERATOR_DEVICE_INDEX = (2, 6)  # torch.accelerator.current_device_index / set_device_index / synchronize
+ACCELERATOR_MEMORY = (2, 9)  # torch.accelerator.reset_peak_memory_stats and the memory statistics
 
 
 def has(target: Optional[TorchVersion], since: TorchVersion) -> bool:

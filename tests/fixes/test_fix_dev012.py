@@ -84,19 +84,41 @@ def test_current_stream_is_unsafe():
         """, unsafe=True)
 
 
-def test_no_fix_before_torch_2_7_or_with_an_unknown_target():
+def test_torch_2_6_has_the_twins():
+    # torch 2.6.0's torch/accelerator/__init__.py defines synchronize(device, /) and current_stream(device, /)
+    check("""
+        torch.cuda.synchronize(device=dev)
+        s = torch.cuda.current_stream()
+        """, """
+        torch.accelerator.synchronize(dev)
+        s = torch.accelerator.current_stream()
+        """, target=(2, 6), unsafe=True)
+
+
+def test_no_fix_before_torch_2_6_or_with_an_unknown_target():
     code = """
         torch.cuda.synchronize()
         """
-    check(code, code, target=(2, 6))
+    check(code, code, target=(2, 5))
     check(code, code, target=None)
+
+
+def test_peak_memory_statistics_are_reset_by_the_accelerators_from_torch_2_9():
+    # torch.accelerator.reset_peak_memory_stats(device, /) is in 2.9.0's torch/accelerator/memory.py, not in 2.8.0
+    code = """
+        torch.cuda.reset_peak_memory_stats(device=dev)
+        """
+    check(code, """
+        torch.accelerator.reset_peak_memory_stats(dev)
+        """, target=(2, 9), unsafe=True)
+    check(code, code, target=(2, 9))  # unsafe: without --unsafe-fixes it stays
+    check(code, code, target=(2, 8), unsafe=True)
 
 
 def test_no_fix_where_no_twin_exists():
     code = """
         s = torch.cuda.Stream()
         e = torch.cuda.Event(enable_timing=True)
-        torch.cuda.reset_peak_memory_stats()
         """
     check(code, code, unsafe=True)
 

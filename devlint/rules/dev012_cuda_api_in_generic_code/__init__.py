@@ -35,7 +35,8 @@ TWINS = {
     "current_stream": Twin("torch.accelerator.current_stream()", "current_stream", takes_device=True),
     "Stream": Twin("torch.Stream(device)"),
     "Event": Twin("torch.Event(device)"),
-    "reset_peak_memory_stats": Twin("torch.accelerator.reset_peak_memory_stats()"),
+    "reset_peak_memory_stats": Twin("torch.accelerator.reset_peak_memory_stats()", "reset_peak_memory_stats",
+                                    since=portable.ACCELERATOR_MEMORY, takes_device=True),
 }
 _QUALIFIED = {f"torch.cuda.{name}": name for name in TWINS}
 _QUALIFIED.update({"torch.cuda.memory.reset_peak_memory_stats": "reset_peak_memory_stats",
@@ -111,13 +112,17 @@ RULE = Rule(
     fix_safety=FixSafety.SOMETIMES,
     fix="""
         Only where the target torch (`target-torch`, else what the project declares) has the twin, its first
-        version read in torch's documentation and source: `synchronize(device)` and `current_stream(device)` as
-        documented from 2.7 (2.6's `torch.accelerator` is not certain to have them). A `device=` keyword becomes
+        version read in torch's own source: `synchronize(device)` and `current_stream(device)` from 2.6 (in torch
+        2.6.0's `torch/accelerator/__init__.py`; 2.5.1 has no `torch.accelerator`). A `device=` keyword becomes
         the positional argument (the `torch.accelerator` functions take it positionally only). Safe for
         `synchronize`: on CUDA it does the same, and where there is no accelerator both raise. Unsafe for
         `current_stream()`: it returns a `torch.Stream`, not a `torch.cuda.Stream` (`.cuda_stream` and CUDA's
-        own stream context ask for the CUDA type). No fix for `torch.cuda.Stream` / `Event` (the generic types
-        are not the CUDA ones) nor `reset_peak_memory_stats()` (`torch.accelerator`'s came in 2.9).
+        own stream context ask for the CUDA type). No fix for `torch.cuda.Stream` / `Event`, though their
+        constructors `torch.Stream(device)` / `torch.Event(device)` are in torch from 2.4: the generic types are
+        not the CUDA ones (no `.cuda_stream`; before 2.6 a `torch.cuda.Event` is no `torch.Event`, so the two do
+        not mix), and a generic event cannot be recorded on the CPU ("cpu backend doesn't support events"), so
+        the code still fails there. `reset_peak_memory_stats(device)` from 2.9 (2.9.0's `torch/accelerator/memory.py`),
+        unsafe: where nothing was allocated yet, the accelerator's is a no-op and CUDA's starts CUDA.
     """,
     tokens=("torch", words("cuda"), words(*TWINS)),
     screen=any_candidate(_calls),
