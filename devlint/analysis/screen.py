@@ -135,6 +135,8 @@ class SyntaxFacts:
         self._sklearn_reads: list[ast.Call] = []  # `R.f1_score(...)`: a conversion where `R` is scikit-learn's
         self.bare_cuda_string = False  # a `"cuda"` literal anywhere, without an index (DEV009)
         self.local_rank_string = False  # a `"LOCAL_RANK"` literal anywhere (DEV009)
+        # `"cuda:N"` and `"CUDA_VISIBLE_DEVICES"` literals, in the order of the walk (DEV013)
+        self.indexed_cuda_strings: list[ast.Constant] = []
         # `m` of every `R.m(..., non_blocking=...)` (DEV010); `to` only where the target may be the host:
         # a literal or a call (`"cpu"`, `torch.device("cpu")`), never a name (the rule needs to see "cpu")
         self.nonblocking_methods: set[str] = set()
@@ -153,6 +155,7 @@ class SyntaxFacts:
         self._functions_in_order: Optional[list[ast.FunctionDef | ast.AsyncFunctionDef]] = None
         self._every_call: Optional[list[ast.Call]] = None
         self._with_forward: Optional[dict[str, ast.ClassDef]] = None
+        self._nodes_in: dict[int, list[ast.AST]] = {}
         self._gather(tree)
 
     def candidates_of(self, candidates: Callable[["SyntaxFacts"], Iterable[ast.AST]]) -> Iterator[ast.AST]:
@@ -174,6 +177,21 @@ class SyntaxFacts:
         if self._functions_in_order is None:
             self._functions_in_order = sorted(self.functions, key=lambda f: (f.lineno, f.col_offset))
         return self._functions_in_order
+
+    def nodes_in(self, node: ast.AST) -> list[ast.AST]:
+        """`walk(node)`, kept: a class or function that several questions read is walked once. A class's nodes
+        are in no set order."""
+        found = self._nodes_in.get(id(node))
+        if found is None:
+            if type(node) is ast.ClassDef:  # (its methods' nodes from their own lists: in another order)
+                found = [node]
+                for child in ast.iter_child_nodes(node):
+                    method = type(child) in (ast.FunctionDef, ast.AsyncFunctionDef)
+                    found += self.nodes_in(child) if method else walk(child)
+            else:
+                found = list(walk(node))
+            self._nodes_in[id(node)] = found
+        return found
 
     def every_call(self) -> list[ast.Call]:
         """Every call of the file (`calls` leaves out calls on a call, `a.b().c()`), walked for once when asked."""
@@ -227,8 +245,11 @@ class SyntaxFacts:
                 self.classes.append(node)
             elif kind is ast.Constant:
                 if type(node.value) is str:
-                    if node.value.strip() == "cuda":
+                    stripped = node.value.strip()
+                    if stripped == "cuda":
                         self.bare_cuda_string = True
+                    elif stripped.startswith("cuda:") or node.value == "CUDA_VISIBLE_DEVICES":
+                        self.indexed_cuda_strings.append(node)
                     elif node.value == "LOCAL_RANK":
                         self.local_rank_string = True
             elif kind is ast.Import or kind is ast.ImportFrom:

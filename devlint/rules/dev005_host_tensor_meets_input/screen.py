@@ -59,7 +59,7 @@ def host_meetings_possible(facts: SyntaxFacts) -> bool:
             continue
         if id(inner) not in screens:
             screens[id(inner)] = (readers[id(inner)]
-                                  if _has_meeting(inner) and _may_have_inputs(facts, inner) else None)
+                                  if _has_meeting(facts, inner) and _may_have_inputs(facts, inner) else None)
         function_screen = screens[id(inner)]
         if function_screen is not None and function_screen.may_meet(call):
             verdicts[id(inner)] = True
@@ -101,7 +101,7 @@ def _module_classes_reached(facts: SyntaxFacts, kept: list[_Function]) -> Iterab
         contains(statement, function) for function in kept)]  # type: ignore[arg-type]
     seen: set[str] = set()
     while roots:
-        for node in walk(roots.pop()):
+        for node in facts.nodes_in(roots.pop()):
             if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in with_forward and (  # type: ignore
                     node.func.id not in seen):  # type: ignore[attr-defined]
                 seen.add(node.func.id)  # type: ignore[attr-defined]
@@ -122,7 +122,7 @@ def _host_attribute_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.As
         if init is None:
             continue
         assigned: list[tuple[ast.expr, ast.expr]] = []
-        for node in walk(init):
+        for node in facts.nodes_in(init):
             if type(node) is ast.Assign and len(node.targets) == 1:  # type: ignore[attr-defined]
                 value = node.value  # type: ignore[attr-defined]
                 while type(value) is ast.Call and type(value.func) is ast.Attribute \
@@ -138,18 +138,19 @@ def _host_attribute_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.As
                 if type(made) is ast.Call and _may_make_host_tensor(facts, made):  # type: ignore[arg-type]
                     attributes.add(target.attr)  # type: ignore[attr-defined]
         if attributes:
-            readers.extend(_methods_reading(methods, attributes, init))
+            readers.extend(_methods_reading(facts, methods, attributes, init))
     return readers
 
 
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
 
-def _methods_reading(methods: list[_Function], attributes: set[str], init: Optional[_Function]) -> list[_Function]:
+def _methods_reading(facts: SyntaxFacts, methods: list[_Function], attributes: set[str],
+                     init: Optional[_Function]) -> list[_Function]:
     """The methods, but `init`, that mention `self.<attribute>` for one of `attributes`."""
     return [method for method in methods if method is not init and any(
         type(node) is ast.Attribute and node.attr in attributes and type(node.value) is ast.Name  # type: ignore
-        and node.value.id == "self" for node in walk(method))]  # type: ignore[attr-defined]
+        and node.value.id == "self" for node in facts.nodes_in(method))]  # type: ignore[attr-defined]
 
 
 def _accumulator_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -167,7 +168,7 @@ def _accumulator_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.Async
         if not any(first <= call.lineno <= last for call in onto_self):
             continue  # nothing in it is concatenated onto an attribute
         grown, started = set(), set()
-        for node in walk(cls):
+        for node in facts.nodes_in(cls):
             if type(node) is ast.AnnAssign and node.value is not None:  # type: ignore[attr-defined]
                 targets = [node.target]  # type: ignore[attr-defined]
             elif type(node) is ast.Assign:
@@ -192,7 +193,7 @@ def _accumulator_readers(facts: SyntaxFacts) -> list[ast.FunctionDef | ast.Async
         facts.accumulating_classes.add(cls.name)
         methods = [s for s in cls.body if type(s) in (ast.FunctionDef, ast.AsyncFunctionDef)]
         init = next((m for m in methods if m.name == "__init__"), None)  # type: ignore[attr-defined]
-        readers.extend(_methods_reading(methods, attributes, init))  # type: ignore[arg-type]
+        readers.extend(_methods_reading(facts, methods, attributes, init))  # type: ignore[arg-type]
     return readers
 
 
@@ -201,15 +202,21 @@ def _callers_of_makers(facts: SyntaxFacts, returning: set[int]) -> list[ast.Func
     a factory's host tensor (`returning`: ids) or returns something and calls such a method: what `m` returns
     may be that factory's tensor (a superset of what `flow.FlowReader._returned_by` follows: in a module, a
     class with a base, or without one where it binds an `nn.Parameter` or registers a buffer)."""
-    callers = []
+    callers: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    if not returning:
+        return callers
     for cls in facts.classes:
-        if not cls.bases and not any(type(n) is ast.Call and call_name(n) in _MODULE_STATE for n in walk(cls)):  # type: ignore
-            continue  # not a module: neither a base nor a parameter or buffer of its own
         methods = [s for s in cls.body if type(s) in (ast.FunctionDef, ast.AsyncFunctionDef)]
-        called = {id(m): {n.func.attr for n in walk(m) if _is_self_call(n)} for m in methods}  # type: ignore
-        returns = {id(m) for m in methods if any(type(n) is ast.Return and n.value is not None for n in walk(m))}
         makers = {m.name for m in methods if id(m) in returning and not m.decorator_list}  # (as the flow's)
-        changed = bool(makers)
+        if not makers:
+            continue  # (none: no method calls one; asked first, it saves walking the class)
+        if not cls.bases and not any(
+                type(n) is ast.Call and call_name(n) in _MODULE_STATE for n in facts.nodes_in(cls)):  # type: ignore
+            continue  # not a module: neither a base nor a parameter or buffer of its own
+        called = {id(m): {n.func.attr for n in facts.nodes_in(m) if _is_self_call(n)} for m in methods}  # type: ignore
+        returns = {id(m) for m in methods if any(
+            type(n) is ast.Return and n.value is not None for n in facts.nodes_in(m))}  # type: ignore[attr-defined]
+        changed = True
         while changed:  # a method that returns what a maker returns is one too
             changed = False
             for m in methods:
@@ -242,7 +249,7 @@ class _FunctionScreen:
     def __init__(self, facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.facts = facts
         self.function = function
-        self.nodes = nodes = list(walk(function))
+        self.nodes = nodes = facts.nodes_in(function)
         # (the expressions a binding reads, the names it binds): assignments, loops, comprehensions,
         # and `append`/`extend`/`insert` into a list
         self.bindings: list[tuple[list[ast.AST], set[str]]] = []
@@ -465,7 +472,7 @@ class _InputTrace:
         parameters = {a.arg for a in every} - {"self", "cls"}
         # the parameters shown to be tensors: a `Tensor` annotation, or a tensor attribute or method
         self.names = {a.arg for a in every if a.annotation is not None and "Tensor" in ast.unparse(a.annotation)}
-        self.names |= _arrays_made_tensors(function, parameters)
+        self.names |= _arrays_made_tensors(nodes, parameters)
         self.holders: set[str] = set()  # parameters with a tensor inside (`batch["mask"].float()`, `data.x.size()`)
         for node in nodes:
             if type(node) is ast.Attribute and type(node.value) is ast.Name:  # type: ignore[attr-defined]
@@ -608,11 +615,11 @@ def _every_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef, nodes: It
     return every
 
 
-def _arrays_made_tensors(function: ast.FunctionDef | ast.AsyncFunctionDef, parameters: set[str]) -> set[str]:
+def _arrays_made_tensors(nodes: Iterable[ast.AST], parameters: set[str]) -> set[str]:
     """The parameters `x` of `if isinstance(x, np.ndarray): x = torch.from_numpy(x)` (`tensor`, `as_tensor`):
     tensors after it, the caller's own where it gave one (a superset of DEV005's flow: flow.py)."""
     found: set[str] = set()
-    for node in walk(function):
+    for node in nodes:
         test = node.test if type(node) is ast.If else None  # type: ignore[attr-defined]
         if not (type(test) is ast.Call and type(test.func) is ast.Name and test.func.id == "isinstance"  # type: ignore
                 and len(test.args) == 2 and type(test.args[0]) is ast.Name):  # type: ignore[union-attr]
@@ -668,15 +675,16 @@ def _may_have_inputs(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFu
     """A parameter annotated or used as a tensor, or `self` of a class that may hold parameters,
     buffers or submodules (an attribute bound to a call, a `torch.nn` base)."""
     args = function.args
-    every = _every_parameter(function, walk(function))  # a closure's too
+    nodes = facts.nodes_in(function)
+    every = _every_parameter(function, nodes)  # a closure's too
     params = {a.arg for a in every} - {"self", "cls"}
     used_as_tensors: set[str] = set()  # names of locals with a tensor attribute or method
     for a in every:
         if a.annotation is not None and "Tensor" in ast.unparse(a.annotation):
             return True
-    if _arrays_made_tensors(function, params):
+    if _arrays_made_tensors(nodes, params):
         return True
-    for node in walk(function):
+    for node in nodes:
         if type(node) is ast.Attribute and type(node.value) is ast.Name:  # type: ignore[attr-defined]
             if node.value.id in params and node.attr in _TENSOR_EVIDENCE:  # type: ignore[attr-defined]
                 return True
@@ -693,7 +701,7 @@ def _may_have_inputs(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFu
             return True  # `super().forward(x)`: the output of the module's own layer
         elif type(node) is ast.Call and _as_tensor_of(facts, node, params):  # type: ignore[arg-type]
             return True  # `torch.as_tensor(points)`: the caller's tensor, where it gave one
-        elif type(node) is ast.For and _steps_parameters(node, walk(function)):  # type: ignore[arg-type]
+        elif type(node) is ast.For and _steps_parameters(node, nodes):  # type: ignore[arg-type]
             return True  # `for p in group["params"]`: an optimizer's parameters
         elif type(node) is ast.For and _iterates_parameters(node.iter, params):  # type: ignore[attr-defined]
             targets = {n.id for n in walk(node.target) if type(n) is ast.Name}  # type: ignore[attr-defined]
@@ -705,7 +713,7 @@ def _may_have_inputs(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFu
                         type(a) is ast.Name and a.id in targets for a in inner.args[:2]) and any(  # type: ignore
                         name.startswith("torch.nn.functional.") for name in facts.torch_names(inner)):  # type: ignore
                     return True  # `F.mse_loss(out, t)`: a functional refuses anything but tensors
-    if not used_as_tensors.isdisjoint(_aliases_of_items(walk(function), params)):
+    if not used_as_tensors.isdisjoint(_aliases_of_items(nodes, params)):
         return True  # `ids = batch["ids"]`, `ids.size(0)`
     if not (args.args and args.args[0].arg == "self"):
         return False
@@ -721,7 +729,7 @@ def _module_attributes(facts: SyntaxFacts, cls: ast.ClassDef) -> set[str]:
     submodules (`ModuleFacts`): those bound to a call, the registered ones, and `weight`/`bias` of a
     class that subclasses a `torch.nn` layer."""
     found: set[str] = set()
-    for node in walk(cls):
+    for node in facts.nodes_in(cls):
         if type(node) is ast.Assign and type(node.value) is ast.Call:  # type: ignore[attr-defined]
             for target in node.targets:  # type: ignore[attr-defined]
                 if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self":
@@ -733,16 +741,16 @@ def _module_attributes(facts: SyntaxFacts, cls: ast.ClassDef) -> set[str]:
                 found.add(first.value)  # type: ignore[union-attr]
     if any(name.startswith("torch.nn.") for base in cls.bases for name in facts.names_of(base)):
         found.update(("weight", "bias"))
-    return found | _layers_called(cls)
+    return found | _layers_called(facts, cls)
 
 
-def _layers_called(cls: ast.ClassDef) -> set[str]:
+def _layers_called(facts: SyntaxFacts, cls: ast.ClassDef) -> set[str]:
     """`X` of every `self.X(...)` in a class with a `forward`, `X` no method of it (a superset of what
     DEV005's flow reads as the layers of a module known by its shape)."""
     methods = {s.name for s in cls.body if isinstance(s, _FUNCTIONS)}
     if "forward" not in methods:
         return set()
-    return {node.func.attr for node in walk(cls) if _is_self_call(node)  # type: ignore[attr-defined]
+    return {node.func.attr for node in facts.nodes_in(cls) if _is_self_call(node)  # type: ignore[attr-defined]
             and node.func.attr not in methods}  # type: ignore[attr-defined]
 
 
@@ -762,14 +770,22 @@ def _iterates_parameters(iterated: ast.expr, params: set[str]) -> bool:
 
 
 def _holds_module_state(facts: SyntaxFacts, cls: ast.ClassDef) -> bool:
-    if cls.bases and _layers_called(cls):
+    """Whether `cls` may hold parameters, buffers or submodules, asked once per class (each method asks)."""
+    known: dict[int, bool] = facts.memo.setdefault(_holds_module_state, {})  # type: ignore[assignment]
+    if id(cls) not in known:
+        known[id(cls)] = _reads_as_module_state(facts, cls)
+    return known[id(cls)]
+
+
+def _reads_as_module_state(facts: SyntaxFacts, cls: ast.ClassDef) -> bool:
+    if cls.bases and _layers_called(facts, cls):
         return True  # a module by its shape (`flow._layers_of_a_module_by_shape`)
     if cls.bases:
         for base in cls.bases:
             if any(name.startswith("torch.nn.") and not name.endswith(".Module") for name in facts._qualify(
                     dotted(base) or ["?"])):
                 return True
-    for node in walk(cls):
+    for node in facts.nodes_in(cls):
         if type(node) is ast.Call:
             func = node.func  # type: ignore[attr-defined]
             name = func.attr if type(func) is ast.Attribute else (func.id if type(func) is ast.Name else "")
@@ -782,9 +798,9 @@ def _holds_module_state(facts: SyntaxFacts, cls: ast.ClassDef) -> bool:
     return False
 
 
-def _has_meeting(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def _has_meeting(facts: SyntaxFacts, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     returns = 0
-    for node in walk(function):
+    for node in facts.nodes_in(function):
         if isinstance(node, _MEETING_NODES) or _is_indexing(node):
             return True
         if type(node) is ast.Return and node.value is not None:

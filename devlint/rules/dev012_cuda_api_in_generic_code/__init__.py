@@ -64,10 +64,13 @@ def generic_evidence(evidence: FileEvidence, function: Optional[str], guarded: b
 def _calls(facts: SyntaxFacts) -> Iterator[ast.AST]:
     """Every call of a `torch.cuda` function that has a device-generic twin, in a file not CUDA-only by design
     and shown (somewhere) to run elsewhere."""
+    calls = [call for call in facts.calls if any(cuda_api(name) for name in facts.torch_names(call))]
+    if not calls:
+        return iter(())  # (before the evidence: reading it costs more than finding the calls)
     evidence = evidence_of(facts)
     if evidence.designed_for_cuda is not None or (evidence.portable is None and not evidence.following):
         return iter(())
-    return (call for call in facts.calls if any(cuda_api(name) for name in facts.torch_names(call)))
+    return iter(calls)
 
 
 RULE = Rule(

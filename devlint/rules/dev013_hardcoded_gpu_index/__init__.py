@@ -6,7 +6,7 @@ import ast
 from typing import Iterator, Optional
 
 from devlint.analysis.prefilter import words
-from devlint.analysis.screen import SyntaxFacts, walk
+from devlint.analysis.screen import SyntaxFacts
 from devlint.rules.rule import FixSafety, Rule, any_candidate
 
 # The environment variable that says which GPUs a process sees
@@ -36,22 +36,13 @@ def _literal_index(node: Optional[ast.AST]) -> Optional[int]:
 INDEXED_CALLS = frozenset({"cuda", "device", "set_device"})
 
 
-def _callee(call: ast.Call) -> str:
-    func = call.func
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-
-
-def named_indices(tree: ast.Module) -> set[int]:
+def named_indices(facts: SyntaxFacts) -> set[int]:
     """Every GPU index the file writes out: in `"cuda:N"` strings and in the calls that take one."""
-    found: set[int] = set()
-    for node in walk(tree):
-        if type(node) is ast.Constant and type(node.value) is str:  # type: ignore[attr-defined]
-            index = gpu_index(node.value)  # type: ignore[attr-defined]
-            if index is not None:
-                found.add(index)
-        elif type(node) is ast.Call and _callee(node) in INDEXED_CALLS:  # type: ignore[arg-type]
-            found.update(index for index in map(_literal_index, (*node.args, *(  # type: ignore[attr-defined]
-                keyword.value for keyword in node.keywords))) if index is not None)  # type: ignore[attr-defined]
+    found = {index for index in map(gpu_index, (node.value for node in facts.indexed_cuda_strings))
+             if index is not None}
+    for call in facts.calls_by_name(INDEXED_CALLS):
+        found.update(index for index in map(_literal_index, (*call.args, *(
+            keyword.value for keyword in call.keywords))) if index is not None)
     return found
 
 
@@ -59,7 +50,7 @@ def indices_of(facts: SyntaxFacts) -> set[int]:
     """`named_indices` of the file, read once for the screen and the visitor."""
     found = facts.memo.get(named_indices)
     if found is None:
-        found = facts.memo[named_indices] = named_indices(facts.tree)
+        found = facts.memo[named_indices] = named_indices(facts)
     return found  # type: ignore[return-value]
 
 
@@ -68,18 +59,12 @@ def _candidates(facts: SyntaxFacts) -> Iterator[ast.AST]:
     an integer literal of 1 or more, and every `CUDA_VISIBLE_DEVICES` string (the visitor reads what is assigned to
     it). In a file that names two GPU indices or more (a device map), only the last."""
     one_gpu = len(indices_of(facts)) < 2
-    for node in walk(facts.tree):
-        kind = type(node)
-        if kind is ast.Constant and type(node.value) is str:  # type: ignore[attr-defined]
-            value = node.value  # type: ignore[attr-defined]
-            if value == VISIBLE_DEVICES or (one_gpu and (gpu_index(value) or 0) >= 1):
-                yield node
-        elif not one_gpu:
-            continue
-        elif kind is ast.Call and _callee(node) in INDEXED_CALLS and any(  # type: ignore[arg-type]
-                (_literal_index(arg) or 0) >= 1
-                for arg in (*node.args, *(keyword.value for keyword in node.keywords))):  # type: ignore[attr-defined]
+    for node in facts.indexed_cuda_strings:
+        if node.value == VISIBLE_DEVICES or (one_gpu and (gpu_index(node.value) or 0) >= 1):
             yield node
+    if one_gpu:
+        yield from (call for call in facts.calls_by_name(INDEXED_CALLS) if any(
+            (_literal_index(arg) or 0) >= 1 for arg in (*call.args, *(keyword.value for keyword in call.keywords))))
 
 
 RULE = Rule(

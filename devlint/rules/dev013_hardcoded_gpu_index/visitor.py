@@ -9,10 +9,10 @@ import libcst as cst
 
 from devlint.analysis.guards import is_script, is_test_code
 from devlint.analysis.names import dotted_name, identifiers, integer_value, keyword, string_value
-from devlint.analysis.screen import parse
+from devlint.analysis.screen import SyntaxFacts, parse
 from devlint.rules.base import RuleVisitor
 from devlint.rules.dev013_hardcoded_gpu_index import (
-    RULE, VISIBLE_DEVICES, first_visible_index, gpu_index, indices_of, named_indices,
+    RULE, VISIBLE_DEVICES, first_visible_index, gpu_index, indices_of,
 )
 
 _ADVICE = "take the index from the launcher (`LOCAL_RANK`), the configuration or the command line"
@@ -143,8 +143,10 @@ class HardcodedGpuIndex(RuleVisitor):
     def _file_indices(self) -> set[int]:
         if self._indices is None:  # (the whole file's, from the screen's `ast`: LibCST may have read only a part)
             syntax = self.ctx.syntax
-            tree = syntax.tree if syntax is not None else parse(self.ctx.module.code)
-            self._indices = (indices_of(syntax) if syntax is not None else named_indices(tree)) if tree else set()
+            if syntax is None:
+                tree = parse(self.ctx.module.code)
+                syntax = SyntaxFacts(tree) if tree is not None else None
+            self._indices = indices_of(syntax) if syntax is not None else set()
         return self._indices
 
     def _in_library_code(self) -> bool:
