@@ -74,6 +74,10 @@ _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 _OTHER_BINDERS = frozenset({ast.AugAssign, ast.NamedExpr, ast.For, ast.comprehension})
 
 
+# The environment variable that says which GPUs a process sees (DEV013 reads where it is set)
+VISIBLE_DEVICES = "CUDA_VISIBLE_DEVICES"
+
+
 def walk(node: ast.AST) -> Iterator[ast.AST]:
     """Every node under `node` (itself included) but the leaves above, depth first: `ast.walk`'s
     nodes for every question the screens ask, at a quarter of its cost."""
@@ -135,7 +139,7 @@ class SyntaxFacts:
         self._sklearn_reads: list[ast.Call] = []  # `R.f1_score(...)`: a conversion where `R` is scikit-learn's
         self.bare_cuda_string = False  # a `"cuda"` literal anywhere, without an index (DEV009)
         self.local_rank_string = False  # a `"LOCAL_RANK"` literal anywhere (DEV009)
-        # `"cuda:N"` and `"CUDA_VISIBLE_DEVICES"` literals, in the order of the walk (DEV013)
+        # `"cuda:N"` and `VISIBLE_DEVICES` literals, in the order of the walk (DEV013)
         self.indexed_cuda_strings: list[ast.Constant] = []
         # `m` of every `R.m(..., non_blocking=...)` (DEV010); `to` only where the target may be the host:
         # a literal or a call (`"cpu"`, `torch.device("cpu")`), never a name (the rule needs to see "cpu")
@@ -248,7 +252,7 @@ class SyntaxFacts:
                     stripped = node.value.strip()
                     if stripped == "cuda":
                         self.bare_cuda_string = True
-                    elif stripped.startswith("cuda:") or node.value == "CUDA_VISIBLE_DEVICES":
+                    elif stripped.startswith("cuda:") or node.value == VISIBLE_DEVICES:
                         self.indexed_cuda_strings.append(node)
                     elif node.value == "LOCAL_RANK":
                         self.local_rank_string = True

@@ -6,11 +6,8 @@ import ast
 from typing import Iterator, Optional
 
 from devlint.analysis.prefilter import words
-from devlint.analysis.screen import SyntaxFacts
+from devlint.analysis.screen import VISIBLE_DEVICES, SyntaxFacts
 from devlint.rules.rule import FixSafety, Rule, any_candidate
-
-# The environment variable that says which GPUs a process sees
-VISIBLE_DEVICES = "CUDA_VISIBLE_DEVICES"
 
 
 def gpu_index(value: str) -> Optional[int]:
