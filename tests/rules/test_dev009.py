@@ -23,6 +23,10 @@ def main():
 if __name__ == "__main__":
     main()
 """, [(5, 5)]),
+    case("local_rank_written_and_read", HEAD + """
+os.environ["LOCAL_RANK"] = os.environ.get("LOCAL_RANK", "0")
+model = torch.nn.Linear(2, 2).cuda()
+""", [(5, 9)]),
     case("cuda_method_after_init_process_group", HEAD + """
 dist.init_process_group("nccl")
 model = torch.nn.Linear(2, 2).cuda()
@@ -312,6 +316,20 @@ main()
     case("torch_cuda_module_is_not_a_move", HEAD + """
 dist.init_process_group("nccl")
 n = torch.cuda.device_count()
+""", []),
+    # mmdetection's scripts hand the launcher's rank to mmcv's `init_dist`, which pins it: a write is no read
+    case("local_rank_written_for_a_helper_that_starts_the_group", """
+import os
+import torch
+from mmdet.apis import init_dist
+from mmcv.parallel import MMDistributedDataParallel
+def main(args):
+    if 'LOCAL_RANK' not in os.environ:
+        os.environ['LOCAL_RANK'] = str(args.local_rank)
+    init_dist(args.launcher)
+    model = MMDistributedDataParallel(model.cuda(), device_ids=[args.local_rank])
+if __name__ == '__main__':
+    main(parse_args())
 """, []),
 ]
 

@@ -66,7 +66,8 @@ RULE = Rule(
         others idle), and NCCL collectives between ranks that share a GPU hang or fail. A file is taken
         to set up its rank when it calls `init_process_group` or reads `LOCAL_RANK` (wrapping a model in
         `DistributedDataParallel` alone is not enough: libraries wrap in one module and pin the device in
-        another, as timm and Lightning do); it is taken as pinned when it calls any
+        another, as timm and Lightning do; nor is writing `os.environ["LOCAL_RANK"]`, which hands the rank to
+        the helper that starts the group, mmcv's `init_dist`, which pins it); it is taken as pinned when it calls any
         `set_device(...)` or `set_device_index(...)`, uses `torch.cuda.device(...)`, passes `device_id=`
         to `init_process_group`, calls another module's function that sets the device up by its name
         (`utils.get_device(...)`, `setup_device(...)`: it may call `set_device`, and the file cannot show it does

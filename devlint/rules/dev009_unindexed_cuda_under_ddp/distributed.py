@@ -67,14 +67,16 @@ def distributed_file(module: cst.Module, torch: TorchNames) -> DistributedFile:
     """Read the whole module (call after the traversal: `torch` then knows every import)."""
     facts = DistributedFile(helpers=_imported_names(module))
     stack: list[cst.CSTNode] = [module]
+    written: set[int] = set()
     while stack:
         node = stack.pop()
+        written.update(map(id, _written(node)))
         if type(node) is cst.Call:
             _call(node, torch, facts)
         elif type(node) in (cst.Import, cst.ImportFrom):
             if _imports_launcher(node):
                 facts.pins_device = facts.pinned_from_the_start = True
-        elif type(node) is cst.Subscript and is_local_rank_read(node):
+        elif type(node) is cst.Subscript and id(node) not in written and is_local_rank_read(node):
             facts.starts = True
             facts.why_started.append(_LOCAL_RANK)
         elif type(node) is cst.SimpleString and "CUDA_VISIBLE_DEVICES" in node.value:
@@ -151,11 +153,14 @@ def functions_its_start_runs(module: cst.Module, torch: TorchNames) -> Optional[
 def _sets_itself_up(module: cst.Module, torch: TorchNames) -> bool:
     """A start, an `if __name__ == "__main__":` block or a `LOCAL_RANK` read outside every function and class."""
     stack: list[cst.CSTNode] = list(module.body)
+    written: set[int] = set()
     while stack:
         node = stack.pop()
         if type(node) in (cst.FunctionDef, cst.ClassDef):
             continue
-        if (type(node) is cst.If and is_main_test(node.test)) or is_local_rank_read(node):  # type: ignore[arg-type]
+        written.update(map(id, _written(node)))
+        if (type(node) is cst.If and is_main_test(node.test)) or (
+                id(node) not in written and is_local_rank_read(node)):  # type: ignore[arg-type]
             return True
         if type(node) is cst.Call and starts_a_group(node, torch):
             return True
@@ -212,6 +217,16 @@ def _imports_launcher(node: cst.Import | cst.ImportFrom) -> bool:
             return False
         names = [dotted_name(node.module) or ""]
     return any(name.split(".", 1)[0] in DEVICE_SETTING_LAUNCHERS for name in names)
+
+
+def _written(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
+    """What an assignment or a `del` writes. `os.environ["LOCAL_RANK"] = str(args.local_rank)` hands the rank to
+    whatever reads it (mmcv's `init_dist`, a launcher's helper): the set-up is theirs, not this file's."""
+    if type(node) is cst.AssignTarget or type(node) is cst.AnnAssign:
+        return (node.target,)  # type: ignore[attr-defined]
+    if type(node) is cst.Del:
+        return (node.target,)  # type: ignore[attr-defined]
+    return ()
 
 
 def is_local_rank_read(expr: cst.BaseExpression) -> bool:
