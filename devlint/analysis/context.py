@@ -17,6 +17,7 @@ import libcst as cst
 from devlint.analysis import guards, narrowing
 from devlint.analysis.names import dotted_name
 from devlint.analysis.project_index import IndexReads
+from devlint.analysis.screen import walk
 from devlint.analysis.torch_names import TorchNames
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -80,7 +81,7 @@ class FileContext:
             return None
         if self.narrowed_tree is None:
             return answers if len(answers) == len(self.function_order) else None
-        parsed = sorted((node.lineno, node.col_offset) for node in ast.walk(self.narrowed_tree)
+        parsed = sorted((node.lineno, node.col_offset) for node in walk(self.narrowed_tree)
                         if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef))
         if len(parsed) != len(self.function_order):
             return None

@@ -74,7 +74,7 @@ def _module_classes_called(facts: SyntaxFacts, conversion: ast.Call, innermost: 
     if not with_forward:
         return
     for scope in scopes:
-        for node in walk(scope):  # type: ignore[arg-type]
+        for node in facts.nodes_in(scope):  # type: ignore[arg-type]
             if type(node) is ast.Assign and any(_bound_name(target) == name for target in node.targets):  # type: ignore
                 value = node.value  # type: ignore[attr-defined]
                 while type(value) is ast.Call and type(value.func) is ast.Attribute:  # type: ignore[attr-defined]

@@ -222,9 +222,7 @@ def _imports_launcher(node: cst.Import | cst.ImportFrom) -> bool:
 def _written(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
     """What an assignment or a `del` writes. `os.environ["LOCAL_RANK"] = str(args.local_rank)` hands the rank to
     whatever reads it (mmcv's `init_dist`, a launcher's helper): the set-up is theirs, not this file's."""
-    if type(node) is cst.AssignTarget or type(node) is cst.AnnAssign:
-        return (node.target,)  # type: ignore[attr-defined]
-    if type(node) is cst.Del:
+    if type(node) in (cst.AssignTarget, cst.AnnAssign, cst.Del):
         return (node.target,)  # type: ignore[attr-defined]
     return ()
 

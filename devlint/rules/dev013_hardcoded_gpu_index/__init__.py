@@ -23,10 +23,10 @@ def first_visible_index(value: str) -> Optional[int]:
     return int(first) if first.isdigit() else None
 
 
-def _literal_index(node: Optional[ast.AST]) -> Optional[int]:
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    return None
+def _literal_indices(call: ast.Call) -> list[int]:
+    """The integer literals a call is given, by position or keyword (`.cuda(1)`, `device("cuda", index=1)`)."""
+    return [arg.value for arg in (*call.args, *(keyword.value for keyword in call.keywords))
+            if isinstance(arg, ast.Constant) and type(arg.value) is int]
 
 
 # What takes a GPU index: `.cuda(1)`, `torch.device("cuda", 1)`, `torch.cuda.set_device(1)`, `torch.cuda.device(1)`
@@ -38,8 +38,7 @@ def named_indices(facts: SyntaxFacts) -> set[int]:
     found = {index for index in map(gpu_index, (node.value for node in facts.indexed_cuda_strings))
              if index is not None}
     for call in facts.calls_by_name(INDEXED_CALLS):
-        found.update(index for index in map(_literal_index, (*call.args, *(
-            keyword.value for keyword in call.keywords))) if index is not None)
+        found.update(_literal_indices(call))
     return found
 
 
@@ -61,7 +60,7 @@ def _candidates(facts: SyntaxFacts) -> Iterator[ast.AST]:
             yield node
     if one_gpu:
         yield from (call for call in facts.calls_by_name(INDEXED_CALLS) if any(
-            (_literal_index(arg) or 0) >= 1 for arg in (*call.args, *(keyword.value for keyword in call.keywords))))
+            index >= 1 for index in _literal_indices(call)))
 
 
 RULE = Rule(
