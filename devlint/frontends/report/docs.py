@@ -29,8 +29,8 @@ def rule_pages() -> dict[str, str]:
 
 
 def rules_table() -> str:
-    rows = ["| code | name | what | fix | tier | blind, libraries (`fresh` + `unseen` ... `unseen7`) | blind, training"
-            " repositories (`T1` ... `T19`) |",
+    rows = ["| code | name | what | fix | tier | blind, libraries (`fresh` + `unseen` ... `unseen8`) | blind, training"
+            " repositories (`T1` ... `T20`) |",
             "|---|---|---|---|---|---|---|"]
     for entry in all_rules():
         rule = entry.rule
