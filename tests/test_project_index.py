@@ -256,3 +256,84 @@ def test_an_answer_cut_short_by_a_cycle_or_the_depth_bound_is_not_kept_for_a_lat
     chain = _star_index({f"/p/m{i}.py": f"from m{i + 1} import *\n" for i in range(5)} | {"/p/m5.py": "import torch\n"})
     assert not chain.star_brings_torch("/p/train.py", "m0", 0)  # six modules deep: past the bound
     assert chain.star_brings_torch("/p/train.py", "m2", 0)  # four: within it, though `m0`'s question reached it first
+
+
+# -- the project's own distributed set-up: `utils.init_distributed_mode(args)` (DEV009) ---------------------------
+_HELPERS = """\
+    import os
+    import torch
+    import torch.distributed as dist
+
+    def init_distributed_mode(args):
+        args.rank = int(os.environ["RANK"])
+        dist.init_process_group(backend="nccl", init_method="env://")
+
+    def init_pinned(args):
+        _pin(args.gpu)
+        dist.init_process_group("nccl")
+
+    def _pin(gpu):
+        torch.cuda.set_device(gpu)
+
+    def init_gloo(args):
+        dist.init_process_group("gloo")
+
+    def log(args):
+        print(args)
+"""
+
+
+def test_a_project_function_that_starts_a_process_group_says_whether_it_may_pin():
+    index = _star_index({"/p/utils/misc.py": _HELPERS, "/p/utils/__init__.py": ""})
+    assert index.group_helper("/p/train.py", "utils.misc", 0, "init_distributed_mode") == "unpinned"
+    assert index.group_helper("/p/utils/run.py", "misc", 1, "init_distributed_mode") == "unpinned"  # from .misc
+    assert index.group_helper("/p/train.py", "utils.misc", 0, "init_pinned") == "pinned"  # through _pin
+    for function in ("init_gloo", "log", "missing"):  # a CPU group, no group, no such function
+        assert index.group_helper("/p/train.py", "utils.misc", 0, function) is None, function
+    assert index.group_helper("/p/train.py", "elsewhere", 0, "init_distributed_mode") is None
+
+
+def test_a_module_that_names_a_launcher_or_visible_devices_may_pin():
+    for line in ("import accelerate", "os.environ['CUDA_VISIBLE_DEVICES'] = str(rank)"):
+        index = _star_index({"/p/dist.py": f"import os\nimport torch.distributed as dist\n{line}\n"
+                                           "def setup(rank):\n    dist.init_process_group('nccl')\n"})
+        assert index.group_helper("/p/train.py", "dist", 0, "setup") == "pinned", line
+
+
+def test_a_script_set_up_by_the_projects_helper_is_read_as_distributed(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "utils" / "__init__.py").write_text("")
+    (tmp_path / "utils" / "misc.py").write_text(textwrap.dedent(_HELPERS))
+    script = textwrap.dedent("""\
+        import torch
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        from utils import misc
+        from utils.misc import {name} as setup
+
+
+        def main(args, model):
+            {call}(args)
+            model = DDP(model.cuda())
+            return model
+
+
+        if __name__ == "__main__":
+            main(None, None)
+        """)
+    for name, call, reported in [
+        ("init_distributed_mode", "misc.init_distributed_mode", True),
+        ("init_distributed_mode", "setup", True),
+        ("init_pinned", "setup", False),  # the helper pins the rank before the model is placed
+        ("init_gloo", "setup", False),
+        ("log", "setup", False),  # starts no group: nothing says the script is distributed
+    ]:
+        (tmp_path / "train.py").write_text(script.format(name=name, call=call))
+        out = run_devlint("train.py", "--output-format", "concise", cwd=tmp_path).stdout
+        assert ("train.py:9:17: DEV009" in out) is reported, (name, call, out)
+    # the helper changes: the cached reports of the script are not used again
+    (tmp_path / "train.py").write_text(script.format(name="init_distributed_mode", call="setup"))
+    (tmp_path / "utils" / "misc.py").write_text(textwrap.dedent(_HELPERS).replace(
+        "    args.rank = int", "    torch.cuda.set_device(0)\n    args.rank = int"))
+    out = run_devlint("train.py", "--output-format", "concise", cwd=tmp_path).stdout
+    assert "DEV009" not in out, out

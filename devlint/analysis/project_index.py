@@ -27,6 +27,12 @@ first time a rule asks, and kept for the process (one index per project root):
   level and exports it (no `__all__`, or one naming `torch`), itself or through a star import of its own (a
   package's `__init__`). A file that reaches torch so (yolov5's `from models.common import *`) is torch code.
 
+- `group_helper(path, module, level, function)`: the project's function `function` of `module` (imported in `path`)
+  starts a process group in its own body (`init_process_group`, on a backend not named `"gloo"`): "pinned" where
+  its module may also pin the rank to a GPU (it names `set_device`, `device_id`, `CUDA_VISIBLE_DEVICES`, a launcher
+  that pins, or `torch.cuda.device`), "unpinned" where it names none of them; None where it starts no group, or is
+  not found (DEV009: a script set up by `utils.init_distributed_mode(args)`).
+
 A rule asks through `IndexReads` (one per checked file), which records every question and answer:
 the result cache stores them with the file's reports and uses the reports again only while the
 index still gives the same answers (devlint/runner/cache.py). The files come from the engine
@@ -113,6 +119,7 @@ class ProjectIndex:
         self._repeated: dict[str, bool] = {}
         self._callers: dict[str, Optional[list[ast.Module]]] = {}
         self._module_saves_host: Optional[tuple[tuple[str, bool], ...]] = None  # (folder, host) per module save
+        self._group_helpers: dict[tuple[str, str], Optional[str]] = {}  # (module file, function) -> answer
 
     def _trees(self, word: str) -> Iterator[tuple[str, ast.Module]]:
         for path, text in self._files_holding(word):
@@ -243,6 +250,22 @@ class ProjectIndex:
                     return candidate, text
         return None
 
+    def group_helper(self, path: str, module: str, level: int, function: str) -> Optional[str]:
+        """Does the project's `function` of `module` (imported in `path`, `level` dots before it) start a process
+        group, and may its module pin the rank ("pinned", "unpinned"; None: it starts none, or is not found)?"""
+        found = self._module_file(path, module, level)
+        if found is None:
+            return None
+        key = (found[0], function)
+        if key not in self._group_helpers:
+            tree = parse(found[1])
+            definition = next((statement for statement in tree.body if type(statement) in (
+                ast.FunctionDef, ast.AsyncFunctionDef) and statement.name == function), None) if tree else None
+            starts = definition is not None and _group_start_in(definition)  # type: ignore[arg-type]
+            self._group_helpers[key] = ("pinned" if _may_pin(tree, definition, found[1])  # type: ignore[arg-type]
+                                        else "unpinned") if starts else None
+        return self._group_helpers[key]
+
     def _exports_torch(self, path: str, text: str, depth: int) -> tuple[bool, bool]:
         """(a star import of the module binds `torch`, the answer was cut short: by the depth bound, or by a star
         import back into a module still being read). Only an answer not cut short is kept: a module reached late in
@@ -284,6 +307,41 @@ class ProjectIndex:
                         return True, False
                     cut = cut or inner_cut
         return False, cut
+
+
+# What a module that may pin its rank to a GPU names: a pinning call, the device of a process group, one visible GPU
+# per rank, or a launcher that pins when it starts (DEV009's `DEVICE_SETTING_LAUNCHERS`)
+_MAY_PIN = re.compile(r"set_device|device_id\b|CUDA_VISIBLE_DEVICES|cuda\.device\b|\b(accelerate|lightning|"
+                      r"pytorch_lightning|lightning_fabric|ignite|deepspeed|colossalai|ray)\b")
+
+
+def _group_start_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """`init_process_group(...)` (any receiver) in the function's body, some on a backend not named `"gloo"`."""
+    backends = []
+    for node in ast.walk(function):
+        if type(node) is ast.Call and _called_name(node.func) == "init_process_group":
+            given = node.args[0] if node.args else next(
+                (keyword.value for keyword in node.keywords if keyword.arg == "backend"), None)
+            backends.append(given.value if type(given) is ast.Constant else None)
+    return any(backend != "gloo" for backend in backends)
+
+
+def _may_pin(tree: ast.Module, function: ast.FunctionDef | ast.AsyncFunctionDef, text: str) -> bool:
+    """The function, the module's functions it calls (by name, through each other) or the module's statements outside
+    its functions and classes name what may pin the rank (`_MAY_PIN`)."""
+    functions = {statement.name: statement for statement in tree.body
+                 if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef)}
+    read: list[ast.AST] = [s for s in tree.body if type(s) not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)]
+    stack, seen = [function], {function.name}
+    while stack:
+        current = stack.pop()
+        read.append(current)
+        for node in ast.walk(current):
+            if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in functions:
+                if node.func.id not in seen:
+                    seen.add(node.func.id)
+                    stack.append(functions[node.func.id])  # type: ignore[arg-type]
+    return any(_MAY_PIN.search(ast.get_source_segment(text, node) or "") for node in read)
 
 
 class IndexReads:
@@ -336,6 +394,13 @@ class IndexReads:
         self.reads["star_brings_torch:" + json.dumps([path, module, level])] = answer
         return answer
 
+    def group_helper(self, path: str, module: str, level: int, function: str) -> Optional[str]:
+        if self.index is None:
+            return None
+        answer = self.index.group_helper(path, module, level, function)
+        self.reads["group_helper:" + json.dumps([path, module, level, function])] = answer
+        return answer
+
 
 def answer(index: ProjectIndex, read: str) -> object:
     """The index's answer now to a recorded question (`IndexReads.reads`' keys), as JSON."""
@@ -353,6 +418,9 @@ def answer(index: ProjectIndex, read: str) -> object:
     if kind == "star_brings_torch":
         path, module, level = json.loads(argument)
         return index.star_brings_torch(path, module, level)
+    if kind == "group_helper":
+        path, module, level, function = json.loads(argument)
+        return index.group_helper(path, module, level, function)
     raise ValueError(f"unknown index question {read!r}")
 
 

@@ -121,7 +121,8 @@ class ScopeIndex:
     called: set[str] = field(default_factory=set)
     string_subscripted: set[str] = field(default_factory=set)
     torch_arg: set[str] = field(default_factory=set)  # passed positionally to a torch function
-    # `container[key] = value`: what a container's elements were set to, by container name
+    # `container[key] = value`, `container.append(value)`, `container.insert(i, value)`: what a container's
+    # elements were set to, by container name
     element_bindings: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
     # `layer.weight = value` (not `self.x`, which the class index reads): what an attribute was set to, by its
     # dotted name
@@ -149,6 +150,18 @@ _SCOPE_INDEX_NODES = frozenset({
     cst.ImportFrom, cst.NamedExpr, cst.Expr, cst.Attribute, cst.Subscript, cst.StarredElement,
 })
 _CLASS_INDEX_NODES = frozenset({cst.Expr, cst.Assign, cst.AnnAssign, cst.Call, cst.Attribute})
+
+
+def _added_element(call: cst.Call) -> Optional[tuple[str, cst.BaseExpression]]:
+    """`xs.append(v)` / `xs.insert(i, v)`: the container's name and the element it is given."""
+    func = call.func
+    if type(func) is not cst.Attribute or func.attr.value not in ("append", "insert"):
+        return None
+    container = dotted_name(func.value)
+    wanted = 1 if func.attr.value == "append" else 2
+    if container is None or len(call.args) != wanted or any(arg.star or arg.keyword for arg in call.args):
+        return None
+    return container, call.args[-1].value
 
 
 def _children_in_scope(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
@@ -268,6 +281,9 @@ class TypeOracle:
                 full = self.torch.qualify(node.func)
                 if full is not None and type(first) is cst.Name and _takes_a_tensor(full):
                     index.torch_arg.add(first.value)
+                element = _added_element(node)
+                if element is not None:
+                    index.element_bindings.setdefault(element[0], []).append(element[1])
             elif type(node) is cst.Subscript and type(node.value) is cst.Name:
                 if len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
                     key = node.slice[0].slice.value
@@ -578,6 +594,12 @@ class TypeOracle:
                     for value in self.scope_index(scope).element_bindings.get(container_name, []):
                         if self.value_kind(value, functions, cls) in (Kind.MODULE, Kind.OTHER):
                             return Kind.UNKNOWN  # `metrics[key] = SomeMetric(...)`: elements are not tensors
+                built = self._built_list_elements(container_name, functions)
+                if built is not None:
+                    # `rears = []; rears.append(model[a:b])`: the file shows every element; tensors only if each is
+                    if not built or any(self.value_kind(value, functions, cls) is not Kind.TENSOR for value in built):
+                        return Kind.UNKNOWN
+                    return Kind.TENSOR
             finally:
                 self._resolving.discard(key)
         for element in expr.slice:
@@ -589,6 +611,26 @@ class TypeOracle:
             return Kind.UNKNOWN
         # An element of a batch, a tuple of outputs, a dict of inputs: a tensor by every convention.
         return Kind.TENSOR
+
+    def _built_list_elements(self, name: str, functions: list[cst.FunctionDef]) -> Optional[list[cst.BaseExpression]]:
+        """Every element of a list the scope builds from displays and fills by `append` / `insert` / `[i] =`; None
+        where the scope does not build it so (a parameter, a call's result, a list extended with another)."""
+        for scope in [*functions, self.module]:
+            index = self.scope_index(scope)
+            bindings = index.bindings.get(name)
+            if bindings is None:
+                continue
+            if "extend" in index.attributes_used.get(name, ()) or not all(
+                    how == "value" and type(node) is cst.List for how, node in bindings):
+                return None
+            elements: list[cst.BaseExpression] = []
+            for _, display in bindings:
+                for element in display.elements:  # type: ignore[attr-defined]
+                    if type(element) is not cst.Element:
+                        return None  # [*xs]
+                    elements.append(element.value)
+            return elements + index.element_bindings.get(name, [])
+        return None
 
     def _name_kind(self, name: str, functions: list[cst.FunctionDef], cls: Optional[cst.ClassDef],
                    at: Optional[cst.CSTNode] = None) -> Kind:

@@ -220,6 +220,14 @@ FLAGGED = [
         def f(mask: torch.Tensor, x):
             mask.to(x[0])
     """, [(3, 5)]),
+    case("element_of_a_list_filled_with_tensors", """
+        import torch
+        def f(loader, d):
+            outs = []
+            for b in loader:
+                outs.append(torch.zeros(3))
+            outs[0].to(d)
+    """, [(6, 5)]),
     case("dtype_cast_before_the_move", """
         import torch
         def f(values, d):
@@ -656,6 +664,23 @@ NOT_FLAGGED = [
         import torch
         def f(hparams, d):
             hparams["model"].to(d)
+    """, []),
+    # lama: a list the function fills by `append` with slices of a model; the file shows what its elements are
+    case("element_of_a_list_filled_with_model_slices", """
+        import torch
+        def split(inpainter, devices):
+            rears = []
+            for i in range(len(devices)):
+                rears.append(inpainter.generator.model[i:i + 1])
+                rears[i].to(devices[i])
+            return rears
+    """, []),
+    case("element_of_a_list_filled_with_an_unknown_value", """
+        import torch
+        def f(make, d):
+            parts = [make(0)]
+            parts.insert(0, make(1))
+            parts[0].to(d)
     """, []),
     case("element_of_a_model_list", """
         import torch

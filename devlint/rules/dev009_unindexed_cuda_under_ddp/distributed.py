@@ -22,6 +22,7 @@ from devlint.analysis.guards import is_main_test
 from devlint.analysis.names import dotted_name, positional, string_value
 from devlint.analysis.torch_names import TorchNames
 from devlint.analysis.walk import children, nodes, own_nodes_in_order
+from devlint.rules.dev009_unindexed_cuda_under_ddp import SETS_UP_DISTRIBUTED
 
 # Packages whose launch sets the current device before user code runs.
 # Ray gives each worker that asks for a GPU only that GPU (CUDA_VISIBLE_DEVICES): "cuda" is it there.
@@ -34,6 +35,13 @@ _PINNING_METHODS = frozenset({"set_device", "set_device_index"})
 _SETS_A_DEVICE_UP = re.compile(r"_?(get|setup|set_up|init|initialize|select|choose)_(local_)?(device|gpu|cuda)",
                                re.IGNORECASE)
 _LOCAL_RANK = "LOCAL_RANK"
+
+# Asked of a call: does the project's function it calls start a process group ("pinned", "unpinned"), or not (None)
+GroupHelper = Callable[[cst.Call], Optional[str]]
+
+
+def no_group_helper(call: cst.Call) -> Optional[str]:
+    return None
 
 
 @dataclass
@@ -63,8 +71,10 @@ class DistributedFile:
         return bool(self.backends) and all(backend == "gloo" for backend in self.backends)
 
 
-def distributed_file(module: cst.Module, torch: TorchNames) -> DistributedFile:
-    """Read the whole module (call after the traversal: `torch` then knows every import)."""
+def distributed_file(module: cst.Module, torch: TorchNames,
+                     group_helper: GroupHelper = no_group_helper) -> DistributedFile:
+    """Read the whole module (call after the traversal: `torch` then knows every import). `group_helper`: what the
+    project index says of a call of the project's own function (`project_group_helper`)."""
     facts = DistributedFile(helpers=_imported_names(module))
     stack: list[cst.CSTNode] = [module]
     written: set[int] = set()
@@ -72,7 +82,7 @@ def distributed_file(module: cst.Module, torch: TorchNames) -> DistributedFile:
         node = stack.pop()
         written.update(map(id, _written(node)))
         if type(node) is cst.Call:
-            _call(node, torch, facts)
+            _call(node, torch, facts, group_helper)
         elif type(node) in (cst.Import, cst.ImportFrom):
             if _imports_launcher(node):
                 facts.pins_device = facts.pinned_from_the_start = True
@@ -85,7 +95,7 @@ def distributed_file(module: cst.Module, torch: TorchNames) -> DistributedFile:
     return facts
 
 
-def _call(node: cst.Call, torch: TorchNames, facts: DistributedFile) -> None:
+def _call(node: cst.Call, torch: TorchNames, facts: DistributedFile, group_helper: GroupHelper) -> None:
     if pins(node, torch, facts.helpers):
         facts.pins_device = True
     if starts_a_group(node, torch):
@@ -94,9 +104,64 @@ def _call(node: cst.Call, torch: TorchNames, facts: DistributedFile) -> None:
         facts.backends.append(_backend(node))
         if facts.backends[-1] == "nccl":
             facts.nccl_starts.append(node)
+    else:
+        helper = group_helper(node)
+        if helper is not None:  # the project's `init_distributed_mode(args)`: it starts the group (backend unknown)
+            facts.starts = True
+            facts.why_started.append(dotted_name(node.func) or "")
+            facts.backends.append(None)
+            facts.pins_device = facts.pins_device or helper == "pinned"
     if is_local_rank_read(node):
         facts.starts = True
         facts.why_started.append(_LOCAL_RANK)
+
+
+def project_group_helper(module: cst.Module, torch: TorchNames,
+                         ask: Callable[[str, int, str], Optional[str]]) -> GroupHelper:
+    """What a call of one of the project's functions says about the process group: `ask(module, level, function)`
+    is the project index's `group_helper` for the file. Only functions named as set-up is
+    (`SETS_UP_DISTRIBUTED`), imported from a module other than torch, are asked."""
+    imports = _imports(module)
+    answers: dict[str, Optional[str]] = {}
+
+    def group_helper(call: cst.Call) -> Optional[str]:
+        name = dotted_name(call.func)
+        if name is None or torch.qualify(call.func) is not None:
+            return None
+        parts = name.split(".")
+        if parts[0] not in imports or not SETS_UP_DISTRIBUTED.search(parts[-1]):
+            return None
+        if name not in answers:
+            source, level, imported = imports[parts[0]]
+            path = [*filter(None, source.split(".")), *([imported] if imported else []), *parts[1:]]
+            answers[name] = ask(".".join(path[:-1]), level, path[-1]) if len(path) > 1 or level else None
+        return answers[name]
+    return group_helper
+
+
+def _imports(module: cst.Module) -> dict[str, tuple[str, int, Optional[str]]]:
+    """Each name the file's top-level imports bind, other than torch's: (the module it comes from, the dots before
+    it, the name imported from it or None). `import a.b` binds `a` to ("a", 0, None); `from .x import y as z` binds
+    `z` to ("x", 1, "y")."""
+    found: dict[str, tuple[str, int, Optional[str]]] = {}
+    for statement in module.body:
+        for small in statement.body if type(statement) is cst.SimpleStatementLine else ():
+            if type(small) is cst.Import:
+                for alias in small.names:
+                    full = dotted_name(alias.name) or ""
+                    if alias.asname is not None and type(alias.asname.name) is cst.Name:
+                        found[alias.asname.name.value] = (full, 0, None)
+                    elif full.split(".")[0] != "torch":
+                        found[full.split(".")[0]] = (full.split(".")[0], 0, None)
+            elif type(small) is cst.ImportFrom and type(small.names) is not cst.ImportStar:
+                source = dotted_name(small.module) if small.module is not None else ""
+                if source is None or source.split(".")[0] == "torch" and not small.relative:
+                    continue
+                for alias in small.names:
+                    bound = alias.asname.name if alias.asname is not None else alias.name
+                    if type(bound) is cst.Name and type(alias.name) is cst.Name:
+                        found[bound.value] = (source, len(small.relative), alias.name.value)
+    return found
 
 
 def sets_up_its_rank(module: cst.Module, facts: "DistributedFile", torch: TorchNames) -> bool:
@@ -113,13 +178,14 @@ def starts_a_group(call: cst.Call, torch: TorchNames) -> bool:
             or (torch.qualify(call.func) or "").endswith(".init_process_group"))
 
 
-def functions_its_start_runs(module: cst.Module, torch: TorchNames) -> Optional[set[str]]:
+def functions_its_start_runs(module: cst.Module, torch: TorchNames,
+                             group_helper: GroupHelper = no_group_helper) -> Optional[set[str]]:
     """Where a library module starts the process group only inside functions (no top-level start, no `if __name__
     == "__main__":` block, no top-level `LOCAL_RANK` read), the functions that run in a process it set up: those
     that start it, the file's functions that call them (by name, `self.` methods too), and every function of the
     file those call. Another function of such a module (efficientvit's `sync_tensor` beside its `dist_init`) runs
     in a process its caller set up, and may have pinned in its own file. None: the module sets itself up."""
-    if _sets_itself_up(module, torch):
+    if _sets_itself_up(module, torch, group_helper):
         return None
     calls: dict[str, set[str]] = {}
     starting: set[str] = set()
@@ -131,7 +197,7 @@ def functions_its_start_runs(module: cst.Module, torch: TorchNames) -> Optional[
             if type(inner) is cst.Call:
                 name = dotted_name(inner.func) or ""
                 last = name.rsplit(".", 1)[-1]
-                if starts_a_group(inner, torch):
+                if starts_a_group(inner, torch) or group_helper(inner) is not None:
                     starting.add(node.name.value)
                 elif name == last or name == f"self.{last}":
                     called.add(last)
@@ -150,7 +216,7 @@ def functions_its_start_runs(module: cst.Module, torch: TorchNames) -> Optional[
     return runs
 
 
-def _sets_itself_up(module: cst.Module, torch: TorchNames) -> bool:
+def _sets_itself_up(module: cst.Module, torch: TorchNames, group_helper: GroupHelper = no_group_helper) -> bool:
     """A start, an `if __name__ == "__main__":` block or a `LOCAL_RANK` read outside every function and class."""
     stack: list[cst.CSTNode] = list(module.body)
     written: set[int] = set()
@@ -162,7 +228,7 @@ def _sets_itself_up(module: cst.Module, torch: TorchNames) -> bool:
         if (type(node) is cst.If and is_main_test(node.test)) or (
                 id(node) not in written and is_local_rank_read(node)):  # type: ignore[arg-type]
             return True
-        if type(node) is cst.Call and starts_a_group(node, torch):
+        if type(node) is cst.Call and (starts_a_group(node, torch) or group_helper(node) is not None):
             return True
         stack.extend(children(node))
     return False
@@ -269,10 +335,11 @@ class BeforePinning(ForwardReader[list[str]]):
     and in each of the file's functions that pins, its statements before that. A call of one of the
     file's functions is followed `_CALL_DEPTH` deep, never into a function already being read (a
     cycle), and what is not followed is taken to pin. `ran_before(node)` after `read()`. `helpers`: the names
-    the file imports, other than torch's (`DistributedFile.helpers`)."""
+    the file imports, other than torch's (`DistributedFile.helpers`); `group_helper`: the project's functions that
+    start a process group, and may pin too ("pinned")."""
 
     def __init__(self, module: cst.Module, torch: TorchNames, rank_dependent: Callable[[cst.BaseExpression], bool],
-                 helpers: AbstractSet[str]):
+                 helpers: AbstractSet[str], group_helper: GroupHelper = no_group_helper):
         super().__init__()
         self.torch = torch
         self.rank_dependent = rank_dependent
@@ -283,13 +350,17 @@ class BeforePinning(ForwardReader[list[str]]):
                 self.functions[name] = None if name in self.functions else statement
         self.module = module
         self.helpers = helpers
+        self.group_helper = group_helper
         self.before: set[int] = set()
+
+    def _pins(self, node: cst.Call) -> bool:
+        return pins(node, self.torch, self.helpers) or self.group_helper(node) == "pinned"
 
     def read(self) -> "BeforePinning":
         self.block(self.module.body, [])
         # a function that pins runs its statements before the pin whoever calls it
         for name, function in self.functions.items():
-            if function is not None and any(isinstance(node, cst.Call) and pins(node, self.torch, self.helpers)
+            if function is not None and any(isinstance(node, cst.Call) and self._pins(node)
                                             for node in own_nodes_in_order(function.body)):
                 self.suite(function.body, [name])
         return self
@@ -329,7 +400,7 @@ class BeforePinning(ForwardReader[list[str]]):
     def _may_pin(self, root: cst.CSTNode) -> bool:
         """Does `root` hold a pinning call, or a call of one of the file's functions (not followed)?"""
         for node in own_nodes_in_order(root):
-            if isinstance(node, cst.Call) and (pins(node, self.torch, self.helpers) or (
+            if isinstance(node, cst.Call) and (self._pins(node) or (
                     isinstance(node.func, cst.Name) and node.func.value in self.functions)):
                 return True
         return False
@@ -338,7 +409,7 @@ class BeforePinning(ForwardReader[list[str]]):
         """A statement or an expression: True when it may pin. Its nodes run before the pin otherwise."""
         found = list(own_nodes_in_order(root))
         for node in found:
-            if isinstance(node, cst.Call) and pins(node, self.torch, self.helpers):
+            if isinstance(node, cst.Call) and self._pins(node):
                 return True
         for node in found:
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in self.functions:

@@ -9,7 +9,8 @@ import libcst as cst
 
 from devlint.analysis.devices import names_a_device
 from devlint.rules.dev009_unindexed_cuda_under_ddp.distributed import (
-    BeforePinning, LocalRankNames, distributed_file, functions_its_start_runs, sets_up_its_rank,
+    BeforePinning, LocalRankNames, no_group_helper, distributed_file, functions_its_start_runs, project_group_helper,
+    sets_up_its_rank,
 )
 from devlint.analysis.guards import is_script
 from devlint.analysis.names import (
@@ -194,11 +195,15 @@ class UnindexedCudaUnderDdp(RuleVisitor):
             self._pend(node, "`.cuda()`", fix, True)
 
     def finish(self) -> None:
-        facts = distributed_file(self.ctx.module, self.torch)
+        path = self.ctx.path
+        group_helper = project_group_helper(
+            self.ctx.module, self.torch, lambda module, level, function: self.ctx.project.group_helper(
+                path, module, level, function)) if path is not None else no_group_helper
+        facts = distributed_file(self.ctx.module, self.torch, group_helper)
         if facts.every_rank_on_default_gpu:
             if not sets_up_its_rank(self.ctx.module, facts, self.torch):
                 return  # a library module: its caller sets the rank up, and may pin it in another file
-            runs = functions_its_start_runs(self.ctx.module, self.torch) if facts.backends else None
+            runs = functions_its_start_runs(self.ctx.module, self.torch, group_helper) if facts.backends else None
             pending = [entry for entry in self.pending if runs is None or entry[4] in runs]
             if pending:
                 self._report_together(pending, _message)
@@ -213,7 +218,7 @@ class UnindexedCudaUnderDdp(RuleVisitor):
         if not (placing or barriers) or not facts.starts or facts.gloo_only or facts.pinned_from_the_start:
             return
         # pinned by a `set_device` call: what every rank places on the GPU before that call runs is on GPU 0
-        order = BeforePinning(self.ctx.module, self.torch, _depends_on_rank, facts.helpers).read()
+        order = BeforePinning(self.ctx.module, self.torch, _depends_on_rank, facts.helpers, group_helper).read()
         early = [entry for entry in placing if order.ran_before(entry[0])]
         if early:
             self._report_together(early, _before_pinning_message)
