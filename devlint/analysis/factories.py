@@ -60,6 +60,8 @@ def cpu_factory_name(node: cst.BaseExpression, torch: TorchNames) -> Optional[st
     name = factory_name(node, torch)
     if name is None or name in LIKE_FACTORIES or places_tensor(node):  # type: ignore[arg-type]
         return None
+    if not node.args:  # type: ignore[attr-defined]
+        return None  # `torch.rand()`: every factory wants a size or data (TypeError on any device), none is made
     if keyword(node, "generator") is not None:  # type: ignore[arg-type]
         return None
     return name

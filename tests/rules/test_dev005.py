@@ -1144,6 +1144,12 @@ NOT_FLAGGED = [
         def scale(x: torch.Tensor):
             return x * torch.tensor(2.0) - torch.tensor(1.0)
     """, []),
+    # OpenPCDet's box augmentation: a factory given no size raises TypeError on every device; devlint makes nothing
+    case("factory_called_without_a_size", """
+        import torch
+        def jitter(box: torch.Tensor):
+            return torch.cat([box[:6], box[6:7] + torch.rand() - 0.5])
+    """, []),
     case("host_buffer_written_from_the_input_and_moved_before_it_leaves", """
         import torch
         def pad(xs: torch.Tensor, n: int):
