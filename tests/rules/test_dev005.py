@@ -85,6 +85,15 @@ FLAGGED = [
         def damp(h: torch.Tensor, c: float):
             return h + c * torch.eye(len(h))
     """, [(3, 30), (5, 20)]),
+    # the look-alikes of a result moved to a device: to the input's own device (says nothing of where it was), the
+    # output of a function given the result, and the input moved before it meets the host tensor
+    case("result_moved_to_the_inputs_device_or_through_a_function", """
+        import torch
+        def pad(x: torch.Tensor, f):
+            a = torch.cat([x, torch.zeros(x.size(0), 1)], 1).to(x.device)
+            b = f(torch.cat([x, torch.ones(x.size(0), 1)], 1)).cuda()
+            return a, b
+    """, [(3, 23), (4, 25)]),
     case("zero_dim_host_accumulator_written_in_place_from_the_inputs", """
         import torch
         def error(preds: torch.Tensor, targets: torch.Tensor, n: int):
@@ -1143,6 +1152,16 @@ NOT_FLAGGED = [
         import torch
         def scale(x: torch.Tensor):
             return x * torch.tensor(2.0) - torch.tensor(1.0)
+    """, []),
+    # SentEval's ranking: what the operation makes is moved to the GPU, so the data it was given is on the host
+    case("result_of_the_meeting_moved_to_a_device", """
+        import torch
+        from torch.autograd import Variable
+        def batch(train_img, ids, device):
+            idx = torch.LongTensor(ids)
+            images = Variable(train_img.index_select(0, idx)).cuda()
+            padded = torch.cat([train_img, torch.zeros(train_img.size(0), 1)], 1).to(device)
+            return images, padded
     """, []),
     # OpenPCDet's box augmentation: a factory given no size raises TypeError on every device; devlint makes nothing
     case("factory_called_without_a_size", """

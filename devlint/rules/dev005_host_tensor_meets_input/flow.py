@@ -33,7 +33,7 @@ from devlint.analysis.torch_operations import (
     INDEX_ARGUMENTS, SAME_DEVICE_FUNCTIONAL, SAME_DEVICE_FUNCTIONS, SAME_DEVICE_METHODS, SUBSCRIPT_INDICES,
 )
 from devlint.analysis.vocabulary import (
-    CAST_METHODS, CONCATENATIONS, ELEMENTWISE, HOST_VALUE_METHODS, JOINING, LOOP_WRAPPERS, NO_SCALARS,
+    CAST_METHODS, names_a_device, CONCATENATIONS, ELEMENTWISE, HOST_VALUE_METHODS, JOINING, LOOP_WRAPPERS, NO_SCALARS,
     NON_TENSOR_METHODS, NUMBER_CALLS,
     PLACED_ATTRIBUTES, RESHAPING_METHODS, TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, TO_HOST_METHODS, TORCH_ONLY_METHODS,
     UNARY_ELEMENTWISE,
@@ -1264,7 +1264,12 @@ class FlowReader(ForwardReader[dict[str, Value]]):
             if (type(receiver) is cst.Call and type(receiver.func) is cst.Name
                     and receiver.func.value == "super" and method == "forward" and self.module.is_module):
                 return Value(inputs=frozenset({"the output of `super().forward`"}))
+            before = self._meeting_counts() if self._moves_to_a_device(node, method) else None
             value = self._expr(receiver, env)
+            if before is not None and _computed_here(receiver, self.torch):
+                # `x.index_select(0, idx).cuda()`: the code moves what the operation made to a device, so its
+                # tensors were on the host, where the host tensor meets them (SentEval keeps its data there)
+                self._forget_meetings_since(before)
             if not (value.host or value.inputs or value.on_cpu) and method in TENSOR_ONLY_METHODS and \
                     _arithmetic_of(receiver, self.parameters - self.sequences):
                 # `(preds - target).abs()`: a tensor method of what the inputs make, so a tensor of the inputs
@@ -1304,6 +1309,33 @@ class FlowReader(ForwardReader[dict[str, Value]]):
             for value in args:
                 self.flow.host_used |= set(value.host)
         return self._output_of(node, tensors) or NOTHING  # a plain function: it may place what it is given
+
+    def _moves_to_a_device(self, node: cst.Call, method: str) -> bool:
+        """`.cuda()`, `.to("cuda")`, `.to(device)`: not to a dtype, the host, or an input's device (`.to(x)`,
+        `.to(x.device)`, which says nothing of where the value was)."""
+        if method == "cuda":
+            return True
+        if method != "to" or is_dtype_only_move(node, self.torch) or _to_host(node):
+            return False
+        target = keyword(node, "device")
+        args = positional(node)
+        expr = target.value if target is not None else (args[0].value if args else None)
+        if isinstance(expr, cst.SimpleString):
+            return True
+        name = dotted_name(expr) if expr is not None else None
+        return name is not None and names_a_device(name) and not (
+            "." in name and name.split(".")[0] in self.parameters)  # `x.device` of an input `x`
+
+    def _meeting_counts(self) -> dict[cst.Call, int]:
+        return {call: len(found) for call, found in self.flow.meetings.items()}
+
+    def _forget_meetings_since(self, counts: dict[cst.Call, int]) -> None:
+        for call in list(self.flow.meetings):
+            kept = self.flow.meetings[call][:counts.get(call, 0)]
+            if kept:
+                self.flow.meetings[call] = kept
+            else:
+                del self.flow.meetings[call]
 
     def _output_of(self, node: cst.Call, tensors: list[Value]) -> Optional[Value]:
         """The result of a function the file does not define, given the caller's tensors (an input's tensor, or, in a
@@ -1413,6 +1445,29 @@ class FlowReader(ForwardReader[dict[str, Value]]):
         for value in self.returns:
             if value.host and not value.inputs and not value.is_list:
                 self._meet(value, inputs[0], "a return (other paths return the input's device)", scalars_mix=False)
+
+
+def _computed_here(expr: cst.BaseExpression, torch: TorchNames) -> bool:
+    """A tensor operation written here (a tensor method, a torch function, arithmetic), under `Variable(...)` and
+    reshapes and casts: not a call of a function or a module, which may place what it returns."""
+    while True:
+        if type(expr) is cst.Call and (dotted_name(expr.func) or "").rsplit(".", 1)[-1] == "Variable" and expr.args:
+            expr = expr.args[0].value
+        elif (type(expr) is cst.Call and type(expr.func) is cst.Attribute
+              and expr.func.attr.value in RESHAPING_METHODS | CAST_METHODS):
+            expr = expr.func.value
+        else:
+            break
+    if type(expr) is cst.BinaryOperation:
+        return True
+    if type(expr) is not cst.Call:
+        return False
+    full = torch.qualify(expr.func)
+    if full is not None:
+        return full.startswith("torch.")
+    return type(expr.func) is cst.Attribute and (
+        expr.func.attr.value in SAME_DEVICE_METHODS or expr.func.attr.value in JOINING
+        or expr.func.attr.value in ELEMENTWISE)
 
 
 def _arithmetic_of(expr: cst.BaseExpression, parameters: "set[str]") -> bool:
