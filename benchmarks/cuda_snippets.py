@@ -77,6 +77,7 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "in_a_one_line_suite_and_a_one_line_body": Recipe("(pad(D(3), 5, True), damp(D(3, 3), 0.5))"),
     "length_of_an_input_shown_to_be_a_tensor": Recipe("(pad(D(3), 5), damp(D(3, 3), 0.5))"),
     "zero_dim_host_accumulator_written_in_place_from_the_inputs": Recipe("error(D(4, 3), D(4, 3), 4)"),
+    "result_moved_to_the_inputs_device_or_through_a_function": Recipe("pad(D(3, 2), lambda t: t, dev)"),
     "zero_dim_tensor_stacked_with_elements_of_the_callers_tensors": Recipe("total([D(3), D(0)], [D(3), D(0)])"),
     "cpu_index_for_index_select_in_a_plain_function": Recipe("pad_or_trim(D(6, 4), 3)"),
     "dtype_copied_device_forgotten_in_torch_cat": Recipe("autocorrelation(D(2, 5), 3)"),
@@ -249,6 +250,10 @@ RECIPES: dict[str, dict[str, Recipe]] = {"DEV005": {
     "zero_dim_host_values_through_a_mask": Recipe("clamp_negatives(-D(4, 3))"),
     "zero_dim_host_scalar_in_arithmetic": Recipe("scale(D(3))"),
     "host_buffer_written_from_the_input_and_moved_before_it_leaves": Recipe("pad(D(2, 3), 4)"),
+    "result_of_the_meeting_moved_to_a_device": Recipe(
+        "batch(H(5, 3), [0, 2], dev)", note="the data is on the host, as the code that moves the results shows"),
+    "factory_called_without_a_size": Recipe(
+        not_run="torch.rand() raises TypeError on every device: no host tensor is made, so none meets the input"),
     "host_data_built_in_a_dataset": Recipe(
         "d[0]", "d = Pairs()\nd.items = [[1.0, 2.0]]", note="a dataset's items are made on the host, where a"
         " DataLoader asks for them"),

@@ -89,9 +89,9 @@ FLAGGED = [
     # output of a function given the result, and the input moved before it meets the host tensor
     case("result_moved_to_the_inputs_device_or_through_a_function", """
         import torch
-        def pad(x: torch.Tensor, f):
+        def pad(x: torch.Tensor, f, device):
             a = torch.cat([x, torch.zeros(x.size(0), 1)], 1).to(x.device)
-            b = f(torch.cat([x, torch.ones(x.size(0), 1)], 1)).cuda()
+            b = f(torch.cat([x, torch.ones(x.size(0), 1)], 1)).to(device)
             return a, b
     """, [(3, 23), (4, 25)]),
     case("zero_dim_host_accumulator_written_in_place_from_the_inputs", """
@@ -1159,7 +1159,7 @@ NOT_FLAGGED = [
         from torch.autograd import Variable
         def batch(train_img, ids, device):
             idx = torch.LongTensor(ids)
-            images = Variable(train_img.index_select(0, idx)).cuda()
+            images = Variable(train_img.index_select(0, idx)).to("cuda" if torch.cuda.is_available() else device)
             padded = torch.cat([train_img, torch.zeros(train_img.size(0), 1)], 1).to(device)
             return images, padded
     """, []),

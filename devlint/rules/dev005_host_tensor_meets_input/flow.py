@@ -1320,8 +1320,10 @@ class FlowReader(ForwardReader[dict[str, Value]]):
         target = keyword(node, "device")
         args = positional(node)
         expr = target.value if target is not None else (args[0].value if args else None)
+        if isinstance(expr, cst.IfExp):  # `"cuda" if torch.cuda.is_available() else device`
+            expr = expr.body
         if isinstance(expr, cst.SimpleString):
-            return True
+            return not expr.raw_value.startswith("cpu")
         name = dotted_name(expr) if expr is not None else None
         return name is not None and names_a_device(name) and not (
             "." in name and name.split(".")[0] in self.parameters)  # `x.device` of an input `x`
