@@ -185,3 +185,18 @@ def is_sequence_display(expr: cst.BaseExpression) -> bool:
             isinstance(expr.operator, cst.Add)
             and (is_sequence_display(expr.left) or is_sequence_display(expr.right)))
     return False
+
+
+# Loss modules' arguments that are tensors (class weights): given one, the module holds it
+_LOSS_TENSORS = frozenset({"weight", "pos_weight"})
+
+
+def holds_no_tensor(receiver: cst.BaseExpression, torch: TorchNames) -> bool:
+    """A loss module made here with no tensor given to it (`nn.CrossEntropyLoss()`, `nn.MSELoss(reduction="sum")`):
+    it has no parameters or buffers, so moving it touches no device (a `weight=` tensor would)."""
+    if not isinstance(receiver, cst.Call):
+        return False
+    full = torch.qualify(receiver.func) or ""
+    return (full.startswith("torch.nn.") and full.endswith("Loss") and not positional(receiver)
+            and all(arg.keyword is not None and arg.keyword.value not in _LOSS_TENSORS and not arg.star
+                    for arg in receiver.args))

@@ -63,6 +63,15 @@ def main():
 if __name__ == "__main__":
     main()
 """, [(4, 41)]),
+    case("a_loss_given_class_weights_moved_before_set_device", HEAD + """
+weighted = torch.nn.CrossEntropyLoss(weight=torch.ones(10)).cuda()
+def main():
+    local_rank = int(os.environ["LOCAL_RANK"])
+    torch.cuda.set_device(local_rank)
+    dist.init_process_group("nccl")
+if __name__ == "__main__":
+    main()
+""", [(4, 12)]),
     case("import_time_warm_up_before_set_device", HEAD + """
 def warm_up():
     torch.ones(8).cuda().sum()
@@ -147,6 +156,17 @@ def main(cfg):
     return torch.zeros(2, device=device)
 if __name__ == "__main__":
     main(None)
+""", []),
+    # MambaVision's train.py: a loss with no parameters or buffers, moved at import; nothing lands on GPU 0
+    case("a_parameter_free_loss_moved_before_set_device", HEAD + """
+kl_loss = torch.nn.KLDivLoss(reduction="batchmean").cuda()
+ce_loss = torch.nn.CrossEntropyLoss().to("cuda")
+def main():
+    local_rank = int(os.environ["LOCAL_RANK"])
+    torch.cuda.set_device(local_rank)
+    dist.init_process_group("nccl")
+if __name__ == "__main__":
+    main()
 """, []),
     case("barrier_after_set_device", HEAD + """
 def main():

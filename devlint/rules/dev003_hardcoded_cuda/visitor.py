@@ -10,6 +10,7 @@ import libcst as cst
 from devlint.analysis import portable
 from devlint.analysis.devices import DeviceNameTracker, DeviceVariable, names_a_device
 from devlint.analysis.edits import shown_code
+from devlint.analysis.factories import holds_no_tensor
 from devlint.analysis.guards import (
     CUDA_ONLY_CALLS, calls_a_collective, cuda_library_names, cuda_only_reason, is_main_test, is_tensorrt_module, is_test_code,
     is_test_module,
@@ -34,8 +35,6 @@ _DEVICE_TYPE_CALLS = ("get_autocast_dtype", "is_autocast_enabled", "autocast", "
 # Tensor methods whose result is not a tensor on the receiver's device (sizes, Python values).
 _NOT_TENSOR_RESULTS = {"size", "item", "tolist", "dim", "numel", "data_ptr", "stride", "get_device", "element_size",
                        "is_contiguous", "nelement", "type", "storage", "untyped_storage", "__len__"}
-# Loss modules' arguments that are tensors (class weights): given one, the module holds it
-_LOSS_TENSORS = frozenset({"weight", "pos_weight"})
 _FROM_HOST = ("tensor", "as_tensor", "from_numpy", "Tensor", "LongTensor", "FloatTensor")
 
 
@@ -173,16 +172,6 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         return (self.ctx.current_function() is None and self.ctx.current_class() is None
                 and self._evidence().rebinds_its_names)
 
-    def _holds_no_tensor(self, receiver: cst.BaseExpression) -> bool:
-        """A loss module made here with no tensor given to it (`nn.CrossEntropyLoss()`, `nn.MSELoss(reduction="sum")`):
-        it has no parameters or buffers, so moving it touches no device (a `weight=` tensor would)."""
-        if not isinstance(receiver, cst.Call):
-            return False
-        full = self.torch.qualify(receiver.func) or ""
-        return (full.startswith("torch.nn.") and full.endswith("Loss") and not positional(receiver)
-                and all(arg.keyword is not None and arg.keyword.value not in _LOSS_TENSORS and not arg.star
-                        for arg in receiver.args))
-
     def _needs_backend_anyway(self, backend: str) -> bool:
         if backend == "cuda":
             return self._needs_cuda_anyway()
@@ -302,7 +291,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
                 args = positional(node)
                 if args and names_a_device(dotted_name(args[0].value) or ""):
                     return  # `.cuda(device)`: a device the caller chose, not one written here
-                if self._holds_no_tensor(node.func.value):
+                if holds_no_tensor(node.func.value, self.torch):
                     return  # `nn.CrossEntropyLoss().cuda()`: nothing to move, so nothing needs CUDA
                 source = self._input_device_source(node.func.value)
                 if source is not None:

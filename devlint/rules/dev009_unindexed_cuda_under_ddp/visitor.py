@@ -8,6 +8,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from devlint.analysis.devices import names_a_device
+from devlint.analysis.factories import holds_no_tensor
 from devlint.rules.dev009_unindexed_cuda_under_ddp.distributed import (
     BeforePinning, LocalRankNames, no_group_helper, distributed_file, functions_its_start_runs, project_group_helper,
     sets_up_its_rank,
@@ -175,6 +176,8 @@ class UnindexedCudaUnderDdp(RuleVisitor):
         if not isinstance(node.func, cst.Attribute):
             return
         method = node.func.attr.value
+        if method in ("to", "cuda") and holds_no_tensor(node.func.value, self.torch):
+            return  # `nn.KLDivLoss().cuda()`: a loss with no parameters or buffers places nothing on GPU 0
         if method == "to":
             args = positional(node)
             if args:
