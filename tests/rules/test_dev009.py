@@ -13,6 +13,14 @@ from rules.cases import cases_for, reports
 case = cases_for("DEV009")
 
 HEAD = "import os\nimport torch\nimport torch.distributed as dist"
+# A program that pins its rank, then starts NCCL: what its module places before `main()` runs lands on GPU 0
+PINNING_MAIN = """def main():
+    local_rank = int(os.environ["LOCAL_RANK"])
+    torch.cuda.set_device(local_rank)
+    dist.init_process_group("nccl")
+if __name__ == "__main__":
+    main()
+"""
 
 FLAGGED = [
     case("nccl_program_that_never_pins_its_rank", HEAD + """
@@ -56,22 +64,10 @@ def get_device():
 """, [(6, 12)]),
     case("module_level_allocation_runs_before_set_device_in_main", HEAD + """
 workspace = torch.empty(1 << 20, device="cuda")
-def main():
-    local_rank = int(os.environ["LOCAL_RANK"])
-    torch.cuda.set_device(local_rank)
-    dist.init_process_group("nccl")
-if __name__ == "__main__":
-    main()
-""", [(4, 41)]),
+""" + PINNING_MAIN, [(4, 41)]),
     case("a_loss_given_class_weights_moved_before_set_device", HEAD + """
 weighted = torch.nn.CrossEntropyLoss(weight=torch.ones(10)).cuda()
-def main():
-    local_rank = int(os.environ["LOCAL_RANK"])
-    torch.cuda.set_device(local_rank)
-    dist.init_process_group("nccl")
-if __name__ == "__main__":
-    main()
-""", [(4, 12)]),
+""" + PINNING_MAIN, [(4, 12)]),
     case("import_time_warm_up_before_set_device", HEAD + """
 def warm_up():
     torch.ones(8).cuda().sum()
@@ -161,13 +157,7 @@ if __name__ == "__main__":
     case("a_parameter_free_loss_moved_before_set_device", HEAD + """
 kl_loss = torch.nn.KLDivLoss(reduction="batchmean").cuda()
 ce_loss = torch.nn.CrossEntropyLoss().to("cuda")
-def main():
-    local_rank = int(os.environ["LOCAL_RANK"])
-    torch.cuda.set_device(local_rank)
-    dist.init_process_group("nccl")
-if __name__ == "__main__":
-    main()
-""", []),
+""" + PINNING_MAIN, []),
     case("barrier_after_set_device", HEAD + """
 def main():
     dist.init_process_group("nccl")
