@@ -331,6 +331,10 @@ def test_a_script_set_up_by_the_projects_helper_is_read_as_distributed(tmp_path)
         (tmp_path / "train.py").write_text(script.format(name=name, call=call))
         out = run_devlint("train.py", "--output-format", "concise", cwd=tmp_path).stdout
         assert ("train.py:9:17: DEV009" in out) is reported, (name, call, out)
+    # a library module (no `__main__` block): its caller sets the process up, maybe pinning in another file
+    (tmp_path / "train.py").write_text(script.format(name="init_distributed_mode", call="setup").split("\n\nif")[0])
+    out = run_devlint("train.py", "--output-format", "concise", cwd=tmp_path).stdout
+    assert "DEV009" not in out, out
     # the helper changes: the cached reports of the script are not used again
     (tmp_path / "train.py").write_text(script.format(name="init_distributed_mode", call="setup"))
     (tmp_path / "utils" / "misc.py").write_text(textwrap.dedent(_HELPERS).replace(

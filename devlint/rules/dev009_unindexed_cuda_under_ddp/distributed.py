@@ -129,12 +129,13 @@ def project_group_helper(module: cst.Module, torch: TorchNames,
         if name is None or torch.qualify(call.func) is not None:
             return None
         parts = name.split(".")
-        if parts[0] not in imports or not SETS_UP_DISTRIBUTED.search(parts[-1]):
+        if parts[0] not in imports:
             return None
         if name not in answers:
             source, level, imported = imports[parts[0]]
             path = [*filter(None, source.split(".")), *([imported] if imported else []), *parts[1:]]
-            answers[name] = ask(".".join(path[:-1]), level, path[-1]) if len(path) > 1 or level else None
+            answers[name] = ask(".".join(path[:-1]), level, path[-1]) if (
+                len(path) > 1 or level) and SETS_UP_DISTRIBUTED.search(path[-1]) else None
         return answers[name]
     return group_helper
 

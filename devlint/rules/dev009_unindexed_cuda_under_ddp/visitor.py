@@ -199,9 +199,9 @@ class UnindexedCudaUnderDdp(RuleVisitor):
 
     def finish(self) -> None:
         path = self.ctx.path
-        group_helper = project_group_helper(
+        group_helper = project_group_helper(  # (a program's set-up: a library's caller pins, maybe elsewhere)
             self.ctx.module, self.torch, lambda module, level, function: self.ctx.project.group_helper(
-                path, module, level, function)) if path is not None else no_group_helper
+                path, module, level, function)) if path is not None and is_script(self.ctx.module) else no_group_helper
         facts = distributed_file(self.ctx.module, self.torch, group_helper)
         if facts.every_rank_on_default_gpu:
             if not sets_up_its_rank(self.ctx.module, facts, self.torch):
