@@ -104,9 +104,10 @@ RULE = Rule(
         `torch.cuda.set_device(local_rank)`, an unindexed `.cuda()`, `torch.device("cuda")` or `"cuda"`
         means GPU 0 in every rank: all the models and batches pile onto one GPU (out of memory there, the
         others idle), and NCCL collectives between ranks that share a GPU hang or fail. A file is taken
-        to set up its rank when it calls `init_process_group` or reads `LOCAL_RANK`, or (a program) calls a function
-        of its project, named as a distributed set-up is, that starts a process group (`utils.init_distributed_mode(args)`, read in
-        that module: it also pins where the function, what it calls there or the module's top level names
+        to set up its rank when it calls `init_process_group` or reads `LOCAL_RANK`, or (a program) calls a
+        function of its project, named as a distributed set-up is, that starts a process group
+        (`utils.init_distributed_mode(args)`, read in that module: it also pins where the function, what it calls
+        there or the module's top level names
         `set_device`, `device_id`, `CUDA_VISIBLE_DEVICES` or a launcher) (wrapping a model in
         `DistributedDataParallel` alone is not enough: libraries wrap in one module and pin the device in
         another, as timm and Lightning do; nor is writing `os.environ["LOCAL_RANK"]`, which hands the rank to
