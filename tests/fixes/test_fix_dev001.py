@@ -439,3 +439,55 @@ def test_name_read_in_the_next_round_of_a_loop_gets_the_fix():
                 state = state.to(device)
         """,
     )
+
+
+def test_a_later_numpy_conversion_makes_the_kept_move_unsafe():
+    # fast-reid's benchmark: the move was a no-op, and the code after it converts host tensors to NumPy; kept, the
+    # tensors reach `.numpy()` on the device, which raises
+    bug = """
+        import torch
+        def evaluate(images, gpu):
+            feats = []
+            for image in images:
+                t = torch.Tensor(image)
+                t.to(torch.device(gpu))
+                feats.append(t)
+            return torch.cat(feats).numpy()
+        """
+    unchanged(bug, unsafe=False)
+    check(bug, bug.replace("t.to(torch.device(gpu))", "t = t.to(torch.device(gpu))"), unsafe=True)
+
+
+def test_a_conversion_that_copies_to_the_host_first_or_a_move_to_the_host_stays_safe():
+    check(
+        """
+        import numpy as np
+        import torch
+        def f(x: torch.Tensor, d):
+            x.to(d)
+            return x.cpu().numpy()
+        def g():
+            z = torch.zeros(3)
+            z.to("cpu")
+            return z.numpy()
+        def h(d, lengths):
+            t = torch.zeros(3)
+            t.to(d)
+            return t, np.array(lengths)  # a list of numbers: converts anywhere
+        """,
+        """
+        import numpy as np
+        import torch
+        def f(x: torch.Tensor, d):
+            x = x.to(d)
+            return x.cpu().numpy()
+        def g():
+            z = torch.zeros(3)
+            z = z.to("cpu")
+            return z.numpy()
+        def h(d, lengths):
+            t = torch.zeros(3)
+            t = t.to(d)
+            return t, np.array(lengths)  # a list of numbers: converts anywhere
+        """,
+    )

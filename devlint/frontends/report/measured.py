@@ -33,7 +33,8 @@ the mends `T15` led to (benchmarks/train16_labels.csv), `T17` (14) after the men
 led to (benchmarks/train19_labels.csv; the same settings), and `T20` (9) with `unseen8` (eight libraries) after the
 review of that change (benchmarks/train20_labels.csv; the same settings), and `T21` (15) after the mends `T20` led
 to (benchmarks/train21_labels.csv; DEV005, DEV011, DEV012 and DEV015 with preview on), and `T22` (12) after the
-DEV005 mends `T21` led to (benchmarks/train22_labels.csv; DEV005 and DEV011-DEV017 with preview on).
+DEV005 mends `T21` led to (benchmarks/train22_labels.csv; DEV005 and DEV011-DEV017 with preview on), and `T23` (8)
+after the DEV009 mends `T22` led to (benchmarks/train23_labels.csv; the default tier and DEV003, DEV004 named).
 There DEV003's and DEV004's figures are of their default shapes (what they report where they are named).
 Each is (reports, true, defensible, false) with the settings of the day: a default rule's default
 shapes; a preview rule (DEV011; DEV003, DEV004, DEV005 on `unseen2`, `unseen3` and `unseen4`) with preview on.
@@ -44,17 +45,17 @@ from __future__ import annotations
 MEASURED_ON = "2026-11-26 (libraries) and 2026-12-01/02/03 (training repositories and libraries), devlint 0.1.0"
 
 MEASURED: dict[str, dict[str, tuple[int, int, int, int]]] = {
-    "DEV001": {"wide": (12, 10, 2, 0), "fresh": (2, 0, 0, 2), "unseen": (1, 0, 1, 0), "unseen3": (2, 1, 1, 0), "T1+T2": (3, 0, 0, 3), "T4": (2, 2, 0, 0), "T5-T7": (5, 3, 0, 2), "unseen5": (2, 2, 0, 0), "T9-T10": (1, 1, 0, 0), "unseen6": (1, 0, 0, 1), "T11-T12": (4, 2, 0, 2), "T20": (1, 0, 0, 1)},
+    "DEV001": {"wide": (12, 10, 2, 0), "fresh": (2, 0, 0, 2), "unseen": (1, 0, 1, 0), "unseen3": (2, 1, 1, 0), "T1+T2": (3, 0, 0, 3), "T4": (2, 2, 0, 0), "T5-T7": (5, 3, 0, 2), "unseen5": (2, 2, 0, 0), "T9-T10": (1, 1, 0, 0), "unseen6": (1, 0, 0, 1), "T11-T12": (4, 2, 0, 2), "T20": (1, 0, 0, 1), "T23": (3, 0, 3, 0)},
     "DEV002": {"wide": (154, 149, 5, 0), "fresh": (11, 6, 5, 0), "unseen": (30, 24, 4, 2), "unseen2": (16, 8, 8, 0),
-               "unseen3": (65, 43, 22, 0), "unseen4": (48, 42, 6, 0), "T1+T2": (150, 131, 19, 0), "T3": (52, 18, 34, 0), "T4": (26, 9, 17, 0), "T5-T7": (110, 50, 60, 0), "unseen5": (49, 14, 32, 3), "T8": (17, 3, 14, 0), "T9-T10": (78, 41, 37, 0), "unseen6": (10, 4, 6, 0), "T11-T12": (165, 79, 86, 0), "unseen7": (2, 0, 2, 0), "T15": (39, 14, 25, 0), "T16": (38, 11, 27, 0), "T17": (38, 13, 24, 1), "T18": (9, 4, 3, 2), "T19": (103, 45, 58, 0), "T20": (20, 10, 10, 0), "unseen8": (3, 1, 2, 0), "T21": (54, 32, 22, 0), "T22": (15, 10, 5, 0)},
+               "unseen3": (65, 43, 22, 0), "unseen4": (48, 42, 6, 0), "T1+T2": (150, 131, 19, 0), "T3": (52, 18, 34, 0), "T4": (26, 9, 17, 0), "T5-T7": (110, 50, 60, 0), "unseen5": (49, 14, 32, 3), "T8": (17, 3, 14, 0), "T9-T10": (78, 41, 37, 0), "unseen6": (10, 4, 6, 0), "T11-T12": (165, 79, 86, 0), "unseen7": (2, 0, 2, 0), "T15": (39, 14, 25, 0), "T16": (38, 11, 27, 0), "T17": (38, 13, 24, 1), "T18": (9, 4, 3, 2), "T19": (103, 45, 58, 0), "T20": (20, 10, 10, 0), "unseen8": (3, 1, 2, 0), "T21": (54, 32, 22, 0), "T22": (15, 10, 5, 0), "T23": (31, 7, 24, 0)},
     "DEV003": {"wide": (17, 11, 5, 1), "fresh": (50, 0, 30, 20), "unseen": (2, 0, 0, 2), "unseen2": (4, 0, 4, 0),
-               "unseen3": (14, 4, 9, 1), "unseen4": (45, 1, 42, 2), "T1+T2": (45, 10, 34, 1), "T3": (14, 3, 11, 0), "T4": (4, 0, 3, 1), "T5-T7": (16, 6, 10, 0), "unseen5": (9, 0, 0, 9), "T8": (11, 3, 8, 0), "T9-T10": (60, 7, 9, 44), "unseen6": (5, 0, 4, 1), "T11-T12": (17, 1, 15, 1), "unseen7": (2, 2, 0, 0), "T15": (3, 2, 1, 0), "T16": (3, 3, 0, 0), "T17": (6, 3, 3, 0), "T19": (9, 0, 9, 0), "T20": (2, 1, 1, 0), "T21": (4, 0, 4, 0), "T22": (23, 16, 7, 0)},
+               "unseen3": (14, 4, 9, 1), "unseen4": (45, 1, 42, 2), "T1+T2": (45, 10, 34, 1), "T3": (14, 3, 11, 0), "T4": (4, 0, 3, 1), "T5-T7": (16, 6, 10, 0), "unseen5": (9, 0, 0, 9), "T8": (11, 3, 8, 0), "T9-T10": (60, 7, 9, 44), "unseen6": (5, 0, 4, 1), "T11-T12": (17, 1, 15, 1), "unseen7": (2, 2, 0, 0), "T15": (3, 2, 1, 0), "T16": (3, 3, 0, 0), "T17": (6, 3, 3, 0), "T19": (9, 0, 9, 0), "T20": (2, 1, 1, 0), "T21": (4, 0, 4, 0), "T22": (23, 16, 7, 0), "T23": (13, 0, 13, 0)},
     "DEV004": {"wide": (41, 14, 27, 0), "fresh": (2, 2, 0, 0), "unseen": (2, 0, 0, 2), "unseen2": (2, 1, 1, 0),
-               "unseen3": (34, 2, 8, 24), "unseen4": (17, 9, 1, 7), "T1+T2": (23, 5, 17, 1), "T3": (17, 13, 2, 2), "T4": (40, 2, 38, 0), "T5-T7": (15, 4, 11, 0), "unseen5": (2, 1, 0, 1), "T8": (2, 1, 0, 1), "T9-T10": (15, 6, 3, 6), "unseen6": (5, 4, 0, 1), "T11-T12": (30, 3, 26, 1), "unseen7": (2, 1, 1, 0), "T15": (48, 4, 44, 0), "T16": (6, 0, 6, 0), "T17": (34, 9, 25, 0), "T18": (34, 6, 24, 4), "T19": (30, 9, 21, 0), "T20": (3, 1, 2, 0), "unseen8": (5, 3, 2, 0), "T21": (25, 2, 23, 0), "T22": (16, 2, 14, 0)},
+               "unseen3": (34, 2, 8, 24), "unseen4": (17, 9, 1, 7), "T1+T2": (23, 5, 17, 1), "T3": (17, 13, 2, 2), "T4": (40, 2, 38, 0), "T5-T7": (15, 4, 11, 0), "unseen5": (2, 1, 0, 1), "T8": (2, 1, 0, 1), "T9-T10": (15, 6, 3, 6), "unseen6": (5, 4, 0, 1), "T11-T12": (30, 3, 26, 1), "unseen7": (2, 1, 1, 0), "T15": (48, 4, 44, 0), "T16": (6, 0, 6, 0), "T17": (34, 9, 25, 0), "T18": (34, 6, 24, 4), "T19": (30, 9, 21, 0), "T20": (3, 1, 2, 0), "unseen8": (5, 3, 2, 0), "T21": (25, 2, 23, 0), "T22": (16, 2, 14, 0), "T23": (25, 4, 18, 3)},
     "DEV005": {"wide": (17, 13, 4, 0), "fresh": (4, 3, 0, 1), "unseen": (6, 0, 2, 4), "unseen2": (5, 2, 2, 1),
                "unseen3": (17, 8, 2, 7), "unseen4": (38, 13, 20, 5), "T18": (11, 0, 8, 3), "T19": (15, 0, 13, 2), "T20": (2, 0, 2, 0), "unseen8": (6, 4, 2, 0), "T21": (7, 0, 2, 5), "T22": (13, 3, 10, 0)},
     "DEV008": {"wide": (4, 3, 1, 0), "unseen": (2, 0, 2, 0), "unseen2": (2, 2, 0, 0), "unseen3": (3, 3, 0, 0),
-               "unseen4": (3, 3, 0, 0), "T1+T2": (38, 22, 16, 0), "T3": (16, 4, 11, 1), "T4": (14, 9, 5, 0), "T5-T7": (89, 77, 12, 0), "unseen5": (35, 14, 21, 0), "T8": (26, 22, 4, 0), "T9-T10": (93, 75, 18, 0), "unseen6": (13, 11, 2, 0), "T11-T12": (174, 125, 49, 0), "unseen7": (4, 4, 0, 0), "T15": (59, 59, 0, 0), "T16": (13, 12, 1, 0), "T17": (40, 33, 7, 0), "T18": (18, 17, 1, 0), "T19": (58, 42, 16, 0), "T20": (13, 0, 13, 0), "T21": (42, 35, 7, 0), "T22": (12, 8, 4, 0)},
+               "unseen4": (3, 3, 0, 0), "T1+T2": (38, 22, 16, 0), "T3": (16, 4, 11, 1), "T4": (14, 9, 5, 0), "T5-T7": (89, 77, 12, 0), "unseen5": (35, 14, 21, 0), "T8": (26, 22, 4, 0), "T9-T10": (93, 75, 18, 0), "unseen6": (13, 11, 2, 0), "T11-T12": (174, 125, 49, 0), "unseen7": (4, 4, 0, 0), "T15": (59, 59, 0, 0), "T16": (13, 12, 1, 0), "T17": (40, 33, 7, 0), "T18": (18, 17, 1, 0), "T19": (58, 42, 16, 0), "T20": (13, 0, 13, 0), "T21": (42, 35, 7, 0), "T22": (12, 8, 4, 0), "T23": (10, 6, 4, 0)},
     "DEV006": {"T15": (12, 0, 0, 12), "T18": (1, 1, 0, 0)},
     "DEV007": {"T1+T2": (2, 1, 1, 0), "T3": (4, 4, 0, 0), "T5-T7": (1, 1, 0, 0), "T8": (2, 2, 0, 0), "T9-T10": (1, 1, 0, 0), "T17": (2, 0, 2, 0), "T19": (1, 1, 0, 0), "T20": (1, 1, 0, 0)},
     "DEV009": {"unseen4": (1, 0, 0, 1), "T1+T2": (3, 1, 0, 2), "T3": (2, 2, 0, 0), "unseen5": (1, 0, 1, 0), "T8": (2, 2, 0, 0), "T9-T10": (2, 2, 0, 0), "unseen6": (3, 0, 0, 3), "T11-T12": (1, 1, 0, 0), "T15": (1, 1, 0, 0), "T16": (3, 0, 2, 1), "T19": (3, 0, 0, 3), "T21": (2, 2, 0, 0), "T22": (1, 0, 0, 1)},
@@ -209,6 +210,8 @@ def measured_text(code: str) -> str:
                     " mends `T20` led to (2026-12-03)",
              "T22": "`T22`, 12 more training and research repositories, labelled blind after the DEV005 mends `T21`"
                     " led to (2026-12-03)",
+             "T23": "`T23`, 8 more training and research repositories, labelled blind after the DEV009 mends `T22`"
+                    " led to (2026-12-03)",
              "unseen8": "`unseen8`, eight more libraries (torchsde, lpips, piq, normflows, zuko, torchcfm, geomloss,"
                         " nflows), labelled blind with `T20`"}
     for where, (reports, true, defensible, false) in figures.items():
@@ -223,7 +226,7 @@ def measured_text(code: str) -> str:
 LIBRARY_SETS = ("fresh", "unseen", "unseen2", "unseen3", "unseen4", "unseen5", "unseen6", "unseen7", "unseen-unseen7",
                 "unseen8")
 TRAINING_SETS = ("T1+T2", "T3", "T4", "T5-T7", "T8", "T9-T10", "T11-T12", "T13-T14", "T15", "T16", "T17", "T18",
-                 "T19", "T20", "T21", "T22")
+                 "T19", "T20", "T21", "T22", "T23")
 
 
 def table_cell(code: str, sets: tuple[str, ...] = LIBRARY_SETS) -> str:

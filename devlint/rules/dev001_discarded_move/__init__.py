@@ -252,7 +252,11 @@ RULE = Rule(
         not used again in the loop (otherwise, and for `.values()`, no fix). No fix for a local name that
         is not read again: the assignment would be dead, and what was meant is for the author to say. The
         call is kept as written: its arguments and its line breaks. Safe: the
-        statement had no effect, and the value now has the device the code asked for. No fix is offered
+        statement had no effect, and the value now has the device the code asked for. Unsafe where the
+        function converts a tensor to NumPy after the move (`.numpy()`, or `np.asarray(...)` of a value
+        shown to be a tensor; not through `.cpu()` first; anywhere in it when the move is in a loop),
+        unless the move is to the CPU: the code ran with the tensor on the host, and on a device that
+        conversion raises. No fix is offered
         for other receivers, nor for attributes that are or may be an `nn.Parameter` (bound to one, named
         `weight` or `bias`, or an attribute of a module): assigning a plain tensor to a parameter raises
         `TypeError`. No fix for the loop variable over a module's tensors: no rebinding reaches the

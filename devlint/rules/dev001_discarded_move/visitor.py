@@ -2,14 +2,37 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Callable
+
 import libcst as cst
 
 from devlint.analysis.discarded import BareCall, Discarded, parameter_moved
-from devlint.analysis.edits import short
+from devlint.analysis.edits import code_of, short
+from devlint.analysis.names import dotted_name, string_value
+from devlint.analysis.types import Kind
+from devlint.analysis.walk import own_nodes_in_order
+from devlint.contract.diagnostics import Applicability
 from devlint.rules._discarded import DiscardedResultVisitor, discarded_message, owner_text
 from devlint.rules.dev001_discarded_move import MOVES, RULE
 
 _MODULE_MOVES = ("to", "cuda", "cpu")  # nn.Module has these, in place
+
+
+def _to_the_host(call: cst.Call) -> bool:
+    """`x.cpu()`, `x.to("cpu")`: kept, the tensor goes where NumPy reads it."""
+    method = call.func.attr.value  # type: ignore[attr-defined]
+    first = call.args[0].value if call.args else None
+    return method == "cpu" or (method == "to" and (string_value(first) or "").startswith("cpu") if first else False)
+
+
+def _converts_to_numpy(call: cst.Call, is_tensor: Callable[[cst.BaseExpression], bool]) -> bool:
+    """`y.numpy()` not through `.cpu()`, or `np.asarray(y)` / `np.array(y)` of a value shown to be a tensor (not of
+    a list of numbers, which converts anywhere)."""
+    if type(call.func) is cst.Attribute and call.func.attr.value == "numpy" and not call.args:
+        return "cpu" not in (dotted_name(call.func.value) or code_of(call.func.value))
+    return (dotted_name(call.func) in ("np.asarray", "np.array", "numpy.asarray", "numpy.array") and bool(call.args)
+            and is_tensor(call.args[0].value))
 
 
 class DiscardedTensorMove(DiscardedResultVisitor):
@@ -23,7 +46,26 @@ class DiscardedTensorMove(DiscardedResultVisitor):
             owner_advice = (f"move the module: `{owner_text(discarded)}.{bare.method}({arguments})`"
                             if bare.method in _MODULE_MOVES else "the module's own tensors are left as they were")
         message = discarded_message(bare, discarded, "move", owner_advice)
-        self.report(bare.call, message, self.keeping_fix(bare, discarded, "moved tensor"))
+        fix = self.keeping_fix(bare, discarded, "moved tensor")
+        if fix is not None and not _to_the_host(bare.call) and self._read_on_the_host_later(bare):
+            # fast-reid's benchmark: `t.to(gpu)` kept, then `torch.mm(...)` of the list and `.numpy()`, which raises
+            # on a device; the code as it runs converts host tensors, so the kept move may break it
+            fix = replace(fix, applicability=Applicability.UNSAFE,
+                          description=f"{fix.description} (a later `.numpy()` here raises on a device)")
+        self.report(bare.call, message, fix)
+
+    def _read_on_the_host_later(self, bare: BareCall) -> bool:
+        """After the move in its function (anywhere in it, inside a loop), a conversion to NumPy that does not copy to
+        the host first: `.numpy()`, `np.asarray(...)`, `np.array(...)`."""
+        scope: cst.CSTNode = bare.functions[0] if bare.functions else self.ctx.module
+        after = bool(bare.repeats)  # (a loop runs what comes before the move again after it)
+        for node in own_nodes_in_order(scope.body if type(scope) is cst.FunctionDef else scope):
+            if node is bare.statement:
+                after = True
+            elif after and type(node) is cst.Call and _converts_to_numpy(node, lambda value: self.ctx.types.kind_of(
+                    value, bare.functions, bare.cls) is Kind.TENSOR):
+                return True
+        return False
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if any(isinstance(target.target, cst.Attribute) for target in node.targets):
