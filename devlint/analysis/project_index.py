@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, Optional
 
 from devlint.analysis.screen import parse, walk
+from devlint.analysis.vocabulary import DEVICE_SETTING_LAUNCHERS
 
 # (path, text) of every project file whose text holds the given word
 FilesHolding = Callable[[str], Iterator[tuple[str, str]]]
@@ -310,9 +311,9 @@ class ProjectIndex:
 
 
 # What a module that may pin its rank to a GPU names: a pinning call, the device of a process group, one visible GPU
-# per rank, or a launcher that pins when it starts (DEV009's `DEVICE_SETTING_LAUNCHERS`)
-_MAY_PIN = re.compile(r"set_device|device_id\b|CUDA_VISIBLE_DEVICES|cuda\.device\b|\b(accelerate|lightning|"
-                      r"pytorch_lightning|lightning_fabric|ignite|deepspeed|colossalai|ray)\b")
+# per rank, or a launcher that pins when it starts
+_MAY_PIN = re.compile(r"set_device|device_id\b|CUDA_VISIBLE_DEVICES|cuda\.device\b|\b(%s)\b"
+                      % "|".join(sorted(DEVICE_SETTING_LAUNCHERS)))
 
 
 def _group_start_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

@@ -70,6 +70,11 @@ RESHAPING_METHODS = frozenset({"unsqueeze", "view", "reshape", "flatten", "squee
 NO_SCALARS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
                          "index_select", "gather", "scatter", "scatter_add", "take_along_dim", "bmm", "mm",
                          "matmul", "einsum", "index_add", "index_copy", "block_diag"})
+# Packages whose launch sets the current device before user code runs (DEV009, and the project index's
+# `group_helper`). Ray gives each worker that asks for a GPU only that GPU (CUDA_VISIBLE_DEVICES): "cuda" is it there.
+DEVICE_SETTING_LAUNCHERS = frozenset({
+    "accelerate", "lightning", "pytorch_lightning", "lightning_fabric", "ignite", "deepspeed", "colossalai", "ray",
+})
 # Methods after which a value is on the host on purpose.
 TO_HOST_METHODS = frozenset({"cpu", "numpy"})
 # Methods whose result is a Python value, not a tensor.

@@ -8,8 +8,10 @@ from typing import Callable
 import libcst as cst
 
 from devlint.analysis.discarded import BareCall, Discarded, parameter_moved
-from devlint.analysis.edits import code_of, short
-from devlint.analysis.names import dotted_name, string_value
+from devlint.analysis.edits import short
+from devlint.analysis.factories import is_host
+from devlint.analysis.names import dotted_name, keyword, positional, string_value
+from devlint.analysis.torch_names import TorchNames
 from devlint.analysis.types import Kind
 from devlint.analysis.walk import own_nodes_in_order
 from devlint.contract.diagnostics import Applicability
@@ -19,18 +21,32 @@ from devlint.rules.dev001_discarded_move import MOVES, RULE
 _MODULE_MOVES = ("to", "cuda", "cpu")  # nn.Module has these, in place
 
 
-def _to_the_host(call: cst.Call) -> bool:
-    """`x.cpu()`, `x.to("cpu")`: kept, the tensor goes where NumPy reads it."""
+def _to_the_host(call: cst.Call, torch: TorchNames) -> bool:
+    """`x.cpu()`, `x.to("cpu")`, `x.to(device="cpu")`: kept, the tensor goes where NumPy reads it."""
     method = call.func.attr.value  # type: ignore[attr-defined]
-    first = call.args[0].value if call.args else None
-    return method == "cpu" or (method == "to" and (string_value(first) or "").startswith("cpu") if first else False)
+    target = keyword(call, "device") or next(iter(positional(call)), None)
+    return method == "cpu" or (method == "to" and target is not None and string_value(target.value) is not None
+                               and is_host(target.value, torch))
 
 
-def _converts_to_numpy(call: cst.Call, is_tensor: Callable[[cst.BaseExpression], bool]) -> bool:
+def _through_the_host(expr: cst.BaseExpression, torch: TorchNames) -> bool:
+    """A `.cpu()` (or a move to the CPU) down the chain of `y.detach().cpu()`, `out[0].cpu().float()`."""
+    while True:
+        if type(expr) is cst.Call and type(expr.func) is cst.Attribute:
+            if _to_the_host(expr, torch):
+                return True
+            expr = expr.func.value
+        elif type(expr) in (cst.Attribute, cst.Subscript):
+            expr = expr.value  # type: ignore[attr-defined]
+        else:
+            return False
+
+
+def _converts_to_numpy(call: cst.Call, torch: TorchNames, is_tensor: Callable[[cst.BaseExpression], bool]) -> bool:
     """`y.numpy()` not through `.cpu()`, or `np.asarray(y)` / `np.array(y)` of a value shown to be a tensor (not of
     a list of numbers, which converts anywhere)."""
     if type(call.func) is cst.Attribute and call.func.attr.value == "numpy" and not call.args:
-        return "cpu" not in (dotted_name(call.func.value) or code_of(call.func.value))
+        return not _through_the_host(call.func.value, torch)
     return (dotted_name(call.func) in ("np.asarray", "np.array", "numpy.asarray", "numpy.array") and bool(call.args)
             and is_tensor(call.args[0].value))
 
@@ -47,7 +63,7 @@ class DiscardedTensorMove(DiscardedResultVisitor):
                             if bare.method in _MODULE_MOVES else "the module's own tensors are left as they were")
         message = discarded_message(bare, discarded, "move", owner_advice)
         fix = self.keeping_fix(bare, discarded, "moved tensor")
-        if fix is not None and not _to_the_host(bare.call) and self._read_on_the_host_later(bare):
+        if fix is not None and not _to_the_host(bare.call, self.torch) and self._read_on_the_host_later(bare):
             # fast-reid's benchmark: `t.to(gpu)` kept, then `torch.mm(...)` of the list and `.numpy()`, which raises
             # on a device; the code as it runs converts host tensors, so the kept move may break it
             fix = replace(fix, applicability=Applicability.UNSAFE,
@@ -59,11 +75,13 @@ class DiscardedTensorMove(DiscardedResultVisitor):
         the host first: `.numpy()`, `np.asarray(...)`, `np.array(...)`."""
         scope: cst.CSTNode = bare.functions[0] if bare.functions else self.ctx.module
         after = bool(bare.repeats)  # (a loop runs what comes before the move again after it)
+
+        def is_tensor(value: cst.BaseExpression) -> bool:
+            return self.ctx.types.kind_of(value, bare.functions, bare.cls) is Kind.TENSOR
         for node in own_nodes_in_order(scope.body if type(scope) is cst.FunctionDef else scope):
             if node is bare.statement:
                 after = True
-            elif after and type(node) is cst.Call and _converts_to_numpy(node, lambda value: self.ctx.types.kind_of(
-                    value, bare.functions, bare.cls) is Kind.TENSOR):
+            elif after and type(node) is cst.Call and _converts_to_numpy(node, self.torch, is_tensor):
                 return True
         return False
 

@@ -23,7 +23,7 @@ from devlint.analysis.classes import ClassTable
 from devlint.analysis.edits import code_of, short
 from devlint.analysis.factories import (
     LEGACY_CONSTRUCTORS, LIKE_FACTORIES, RANDOM_FACTORIES, cpu_factory_name, factory_name, is_dtype_only_move,
-    is_host, legacy_constructor_name,
+    is_host, legacy_constructor_name, move_target,
 )
 from devlint.analysis.forward import ForwardReader
 from devlint.analysis.guards import guarded_branches
@@ -33,10 +33,10 @@ from devlint.analysis.torch_operations import (
     INDEX_ARGUMENTS, SAME_DEVICE_FUNCTIONAL, SAME_DEVICE_FUNCTIONS, SAME_DEVICE_METHODS, SUBSCRIPT_INDICES,
 )
 from devlint.analysis.vocabulary import (
-    CAST_METHODS, names_a_device, CONCATENATIONS, ELEMENTWISE, HOST_VALUE_METHODS, JOINING, LOOP_WRAPPERS, NO_SCALARS,
+    CAST_METHODS, CONCATENATIONS, ELEMENTWISE, HOST_VALUE_METHODS, JOINING, LOOP_WRAPPERS, NO_SCALARS,
     NON_TENSOR_METHODS, NUMBER_CALLS,
     PLACED_ATTRIBUTES, RESHAPING_METHODS, TENSOR_ATTRIBUTES, TENSOR_ONLY_METHODS, TO_HOST_METHODS, TORCH_ONLY_METHODS,
-    UNARY_ELEMENTWISE,
+    UNARY_ELEMENTWISE, names_a_device,
 )
 from devlint.analysis.walk import children, nodes
 
@@ -1313,18 +1313,14 @@ class FlowReader(ForwardReader[dict[str, Value]]):
     def _moves_to_a_device(self, node: cst.Call, method: str) -> bool:
         """`.cuda()`, `.to("cuda")`, `.to(device)`: not to a dtype, the host, or an input's device (`.to(x)`,
         `.to(x.device)`, which says nothing of where the value was)."""
-        if method == "cuda":
-            return True
-        if method != "to" or is_dtype_only_move(node, self.torch) or _to_host(node):
-            return False
-        target = keyword(node, "device")
-        args = positional(node)
-        expr = target.value if target is not None else (args[0].value if args else None)
-        if isinstance(expr, cst.IfExp):  # `"cuda" if torch.cuda.is_available() else device`
-            expr = expr.body
-        if isinstance(expr, cst.SimpleString):
-            return not expr.raw_value.startswith("cpu")
-        name = dotted_name(expr) if expr is not None else None
+        target = move_target(node, self.torch)  # (None: a dtype only, or the host)
+        if target is None or target is node:  # (`node` itself: `.cuda()`)
+            return target is node
+        if isinstance(target, cst.IfExp):  # `"cuda" if torch.cuda.is_available() else device`
+            target = target.body
+        if isinstance(target, cst.SimpleString):
+            return not is_host(target, self.torch)
+        name = dotted_name(target)
         return name is not None and names_a_device(name) and not (
             "." in name and name.split(".")[0] in self.parameters)  # `x.device` of an input `x`
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import AbstractSet, Callable, Optional
+from typing import AbstractSet, Callable, Iterable, Optional
 
 import libcst as cst
 
@@ -21,14 +21,10 @@ from devlint.analysis.forward import ForwardReader, loop_head
 from devlint.analysis.guards import is_main_test
 from devlint.analysis.names import dotted_name, positional, string_value
 from devlint.analysis.torch_names import TorchNames
+from devlint.analysis.vocabulary import DEVICE_SETTING_LAUNCHERS
 from devlint.analysis.walk import children, nodes, own_nodes_in_order
 from devlint.rules.dev009_unindexed_cuda_under_ddp import SETS_UP_DISTRIBUTED
 
-# Packages whose launch sets the current device before user code runs.
-# Ray gives each worker that asks for a GPU only that GPU (CUDA_VISIBLE_DEVICES): "cuda" is it there.
-DEVICE_SETTING_LAUNCHERS = frozenset({
-    "accelerate", "lightning", "pytorch_lightning", "lightning_fabric", "ignite", "deepspeed", "colossalai", "ray",
-})
 # Calls that pin the process's current device (any receiver: `get_accelerator().set_device(i)` too).
 _PINNING_METHODS = frozenset({"set_device", "set_device_index"})
 # Another module's function that sets the process's device up, by its name (`get_device`, `setup_device`).
@@ -121,7 +117,7 @@ def project_group_helper(module: cst.Module, torch: TorchNames,
     """What a call of one of the project's functions says about the process group: `ask(module, level, function)`
     is the project index's `group_helper` for the file. Only functions named as set-up is
     (`SETS_UP_DISTRIBUTED`), imported from a module other than torch, are asked."""
-    imports = _imports(module)
+    imports = _top_level_imports(module)
     answers: dict[str, Optional[str]] = {}
 
     def group_helper(call: cst.Call) -> Optional[str]:
@@ -140,29 +136,34 @@ def project_group_helper(module: cst.Module, torch: TorchNames,
     return group_helper
 
 
-def _imports(module: cst.Module) -> dict[str, tuple[str, int, Optional[str]]]:
-    """Each name the file's top-level imports bind, other than torch's: (the module it comes from, the dots before
+def _imports(statements: Iterable[cst.CSTNode]) -> dict[str, tuple[str, int, Optional[str]]]:
+    """Each name the imports among `statements` bind, other than torch's: (the module it comes from, the dots before
     it, the name imported from it or None). `import a.b` binds `a` to ("a", 0, None); `from .x import y as z` binds
     `z` to ("x", 1, "y")."""
     found: dict[str, tuple[str, int, Optional[str]]] = {}
-    for statement in module.body:
-        for small in statement.body if type(statement) is cst.SimpleStatementLine else ():
-            if type(small) is cst.Import:
-                for alias in small.names:
-                    full = dotted_name(alias.name) or ""
-                    if alias.asname is not None and type(alias.asname.name) is cst.Name:
-                        found[alias.asname.name.value] = (full, 0, None)
-                    elif full.split(".")[0] != "torch":
-                        found[full.split(".")[0]] = (full.split(".")[0], 0, None)
-            elif type(small) is cst.ImportFrom and type(small.names) is not cst.ImportStar:
-                source = dotted_name(small.module) if small.module is not None else ""
-                if source is None or source.split(".")[0] == "torch" and not small.relative:
-                    continue
-                for alias in small.names:
-                    bound = alias.asname.name if alias.asname is not None else alias.name
-                    if type(bound) is cst.Name and type(alias.name) is cst.Name:
-                        found[bound.value] = (source, len(small.relative), alias.name.value)
+    for node in statements:
+        if type(node) is cst.Import:
+            for alias in node.names:
+                full = dotted_name(alias.name) or ""
+                if alias.asname is not None and type(alias.asname.name) is cst.Name:
+                    found[alias.asname.name.value] = (full, 0, None)
+                elif full.split(".")[0] != "torch":
+                    found[full.split(".")[0]] = (full.split(".")[0], 0, None)
+        elif type(node) is cst.ImportFrom and type(node.names) is not cst.ImportStar:
+            source = dotted_name(node.module) if node.module is not None else ""
+            if source is None or (source.split(".")[0] == "torch" and not node.relative):
+                continue
+            for alias in node.names:
+                bound = alias.asname.name if alias.asname is not None else alias.name
+                if type(bound) is cst.Name and type(alias.name) is cst.Name:
+                    found[bound.value] = (source, len(node.relative), alias.name.value)
+    found.pop("torch", None)  # (`import x as torch`: torch's name, whatever it binds)
     return found
+
+
+def _top_level_imports(module: cst.Module) -> dict[str, tuple[str, int, Optional[str]]]:
+    return _imports(small for statement in module.body if type(statement) is cst.SimpleStatementLine
+                    for small in statement.body)
 
 
 def sets_up_its_rank(module: cst.Module, facts: "DistributedFile", torch: TorchNames) -> bool:
@@ -253,19 +254,9 @@ def pins(node: cst.Call, torch: TorchNames, helpers: AbstractSet[str] = frozense
 
 
 def _imported_names(module: cst.Module) -> set[str]:
-    """The names the file's imports bind, other than torch's (`utils` of `from torchtune import utils`)."""
-    found: set[str] = set()
-    for node in nodes(module):
-        if isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
-            if isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative and (
-                    (dotted_name(node.module) or "").split(".")[0] == "torch"):
-                continue
-            for alias in node.names:
-                bound = alias.asname.name if alias.asname is not None else alias.name
-                root = (dotted_name(bound) or "").split(".")[0]  # type: ignore[arg-type]
-                if root and root != "torch":
-                    found.add(root)
-    return found
+    """The names the file's imports bind, anywhere in it, other than torch's (`utils` of `from torchtune import
+    utils`)."""
+    return set(_imports(nodes(module)))
 
 
 def _backend(node: cst.Call) -> Optional[str]:
