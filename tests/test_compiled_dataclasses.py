@@ -105,3 +105,22 @@ def test_nothing_is_written_where_python_writes_no_bytecode_or_the_folder_cannot
     blocked = tmp_path / "a file, not a folder"
     blocked.write_text("")
     assert _run(blocked)["methods"] == plain["methods"]
+
+
+def test_writing_a_file_removes_all_but_the_newest_files_of_other_environments(tmp_path: Path) -> None:
+    from devlint.engine.compiled_dataclasses import KEPT_FILES
+
+    folder = tmp_path / "devlint"
+    folder.mkdir()
+    others = [folder / f"dataclasses-cpython-311-a70d0d0a-O0-{n:016x}.marshal" for n in range(KEPT_FILES + 3)]
+    for age, other in enumerate(others):  # others[0] the newest
+        other.write_bytes(b"")
+        os.utime(other, ns=(10**18 - age * 10**9,) * 2)
+    unrelated = folder / "not-devlint.txt"
+    unrelated.write_text("")
+    _run(tmp_path)
+    kept = set(_kept_files(tmp_path))
+    assert kept - set(others) and len(kept - set(others)) == 1  # the file this run wrote
+    assert kept & set(others) == set(others[:KEPT_FILES]) and unrelated.exists()
+    _run(tmp_path)  # nothing written: nothing removed
+    assert set(_kept_files(tmp_path)) == kept

@@ -11,7 +11,9 @@ LibCST, under the user's cache folder (`$XDG_CACHE_HOME/devlint`, else `~/.cache
 `exec` would have compiled (the same text, file name `<string>`, flags and optimisation level;
 tests/test_compiled_dataclasses.py compares every method with a plain import's). A file that cannot be read, or
 holds anything but texts and their code, is ignored and written again; nothing is written where Python writes no
-bytecode (`PYTHONDONTWRITEBYTECODE`) or the folder cannot be made.
+bytecode (`PYTHONDONTWRITEBYTECODE`) or the folder cannot be made. Each new environment (a CI virtualenv, another
+release of LibCST) writes a file of its own, about 700 KB: writing one removes all but the `KEPT_FILES` newest, as
+a file still in use costs one slow start to write again, never a wrong method.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ _compiled = 0  # texts compiled here that the file did not hold
 _written = 0  # of them, how many the file holds now
 _path: Optional[str] = None
 _MISSING = object()
+KEPT_FILES = 8  # files of other environments kept beside the one written
 _shadowed: object = _MISSING  # a global `exec` of `dataclasses` itself (none in the releases read), put back after
 
 
@@ -149,4 +152,21 @@ def _write_back() -> None:
             os.unlink(temporary)
             raise
     except OSError:
-        pass  # an unwritable cache folder costs the compilations next time, nothing else
+        return  # an unwritable cache folder costs the compilations next time, nothing else
+    _remove_old_files(folder, _path)
+
+
+def _remove_old_files(folder: str, written: str) -> None:
+    """All but the `KEPT_FILES` most recently written files of `folder` beside `written` (another process may be
+    removing them too: a file already gone is no error)."""
+    try:
+        others = [entry for entry in os.scandir(folder) if entry.name.startswith("dataclasses-")
+                  and entry.name.endswith(".marshal") and entry.path != written and entry.is_file()]
+        others.sort(key=lambda entry: entry.stat().st_mtime_ns, reverse=True)
+    except OSError:
+        return
+    for entry in others[KEPT_FILES:]:
+        try:
+            os.unlink(entry.path)
+        except OSError:
+            pass
