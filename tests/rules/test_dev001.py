@@ -1076,6 +1076,24 @@ NOT_FLAGGED = [
                 super().__init__()
                 self.scale = nn.Parameter(torch.ones(3, device=device)).to(device)
     """, []),
+    # FAN's sampling indices: the data is moved before it is wrapped, so the move returns the Parameter itself
+    case("parameter_of_data_the_function_moved_moved_again", """
+        import torch
+        from torch import nn
+        class Attention(nn.Module):
+            def build(self, q):
+                idx = torch.arange(q.shape[-1]).long().cuda()
+                self.idx_q = nn.Parameter(idx.clone(), requires_grad=False).cuda()
+                self.idx_k = nn.Parameter(torch.zeros(3).cuda()).cuda()
+    """, []),
+    case("parameter_of_data_moved_to_the_host_then_to_cuda", """
+        import torch
+        from torch import nn
+        class Attention(nn.Module):
+            def build(self, q):
+                idx = q.long().cpu()
+                self.idx_q = nn.Parameter(idx.clone(), requires_grad=False).cuda()
+    """, [(6, 22)]),
     case("parameter_moved_into_a_local_name", """
         import torch
         from torch import nn

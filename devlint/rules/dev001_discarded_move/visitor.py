@@ -96,7 +96,7 @@ class DiscardedTensorMove(DiscardedResultVisitor):
     def _parameter_moved(self, value: cst.BaseExpression, target: cst.BaseExpression) -> None:
         """`self.w = nn.Parameter(t).cuda()`: the move returns a plain tensor, not the Parameter."""
         moved = parameter_moved(self.torch, value)
-        if moved is None:
+        if moved is None or self._wrapped_data_moved(moved):
             return
         text = short(self.ctx.module.code_for_node(target))
         method = value.func.attr.value  # type: ignore[attr-defined]
@@ -104,6 +104,23 @@ class DiscardedTensorMove(DiscardedResultVisitor):
         message = (f"`nn.Parameter(...).{method}({arguments})` returns a plain tensor: `{text}` is not a Parameter, "
                    f"not registered, not trained — move the data before wrapping it, or move the module")
         self.report(value, message)
+
+    def _wrapped_data_moved(self, wrapped: cst.Call) -> bool:
+        """The data of `nn.Parameter(data)` may already be where the move sends it: a move in it
+        (`nn.Parameter(t.cuda()).cuda()`), or a name the function binds to a move (`idx = idx.long().cuda()`). A move of
+        a tensor already there returns it as it is: the Parameter itself (FAN's `nn.Parameter(idx.clone()).cuda()`)."""
+        given = positional(wrapped)
+        if not given:
+            return False
+        data = given[0].value
+        names = {node.value for node in own_nodes_in_order(data) if type(node) is cst.Name}
+        function = self.ctx.current_function()
+        bound = [node.value for node in own_nodes_in_order(function.body if function is not None else self.ctx.module)
+                 if type(node) is cst.Assign and any(type(target.target) is cst.Name and target.target.value in names
+                                                     for target in node.targets)]
+        return any(type(node) is cst.Call and type(node.func) is cst.Attribute
+                   and node.func.attr.value in ("to", "cuda")
+                   for value in (data, *bound) for node in own_nodes_in_order(value))
 
 
 __all__ = ["DiscardedTensorMove"]
