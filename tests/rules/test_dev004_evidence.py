@@ -63,6 +63,13 @@ SHOWN = [
                 state[k.replace("module.", "")] = v
             model.load_state_dict(state)
     """, [(3, 12)]),
+    case("a_name_rebound_from_itself_keeps_the_value", """
+        import torch
+        def restore(model, path):
+            ckpt = torch.load(path)
+            ckpt = ckpt["state_dict"]
+            model.load_state_dict(ckpt)
+    """, [(3, 12)]),
     case("a_pickled_module", """
         import torch
         def restore(path):
@@ -112,6 +119,18 @@ NOT_SHOWN = [
         def restore(scheduler, path):
             scheduler.load_state_dict(torch.load(path))
     """, []),
+    # one name, two loads: the optimizer's state is device state, the scheduler's read after it is not
+    case("a_name_bound_again_holds_another_load", """
+        import torch
+        def resume(model, optimizer, scheduler, folder):
+            data = torch.load(folder + "/optimizer.pth")
+            optimizer.load_state_dict(data["optimizer_state_dict"])
+            data = torch.load(folder + "/scheduler.pth")
+            scheduler.load_state_dict(data["scheduler_state_dict"])
+            if model.cameras:
+                data = torch.load(folder + "/cameras.pth")
+                model.load_state_dict(data["cameras"])
+    """, [(3, 12), (8, 16)]),
     case("a_file_bound_to_cuda", """
         import torch
         device = "cuda"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Optional, Sequence
 
 import libcst as cst
 
@@ -237,9 +237,12 @@ class LoadWithoutMapLocation(RuleVisitor, DeviceNameTracker):
         if not names:
             return None
         scope: cst.CSTNode = function if function is not None else self.ctx.module
-        if _flows_into_load_state_dict(scope, names):
+        # (where the name is bound again to something else, what follows reads another value: idr's `data` holds an
+        # optimizer's state, then a scheduler's)
+        region = _while_bound(scope, load, names)
+        if _flows_into_load_state_dict(region, names):
             return f"`{sorted(names)[0]}` goes into `load_state_dict`"
-        if _used_as_module(scope, names):
+        if _used_as_module(region, names):
             return f"`{sorted(names)[0]}` is used as a module"
         return None
 
@@ -334,13 +337,48 @@ def _loads_module_state(node: cst.CSTNode) -> bool:
     return not _HOST_STATE_OWNERS.search(owner.rsplit(".", 1)[-1])
 
 
-def _flows_into_load_state_dict(scope: cst.CSTNode, names: set[str]) -> bool:
+def _while_bound(scope: cst.CSTNode, load: cst.Call, names: set[str]) -> list[cst.CSTNode]:
+    """The statements that may read the value `load` binds to `names`: the load's statement and those after it, in
+    the suite that holds it and then in each suite around that one, up to the first that binds one of `names` to a
+    value not made from them (`data = torch.load(b)` ends it, `ckpt = ckpt["model"]` does not); the whole scope
+    where the load is in no suite of it."""
+    suites: list[tuple[int, Sequence[cst.CSTNode]]] = []  # (depth, body), every suite of the scope
+    stack: list[tuple[int, cst.CSTNode]] = [(0, scope)]
+    while stack:
+        depth, node = stack.pop()
+        body = getattr(node, "body", None)
+        if isinstance(node, (cst.Module, cst.IndentedBlock)) and isinstance(body, (list, tuple)):
+            suites.append((depth, body))
+        stack.extend((depth + 1, child) for child in children(node))
+    region: list[cst.CSTNode] = []
+    for _, body in sorted(suites, key=lambda found: -found[0]):  # the innermost first
+        at = next((i for i, statement in enumerate(body) if any(node is load for node in _nodes(statement))), None)
+        if at is None:
+            continue
+        end = next((i for i in range(at + 1, len(body)) if _binds_anew(body[i], names)), None)
+        region.extend(body[at if not region else at + 1:len(body) if end is None else end])
+        if end is not None:
+            break
+    return region or [scope]
+
+
+def _binds_anew(statement: cst.CSTNode, names: set[str]) -> bool:
+    """`statement` (or one inside it) assigns one of `names` to a value that reads none of them."""
+    for node in _nodes(statement):
+        if isinstance(node, cst.Assign) and any(
+                isinstance(target.target, cst.Name) and target.target.value in names for target in node.targets):
+            if names.isdisjoint(identifiers(node.value)):
+                return True
+    return False
+
+
+def _flows_into_load_state_dict(region: Sequence[cst.CSTNode], names: set[str]) -> bool:
     """A name in `names` reaches a `load_state_dict(...)` argument in `scope`: directly (`m.load_state_dict(ckpt)`,
     `ckpt["model"]`), or through names built from it (`state = {k[7:]: v for k, v in ckpt.items()}`, a loop that
     copies its entries into another dict), bounded by the names the scope binds."""
     targets: list[tuple[set[str], set[str]]] = []  # (names bound, names read in the value)
     into: set[str] = set()
-    for node in _nodes(scope):
+    for node in (found for root in region for found in _nodes(root)):
         if _loads_module_state(node):
             into.update(name for arg in node.args for name in identifiers(arg.value))
         elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and node.value is not None:
@@ -358,11 +396,11 @@ def _flows_into_load_state_dict(scope: cst.CSTNode, names: set[str]) -> bool:
     return bool(reached & names)
 
 
-def _used_as_module(scope: cst.CSTNode, names: set[str]) -> bool:
+def _used_as_module(region: Sequence[cst.CSTNode], names: set[str]) -> bool:
     """`model.eval()`, `model.parameters()`, ... of a loaded name: a pickled module, on the device it was saved from."""
     return any(isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
                and node.func.attr.value in _MODULE_METHODS and isinstance(node.func.value, cst.Name)
-               and node.func.value.value in names for node in _nodes(scope))
+               and node.func.value.value in names for root in region for node in _nodes(root))
 
 
 def _root_name(target: cst.BaseExpression) -> Optional[str]:
