@@ -27,10 +27,10 @@ from devlint.engine.settings import Settings
 from conftest import RULE_DIRS
 from generated_programs import PROGRAMS
 
-# Every default rule, and DEV003, DEV004 and DEV005: rules in preview, which run where their code is named.
-ALL = Settings(select=("DEV",), extend_select=("DEV003", "DEV004", "DEV005"))
+# Every default rule, and DEV003, DEV004, DEV005 and DEV009: rules in preview, which run where their code is named.
+ALL = Settings(select=("DEV",), extend_select=("DEV003", "DEV004", "DEV005", "DEV009"))
 # The same with the preview shapes, which some screens keep a rule for only when preview is on.
-ALL_PREVIEW = Settings(select=("DEV",), extend_select=("DEV003", "DEV004", "DEV005"), preview=True)
+ALL_PREVIEW = Settings(select=("DEV",), extend_select=("DEV003", "DEV004", "DEV005", "DEV009"), preview=True)
 
 
 def _reports(source: str) -> list[tuple[bool, int, int, str, str]]:

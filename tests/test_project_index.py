@@ -280,6 +280,10 @@ _HELPERS = """\
 
     def log(args):
         print(args)
+
+    def make_data_parallel(model, device):
+        torch.cuda.set_device(device)
+        return torch.nn.parallel.DistributedDataParallel(model.to(device), device_ids=[device])
 """
 
 
@@ -288,6 +292,7 @@ def test_a_project_function_that_starts_a_process_group_says_whether_it_may_pin(
     assert index.group_helper("/p/train.py", "utils.misc", 0, "init_distributed_mode") == "unpinned"
     assert index.group_helper("/p/utils/run.py", "misc", 1, "init_distributed_mode") == "unpinned"  # from .misc
     assert index.group_helper("/p/train.py", "utils.misc", 0, "init_pinned") == "pinned"  # through _pin
+    assert index.group_helper("/p/train.py", "utils.misc", 0, "make_data_parallel") == "pins"  # no group, a pin
     for function in ("init_gloo", "log", "missing"):  # a CPU group, no group, no such function
         assert index.group_helper("/p/train.py", "utils.misc", 0, function) is None, function
     assert index.group_helper("/p/train.py", "elsewhere", 0, "init_distributed_mode") is None
@@ -300,11 +305,21 @@ def test_a_module_that_names_a_launcher_or_visible_devices_may_pin():
         assert index.group_helper("/p/train.py", "dist", 0, "setup") == "pinned", line
 
 
+def _project_with_helpers(root) -> None:
+    """A project at `root` whose `utils/misc.py` holds `_HELPERS`."""
+    (root / "pyproject.toml").write_text("")
+    (root / "utils").mkdir()
+    (root / "utils" / "__init__.py").write_text("")
+    (root / "utils" / "misc.py").write_text(textwrap.dedent(_HELPERS))
+
+
+def _dev009_reports(project) -> str:
+    """DEV009 (a preview rule: selected by its code) on the project's `train.py`."""
+    return run_devlint("train.py", "--extend-select", "DEV009", "--output-format", "concise", cwd=project).stdout
+
+
 def test_a_script_set_up_by_the_projects_helper_is_read_as_distributed(tmp_path):
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "utils").mkdir()
-    (tmp_path / "utils" / "__init__.py").write_text("")
-    (tmp_path / "utils" / "misc.py").write_text(textwrap.dedent(_HELPERS))
+    _project_with_helpers(tmp_path)
     script = textwrap.dedent("""\
         import torch
         from torch.nn.parallel import DistributedDataParallel as DDP
@@ -329,15 +344,38 @@ def test_a_script_set_up_by_the_projects_helper_is_read_as_distributed(tmp_path)
         ("log", "setup", False),  # starts no group: nothing says the script is distributed
     ]:
         (tmp_path / "train.py").write_text(script.format(name=name, call=call))
-        out = run_devlint("train.py", "--output-format", "concise", cwd=tmp_path).stdout
+        out = _dev009_reports(tmp_path)
         assert ("train.py:9:17: DEV009" in out) is reported, (name, call, out)
     # a library module (no `__main__` block): its caller sets the process up, maybe pinning in another file
     (tmp_path / "train.py").write_text(script.format(name="init_distributed_mode", call="setup").split("\n\nif")[0])
-    out = run_devlint("train.py", "--output-format", "concise", cwd=tmp_path).stdout
+    out = _dev009_reports(tmp_path)
     assert "DEV009" not in out, out
     # the helper changes: the cached reports of the script are not used again
     (tmp_path / "train.py").write_text(script.format(name="init_distributed_mode", call="setup"))
     (tmp_path / "utils" / "misc.py").write_text(textwrap.dedent(_HELPERS).replace(
         "    args.rank = int", "    torch.cuda.set_device(0)\n    args.rank = int"))
-    out = run_devlint("train.py", "--output-format", "concise", cwd=tmp_path).stdout
+    out = _dev009_reports(tmp_path)
     assert "DEV009" not in out, out
+
+
+def test_a_script_that_starts_its_group_and_pins_through_the_projects_helper_is_pinned(tmp_path):
+    _project_with_helpers(tmp_path)
+    script = textwrap.dedent("""\
+        import torch
+        import torch.distributed as dist
+        from utils.misc import {name}
+
+
+        def main_worker(index, model):
+            dist.init_process_group("nccl", rank=index, world_size=2)
+            model = {name}(model, torch.device("cuda", index))
+            return model
+
+
+        if __name__ == "__main__":
+            torch.multiprocessing.spawn(main_worker, nprocs=2, args=(None,))
+        """)
+    for name, reported in [("make_data_parallel", False), ("log", True)]:  # `log` pins nothing
+        (tmp_path / "train.py").write_text(script.format(name=name))
+        out = _dev009_reports(tmp_path)
+        assert ("train.py:7:5: DEV009" in out) is reported, (name, out)

@@ -23,9 +23,9 @@ from devlint.frontends.flake8 import Plugin
 from generated_programs import PROGRAMS
 from tests.conftest import RULE_DIRS
 
-# DEV003, DEV004 and DEV005 are rules in preview: named, they run (as `--extend-select DEV003,...`),
+# DEV003, DEV004, DEV005 and DEV009 are rules in preview: named, they run (as `--extend-select DEV003,...`),
 # so that the snippets' bugs of theirs are reported and fixed too.
-NAMED = ("DEV003", "DEV004", "DEV005")
+NAMED = ("DEV003", "DEV004", "DEV005", "DEV009")
 SETTINGS = Settings(preview=True)
 
 EXAMPLES = int(os.environ.get("DEVLINT_FUZZ_EXAMPLES") or (2000 if os.environ.get("DEVLINT_LONG_FUZZ") else 25))
@@ -103,7 +103,7 @@ def _only_reported_lines_changed(old: str, new: str, reports) -> None:
 
 @contextlib.contextmanager
 def _flake8_naming_the_rules():
-    """The plugin as `flake8 --extend-select DEV003,DEV004,DEV005` sets it up; as it was, after."""
+    """The plugin as `flake8 --extend-select DEV003,DEV004,DEV005,DEV009` sets it up; as it was, after."""
     from devlint.frontends import flake8
 
     saved = flake8._PREVIEW, flake8._NAMED_PREVIEW_RULES

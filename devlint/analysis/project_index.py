@@ -30,8 +30,9 @@ first time a rule asks, and kept for the process (one index per project root):
 - `group_helper(path, module, level, function)`: the project's function `function` of `module` (imported in `path`)
   starts a process group in its own body (`init_process_group`, on a backend not named `"gloo"`): "pinned" where
   its module may also pin the rank to a GPU (it names `set_device`, `device_id`, `CUDA_VISIBLE_DEVICES`, a launcher
-  that pins, or `torch.cuda.device`), "unpinned" where it names none of them; None where it starts no group, or is
-  not found (DEV009: a script set up by `utils.init_distributed_mode(args)`).
+  that pins, or `torch.cuda.device`), "unpinned" where it names none of them; "pins" where it starts no group but
+  may pin so (`make_data_parallel(model, device)` that calls `torch.cuda.set_device(device)`); None where it does
+  neither, or is not found (DEV009: a script set up by `utils.init_distributed_mode(args)`).
 
 A rule asks through `IndexReads` (one per checked file), which records every question and answer:
 the result cache stores them with the file's reports and uses the reports again only while the
@@ -253,7 +254,8 @@ class ProjectIndex:
 
     def group_helper(self, path: str, module: str, level: int, function: str) -> Optional[str]:
         """Does the project's `function` of `module` (imported in `path`, `level` dots before it) start a process
-        group, and may its module pin the rank ("pinned", "unpinned"; None: it starts none, or is not found)?"""
+        group, and may its module pin the rank ("pinned", "unpinned"; "pins": it starts none but may pin; None: it
+        does neither, or is not found)?"""
         found = self._module_file(path, module, level)
         if found is None:
             return None
@@ -262,9 +264,13 @@ class ProjectIndex:
             tree = parse(found[1])
             definition = next((statement for statement in tree.body if type(statement) in (
                 ast.FunctionDef, ast.AsyncFunctionDef) and statement.name == function), None) if tree else None
-            starts = definition is not None and _group_start_in(definition)  # type: ignore[arg-type]
-            self._group_helpers[key] = ("pinned" if _may_pin(tree, definition, found[1])  # type: ignore[arg-type]
-                                        else "unpinned") if starts else None
+            if definition is None:
+                self._group_helpers[key] = None
+            else:
+                starts = _group_start_in(definition)  # type: ignore[arg-type]
+                may_pin = _may_pin(tree, definition, found[1])  # type: ignore[arg-type]
+                self._group_helpers[key] = ("pinned" if may_pin else "unpinned") if starts else (
+                    "pins" if may_pin else None)
         return self._group_helpers[key]
 
     def _exports_torch(self, path: str, text: str, depth: int) -> tuple[bool, bool]:

@@ -1,16 +1,23 @@
 """DEV009 — unindexed CUDA in a distributed script that never pins its rank to a GPU.
 
-Each case is a snippet and the exact `(line, col, code)` reports DEV009 gives on it.
+Each case is a snippet and the exact `(line, col, code)` reports DEV009 gives on it, named as users run a
+preview rule (`--extend-select DEV009`).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from conftest import lint_messages
-from rules.cases import cases_for, reports
+from conftest import lint, lint_messages
+from rules.cases import cases_for
 
 case = cases_for("DEV009")
+
+
+def reports(code: str, snippet: str) -> list[tuple[int, int, str]]:
+    """(line, col, code) of rule `code`'s reports on the snippet with the rule named."""
+    return [report for report in lint(snippet, extend_select=(code,)) if report[2] == code]
+
 
 HEAD = "import os\nimport torch\nimport torch.distributed as dist"
 # A program that pins its rank, then starts NCCL: what its module places before `main()` runs lands on GPU 0
@@ -20,6 +27,16 @@ PINNING_MAIN = """def main():
     dist.init_process_group("nccl")
 if __name__ == "__main__":
     main()
+"""
+# The program's default device, `"cuda"` unindexed, handed to each spawned worker, which may `{replace}` it first
+SPAWNED_WORKER = """
+def main_worker(index, opt):{replace}
+    dist.init_process_group("nccl", rank=index, world_size=2)
+    model = torch.nn.Linear(2, 2).to(opt.device)
+if __name__ == "__main__":
+    opt = parse()
+    opt.device = torch.device("cpu" if opt.no_cuda else "cuda")
+    torch.multiprocessing.spawn(main_worker, nprocs=2, args=(opt,))
 """
 
 FLAGGED = [
@@ -31,6 +48,11 @@ def main():
 if __name__ == "__main__":
     main()
 """, [(5, 5)]),
+    # the program's default device is replaced in each rank's worker by one with its index: not every rank's GPU 0,
+    # but with nothing pinned each rank's current device is still GPU 0 (the report at the group's start)
+    case("default_device_each_worker_replaces_with_its_index",
+         HEAD + SPAWNED_WORKER.format(replace='\n    opt.device = torch.device(f"cuda:{index}")'), [(6, 5)]),
+    case("default_device_no_worker_replaces", HEAD + SPAWNED_WORKER.format(replace=""), [(9, 57)]),
     case("local_rank_written_and_read", HEAD + """
 os.environ["LOCAL_RANK"] = os.environ.get("LOCAL_RANK", "0")
 model = torch.nn.Linear(2, 2).cuda()
@@ -357,7 +379,7 @@ def build():
 x = torch.zeros(3, device="cuda")
 """
     assert reports("DEV009", snippet) == [(6, 12, "DEV009")]
-    assert lint_messages(snippet, "DEV009")[0].endswith('(also `"cuda"` at module level)')
+    assert lint_messages(snippet, "DEV009", extend_select=("DEV009",))[0].endswith('(also `"cuda"` at module level)')
 
 
 def test_placements_before_a_late_set_device_are_one_report():
@@ -370,4 +392,4 @@ def main():
 main()
 """
     assert reports("DEV009", snippet) == [(6, 13, "DEV009")]
-    assert lint_messages(snippet, "DEV009")[0].endswith('(also `"cuda"` in `main`)')
+    assert lint_messages(snippet, "DEV009", extend_select=("DEV009",))[0].endswith('(also `"cuda"` in `main`)')

@@ -32,8 +32,11 @@ _SETS_A_DEVICE_UP = re.compile(r"_?(get|setup|set_up|init|initialize|select|choo
                                re.IGNORECASE)
 _LOCAL_RANK = "LOCAL_RANK"
 
-# Asked of a call: does the project's function it calls start a process group ("pinned", "unpinned"), or not (None)
+# Asked of a call: does the project's function it calls start a process group ("pinned", "unpinned"), pin the rank
+# without starting one ("pins"), or neither (None)
 GroupHelper = Callable[[cst.Call], Optional[str]]
+_STARTS_A_GROUP = ("pinned", "unpinned")
+_MAY_PIN = ("pinned", "pins")
 
 
 def no_group_helper(call: cst.Call) -> Optional[str]:
@@ -102,7 +105,9 @@ def _call(node: cst.Call, torch: TorchNames, facts: DistributedFile, group_helpe
             facts.nccl_starts.append(node)
     else:
         helper = group_helper(node)
-        if helper is not None:  # the project's `init_distributed_mode(args)`: it starts the group (backend unknown)
+        if helper == "pins":  # the project's `make_data_parallel(model, device)` that calls `set_device`
+            facts.pins_device = True
+        elif helper is not None:  # the project's `init_distributed_mode(args)`: it starts the group (backend unknown)
             facts.starts = True
             facts.why_started.append(dotted_name(node.func) or "")
             facts.backends.append(None)
@@ -199,7 +204,7 @@ def functions_its_start_runs(module: cst.Module, torch: TorchNames,
             if type(inner) is cst.Call:
                 name = dotted_name(inner.func) or ""
                 last = name.rsplit(".", 1)[-1]
-                if starts_a_group(inner, torch) or group_helper(inner) is not None:
+                if starts_a_group(inner, torch) or group_helper(inner) in _STARTS_A_GROUP:
                     starting.add(node.name.value)
                 elif name == last or name == f"self.{last}":
                     called.add(last)
@@ -230,7 +235,7 @@ def _sets_itself_up(module: cst.Module, torch: TorchNames, group_helper: GroupHe
         if (type(node) is cst.If and is_main_test(node.test)) or (
                 id(node) not in written and is_local_rank_read(node)):  # type: ignore[arg-type]
             return True
-        if type(node) is cst.Call and (starts_a_group(node, torch) or group_helper(node) is not None):
+        if type(node) is cst.Call and (starts_a_group(node, torch) or group_helper(node) in _STARTS_A_GROUP):
             return True
         stack.extend(children(node))
     return False
@@ -328,7 +333,7 @@ class BeforePinning(ForwardReader[list[str]]):
     file's functions is followed `_CALL_DEPTH` deep, never into a function already being read (a
     cycle), and what is not followed is taken to pin. `ran_before(node)` after `read()`. `helpers`: the names
     the file imports, other than torch's (`DistributedFile.helpers`); `group_helper`: the project's functions that
-    start a process group, and may pin too ("pinned")."""
+    may pin, starting a process group or not ("pinned", "pins")."""
 
     def __init__(self, module: cst.Module, torch: TorchNames, rank_dependent: Callable[[cst.BaseExpression], bool],
                  helpers: AbstractSet[str], group_helper: GroupHelper = no_group_helper):
@@ -346,7 +351,7 @@ class BeforePinning(ForwardReader[list[str]]):
         self.before: set[int] = set()
 
     def _pins(self, node: cst.Call) -> bool:
-        return pins(node, self.torch, self.helpers) or self.group_helper(node) == "pinned"
+        return pins(node, self.torch, self.helpers) or self.group_helper(node) in _MAY_PIN
 
     def read(self) -> "BeforePinning":
         self.block(self.module.body, [])

@@ -15,7 +15,8 @@ from devlint.rules.dev009_unindexed_cuda_under_ddp.distributed import (
 )
 from devlint.analysis.guards import is_script
 from devlint.analysis.names import (
-    dotted_name, has_cuda_method_signature, identifiers, keyword, positional, string_value, target_names,
+    dotted_name, has_cuda_method_signature, identifiers, integer_value, is_cuda_device_expr, keyword, positional,
+    string_value, target_names,
 )
 from devlint.contract.diagnostics import Applicability
 from devlint.rules.base import Fix, RuleVisitor
@@ -32,6 +33,22 @@ def _cuda_literals(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
         return _cuda_literals(expr.body) + _cuda_literals(expr.orelse)
     value = string_value(expr)
     return [expr] if value is not None and value.strip() == "cuda" else []
+
+
+def _indexed_cuda(expr: cst.BaseExpression, torch) -> bool:  # type: ignore[no-untyped-def]
+    """A CUDA device given an index computed at run time: `f"cuda:{rank}"`, `torch.device("cuda", index)`,
+    `torch.device(f"cuda:{index}")`, either branch of `a if c else b`."""
+    if isinstance(expr, cst.IfExp):
+        return _indexed_cuda(expr.body, torch) or _indexed_cuda(expr.orelse, torch)
+    if is_cuda_device_expr(expr):
+        return True
+    if not (isinstance(expr, cst.Call) and torch.is_call_to(expr, "device")):
+        return False
+    args = positional(expr)
+    index = args[1].value if len(args) == 2 else getattr(keyword(expr, "index"), "value", None)
+    if index is not None:
+        return bool(args) and _cuda_literals(args[0].value) == [args[0].value] and integer_value(index) is None
+    return len(args) == 1 and is_cuda_device_expr(args[0].value)
 
 
 def _indexed_string(literal: cst.BaseExpression, index: str) -> cst.BaseExpression:
@@ -67,6 +84,11 @@ class UnindexedCudaUnderDdp(RuleVisitor):
         self._compared: set[int] = set()  # `x.device == torch.device("cuda")`: a comparison places nothing
         self._rank_dependent = 0  # inside `if rank == 0:`, `if args.distributed: ... else: ...`
         self._barriers: list[cst.Call] = []  # `dist.barrier()`, a helper's `barrier()`: no `device_ids=` given
+        # `opt.device = torch.device("cuda")` in `__main__`, then `opt.device = torch.device(f"cuda:{index}")` in
+        # the worker: the unindexed value is a default each rank replaces with its own GPU
+        self._assigned: list[frozenset[str]] = []  # the targets of the assignments being read, innermost last
+        self._stored_into: dict[int, frozenset[str]] = {}  # a pending node -> the targets its assignment binds
+        self._indexed_targets: set[str] = set()  # targets the file binds to a CUDA device with a run-time index
 
     # -- code that runs in some ranks, or only without distribution ------------------------
     def visit_If(self, node: cst.If) -> None:
@@ -92,6 +114,7 @@ class UnindexedCudaUnderDdp(RuleVisitor):
         return self.ctx.frames[-1].node
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
+        self._assigned.pop()
         statement = self._statements[-1] if self._statements else original_node
         for target in original_node.targets:
             if isinstance(target.target, cst.Name):
@@ -137,8 +160,14 @@ class UnindexedCudaUnderDdp(RuleVisitor):
     def _pend(self, node: cst.CSTNode, what: str, fix: Optional[Fix], places: bool) -> None:
         function = self.ctx.current_function()
         self.pending.append((node, what, fix, places, function.name.value if function is not None else None))
+        if self._assigned:
+            self._stored_into[id(node)] = self._assigned[-1]
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        targets = frozenset(name for name in (dotted_name(t.target) for t in node.targets) if name)
+        self._assigned.append(targets)
+        if _indexed_cuda(node.value, self.torch):
+            self._indexed_targets |= targets
         if any(names_a_device(dotted_name(t.target) or "") for t in node.targets):
             for literal in _cuda_literals(node.value):
                 self._literal(literal)
@@ -198,6 +227,8 @@ class UnindexedCudaUnderDdp(RuleVisitor):
             self._pend(node, "`.cuda()`", fix, True)
 
     def finish(self) -> None:
+        self.pending = [entry for entry in self.pending
+                        if self._stored_into.get(id(entry[0]), frozenset()).isdisjoint(self._indexed_targets)]
         path = self.ctx.path
         group_helper = project_group_helper(  # (a program's set-up: a library's caller pins, maybe elsewhere)
             self.ctx.module, self.torch, lambda module, level, function: self.ctx.project.group_helper(
