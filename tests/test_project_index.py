@@ -7,6 +7,8 @@ import os
 import textwrap
 import time
 
+import pytest
+
 from conftest import run_devlint
 from devlint.analysis.project_index import IndexReads, ProjectIndex, answer, path_keys_of_code
 from devlint.engine.project import project_root
@@ -379,3 +381,53 @@ def test_a_script_that_starts_its_group_and_pins_through_the_projects_helper_is_
         (tmp_path / "train.py").write_text(script.format(name=name))
         out = _dev009_reports(tmp_path)
         assert ("train.py:7:5: DEV009" in out) is reported, (name, out)
+
+
+# -- a module that needs CUDA as written ---------------------------------------------------------------------------
+_RENDER_UTIL = """
+    import torch
+    def lift(x, intrinsics):
+        intrinsics = intrinsics.cuda()
+        return torch.ones(x.shape[0], device="cuda") * intrinsics
+"""
+
+
+@pytest.mark.parametrize("module, level", [("utils.rend_util", 0), ("rend_util", 1), ("utils", 0)])
+def test_a_module_that_places_data_on_cuda_unguarded_is_cuda_only_code(module, level):
+    index = _star_index({"/p/utils/rend_util.py": _RENDER_UTIL, "/p/utils/__init__.py": "from .rend_util import *\n"
+                         "import torch\ndef f(x):\n    return x.to('cuda:0')\n"})
+    assert index.imports_cuda_only_code("/p/utils/train.py", module, level)
+
+
+@pytest.mark.parametrize("look_alike", [
+    # the module asks what the machine has, or names another device: it chooses, it does not need CUDA
+    "    if torch.cuda.is_available():\n        pass\n",
+    "    DEVICE = 'cpu'\n",
+    "    def f(x):\n        return x.to('mps')\n",
+    "    N = torch.accelerator.device_count()\n",
+])
+def test_a_module_that_chooses_among_devices_is_not_cuda_only_code(look_alike):
+    index = _star_index({"/p/utils/rend_util.py": _RENDER_UTIL + look_alike})
+    assert not index.imports_cuda_only_code("/p/train.py", "utils.rend_util", 0)
+
+
+@pytest.mark.parametrize("placement", [
+    "if args.cuda:\n        x = x.cuda()",  # a branch on a CUDA flag
+    "x = x.cuda() if use_gpu else x",
+    "try:\n        x = x.cuda()\n    except RuntimeError:\n        pass",  # a fallback
+    "x = x.cuda(args.gpu)",  # a device chosen at run time
+    "x = x.to(device)",
+])
+def test_a_guarded_or_chosen_placement_is_not_cuda_only_code(placement):
+    index = _star_index({"/p/model.py": f"import torch\ndef f(x, args, use_gpu, device):\n    {placement}\n"
+                                        "    return x\n"})
+    assert not index.imports_cuda_only_code("/p/train.py", "model", 0)
+
+
+def test_the_file_itself_and_modules_outside_the_project_are_no_cuda_only_code():
+    index = _star_index({"/p/model.py": _RENDER_UTIL})
+    assert not index.imports_cuda_only_code("/p/model.py", "model", 0)  # a file is not its own import
+    assert not index.imports_cuda_only_code("/p/train.py", "numpy", 0)  # not the project's
+    reads = IndexReads(index)
+    assert reads.imports_cuda_only_code("/p/train.py", "model", 0)
+    assert all(answer(index, read) == value for read, value in reads.reads.items())

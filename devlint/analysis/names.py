@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Callable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 import libcst as cst
 
@@ -81,6 +81,28 @@ def is_cuda_device_expr(expr: cst.BaseExpression) -> bool:
         template = string_value(expr.func.value)
         return template is not None and bool(RUNTIME_CUDA.fullmatch(template.strip()))
     return False
+
+
+def imported_modules(statements: Iterable[cst.CSTNode]) -> Iterator[tuple[str, int]]:
+    """(module, dots before it) of each module the imports among `statements` may name, other than torch's: `import
+    a.b` names "a.b"; `from .x import y` names ("x.y", 1), which may be a module, then ("x", 1)."""
+    for node in statements:
+        if type(node) is cst.Import:
+            for alias in node.names:
+                full = dotted_name(alias.name) or ""
+                if full and full.split(".")[0] != "torch":
+                    yield full, 0
+        elif type(node) is cst.ImportFrom:
+            source = dotted_name(node.module) if node.module is not None else ""
+            level = len(node.relative)
+            if source is None or (source.split(".")[0] == "torch" and not level):
+                continue
+            if type(node.names) is not cst.ImportStar:
+                for alias in node.names:
+                    if type(alias.name) is cst.Name:
+                        yield (f"{source}.{alias.name.value}" if source else alias.name.value), level
+            if source or level:
+                yield source, level
 
 
 def keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:

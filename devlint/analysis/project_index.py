@@ -1,6 +1,6 @@
 """The project index: what the project's other files say that a file's reports may depend on.
 
-Three facts, each gathered from Python's `ast` of only the files whose text holds its word, the
+Facts, each gathered from Python's `ast` of only the files whose text holds its word, the
 first time a rule asks, and kept for the process (one index per project root):
 
 - `saved_from_host(key)`: the files the project writes with `torch.save`, by the names in their path
@@ -33,6 +33,13 @@ first time a rule asks, and kept for the process (one index per project root):
   that pins, or `torch.cuda.device`), "unpinned" where it names none of them; "pins" where it starts no group but
   may pin so (`make_data_parallel(model, device)` that calls `torch.cuda.set_device(device)`); None where it does
   neither, or is not found (DEV009: a script set up by `utils.init_distributed_mode(args)`).
+
+- `imports_cuda_only_code(path, module, level)`: the project's module `import <module>` (or `from <module> import
+  name`, with `module.name` first) names in `path` places data on CUDA where nothing asks whether CUDA is there
+  (`x.cuda()`, `torch.device("cuda")`, `device="cuda"`, `.to("cuda")`, outside any branch on a CUDA check or flag
+  and outside `try:`) and shows no other device anywhere (no `is_available`, `torch.accelerator`, `"cpu"` or `"mps"`):
+  code the file runs needs CUDA as written, so one hard-coded `"cuda"` more makes no machine fail that did not
+  (DEV003: idr's `rend_util`, latent diffusion's samplers).
 
 A rule asks through `IndexReads` (one per checked file), which records every question and answer:
 the result cache stores them with the file's reports and uses the reports again only while the
@@ -122,6 +129,7 @@ class ProjectIndex:
         self._callers: dict[str, Optional[list[ast.Module]]] = {}
         self._module_saves_host: Optional[tuple[tuple[str, bool], ...]] = None  # (folder, host) per module save
         self._group_helpers: dict[tuple[str, str], Optional[str]] = {}  # (module file, function) -> answer
+        self._cuda_only: dict[str, bool] = {}  # module file -> it needs CUDA as written
 
     def _trees(self, word: str) -> Iterator[tuple[str, ast.Module]]:
         for path, text in self._files_holding(word):
@@ -273,6 +281,18 @@ class ProjectIndex:
                     "pins" if may_pin else None)
         return self._group_helpers[key]
 
+    # -- code that needs CUDA as written -------------------------------------------------
+    def imports_cuda_only_code(self, path: str, module: str, level: int) -> bool:
+        """The project's module `module` names in `path` (`level` dots before it) places data on CUDA unguarded and
+        names no other device (the module docstring)."""
+        found = self._module_file(path, module, level) if module or level else None
+        if found is None or os.path.abspath(found[0]) == os.path.abspath(path):
+            return False
+        if found[0] not in self._cuda_only:
+            tree = parse(found[1]) if "cuda" in found[1] else None
+            self._cuda_only[found[0]] = tree is not None and _needs_cuda_as_written(tree)
+        return self._cuda_only[found[0]]
+
     def _exports_torch(self, path: str, text: str, depth: int) -> tuple[bool, bool]:
         """(a star import of the module binds `torch`, the answer was cut short: by the depth bound, or by a star
         import back into a module still being read). Only an answer not cut short is kept: a module reached late in
@@ -408,6 +428,13 @@ class IndexReads:
         self.reads["group_helper:" + json.dumps([path, module, level, function])] = answer
         return answer
 
+    def imports_cuda_only_code(self, path: str, module: str, level: int) -> bool:
+        if self.index is None:
+            return False
+        answer = self.index.imports_cuda_only_code(path, module, level)
+        self.reads["imports_cuda_only_code:" + json.dumps([path, module, level])] = answer
+        return answer
+
 
 def answer(index: ProjectIndex, read: str) -> object:
     """The index's answer now to a recorded question (`IndexReads.reads`' keys), as JSON."""
@@ -428,7 +455,62 @@ def answer(index: ProjectIndex, read: str) -> object:
     if kind == "group_helper":
         path, module, level, function = json.loads(argument)
         return index.group_helper(path, module, level, function)
+    if kind == "imports_cuda_only_code":
+        path, module, level = json.loads(argument)
+        return index.imports_cuda_only_code(path, module, level)
     raise ValueError(f"unknown index question {read!r}")
+
+
+# Words of a test that may say whether CUDA is there: `torch.cuda.is_available()`, `args.cuda`, `use_gpu`, `n_gpu > 0`
+_CUDA_TEST_WORDS = ("cuda", "gpu", "is_available", "device_count")
+# Names that show a module choosing among devices
+_DEVICE_CHOICE_WORDS = frozenset({"is_available", "accelerator"})
+
+
+def _needs_cuda_as_written(tree: ast.Module) -> bool:
+    """The module places data on CUDA outside any branch on a CUDA test and outside `try:`, and names no other device
+    nor a check of what the machine has (`imports_cuda_only_code`)."""
+    for node in walk(tree):
+        word = node.id if type(node) is ast.Name else node.attr if type(node) is ast.Attribute else None
+        if word in _DEVICE_CHOICE_WORDS or (type(node) is ast.Constant and type(node.value) is str
+                                            and node.value.partition(":")[0] in ("cpu", "mps")):
+            return False
+    unguarded: list[ast.AST] = [tree]
+    while unguarded:
+        node = unguarded.pop()
+        if _places_on_cuda(node):
+            return True
+        if type(node) in (ast.If, ast.IfExp, ast.While) and _tests_cuda(node.test):  # type: ignore[attr-defined]
+            unguarded.append(node.test)  # type: ignore[attr-defined]
+        elif type(node) is ast.Try:
+            unguarded.extend(node.handlers + node.orelse + node.finalbody)  # type: ignore[attr-defined,operator]
+        else:
+            unguarded.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _tests_cuda(test: ast.expr) -> bool:
+    return any(any(word in name.lower() for word in _CUDA_TEST_WORDS) for node in walk(test)
+               for name in ((node.id,) if type(node) is ast.Name else (node.attr,) if type(node) is ast.Attribute
+                            else ()))
+
+
+def _places_on_cuda(node: ast.AST) -> bool:
+    """`x.cuda()` / `x.cuda(0)`, `torch.device("cuda")`, `x.to("cuda")`, `device="cuda"` (`"cuda:N"` too)."""
+    if type(node) is not ast.Call:
+        return False
+    func = node.func  # type: ignore[attr-defined]
+    if type(func) is ast.Attribute and func.attr == "cuda":
+        return not node.keywords and (not node.args or (len(node.args) == 1  # type: ignore[attr-defined]
+                                                        and type(node.args[0]) is ast.Constant))  # type: ignore
+    if type(func) is ast.Attribute and func.attr in ("device", "to") and node.args:  # type: ignore[attr-defined]
+        return _is_cuda_string(node.args[0])  # type: ignore[attr-defined]
+    return any(keyword.arg == "device" and _is_cuda_string(keyword.value)
+               for keyword in node.keywords)  # type: ignore[attr-defined]
+
+
+def _is_cuda_string(expr: ast.expr) -> bool:
+    return type(expr) is ast.Constant and type(expr.value) is str and expr.value.partition(":")[0] == "cuda"
 
 
 _DEF = re.compile(r"([ \t]*)(?:async[ \t]+)?def[ \t]")

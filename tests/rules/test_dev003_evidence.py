@@ -262,3 +262,25 @@ def test_the_cli_and_flake8_report_it_where_it_is_named(tmp_path) -> None:
 
 
 CLI_CASE = with_move('device = "cuda" if torch.cuda.is_available() else "cpu"')
+
+
+@pytest.mark.parametrize("helper, reported", [
+    # the project's own code the script imports moves its tensors to CUDA unguarded: the script cannot run without
+    # CUDA whatever this line says
+    ("import torch\ndef lift(x):\n    return x.cuda() * 2\n", False),
+    ("import torch\nclass Sampler:\n    def __init__(self):\n        self.d = torch.device('cuda')\n", False),
+    # look-alikes: the helper follows its input, or chooses the device itself
+    ("import torch\ndef lift(x):\n    return x.to(x.device) * 2\n", True),
+    ("import torch\ndef lift(x):\n    return x.cuda() if torch.cuda.is_available() else x\n", True),
+])
+def test_a_script_whose_project_code_needs_cuda_as_written_is_preview(tmp_path, helper: str, reported: bool) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "utils" / "render.py").write_text(helper)
+    script = CLI_CASE.replace("import torch\n", "import torch\nfrom utils import render\n", 1)
+    (tmp_path / "train.py").write_text(script)
+    named = run_devlint("train.py", "--no-cache", "--extend-select", "DEV003", "--output-format", "concise",
+                        cwd=tmp_path).stdout
+    assert ("DEV003" in named) is reported, named
+    every = run_devlint("train.py", "--no-cache", "--preview", "--output-format", "concise", cwd=tmp_path).stdout
+    assert "DEV003" in every, every

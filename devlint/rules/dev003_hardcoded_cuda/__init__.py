@@ -65,8 +65,10 @@ RULE = Rule(
         TensorRT, apex, flash-attn, bitsandbytes or `torch.utils.cpp_extension` imported, a CUDA extension
         built, an NCCL process group, CUDA required (`assert torch.cuda.is_available()`, `if not ...:` then
         `raise`, `sys.exit(...)` or `pytest.skip(...)`, or the check's `else:` doing so), a `torch.cuda` function called or a legacy `torch.cuda.FloatTensor` type used outside any
-        test. `.cuda()` of a value computed from the function's tensor input needs no evidence: it goes to
-        the default GPU, not back to the input's device.
+        test, or a module of the project the file imports that needs CUDA as written (it places data on CUDA
+        outside any CUDA check or `try:`, and names no other device and no check of what the machine has: the
+        file's pipeline fails without CUDA whatever one literal says). `.cuda()` of a value computed from the
+        function's tensor input needs no evidence: it goes to the default GPU, not back to the input's device.
     """,
     details="""
         Silent by default where the evidence is split or absent, inside an `if` (other than `if __name__ ==

@@ -17,8 +17,8 @@ from devlint.analysis.guards import (
     module_cuda_only_reason, top_level_imports,
 )
 from devlint.analysis.names import (
-    device_backend, dotted_name, has_cuda_method_signature, identifiers, is_cuda_device_expr, is_cuda_string, keyword,
-    named_parameters, positional, string_value,
+    device_backend, dotted_name, has_cuda_method_signature, identifiers, imported_modules, is_cuda_device_expr,
+    is_cuda_string, keyword, named_parameters, positional, string_value,
 )
 from devlint.analysis.screen import walk as walk_ast
 from devlint.analysis.types import Kind
@@ -82,6 +82,7 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         self._compared: set[int] = set()  # `x.device == torch.device("cuda")`: a comparison places nothing
         self._communicating: dict[int, bool] = {}  # id(function) -> it calls a collective
         self._file_evidence: Optional[FileEvidence] = None
+        self._runs_cuda_only_code: Optional[bool] = None
 
     # -- where CUDA is required anyway ---------------------------------------------------
     def _needs_cuda_anyway(self) -> bool:
@@ -604,12 +605,24 @@ class HardcodedCuda(RuleVisitor, DeviceNameTracker):
         for node, message, fix, plain_torch in self.pending:
             shown = evidence.portable_in(self.scope_of.get(id(node)))
             evident = id(node) in self.evident
-            if not self.preview and not evident and (shown is None or id(node) in self.preview_only):
+            if not self.preview and not evident and (shown is None or id(node) in self.preview_only
+                                                     or self._imports_cuda_only_code()):
                 continue  # not shown to be meant to run without CUDA, or shown to be CUDA-only: preview's
             if self.ctx.torch.imports_torch or plain_torch:
                 if shown is not None and not evident:
                     message = f"{message} (this file {shown.says} at line {shown.line})"
                 self.report(node, message, fix)
+
+    def _imports_cuda_only_code(self) -> bool:
+        """The file imports a module of the project that needs CUDA as written (the project index's
+        `imports_cuda_only_code`): its pipeline fails without CUDA before this literal matters (idr's scripts call
+        `rend_util`, which moves every tensor with `.cuda()`)."""
+        if self._runs_cuda_only_code is None:
+            path = self.ctx.path
+            self._runs_cuda_only_code = path is not None and any(
+                self.ctx.project.imports_cuda_only_code(path, module, level)
+                for module, level in imported_modules(_nodes(self.ctx.module)))
+        return self._runs_cuda_only_code
 
     def _evidence(self) -> FileEvidence:
         if self._file_evidence is None:  # (read once: without the screen's facts it is a parse of the file)
