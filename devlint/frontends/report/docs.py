@@ -30,7 +30,7 @@ def rule_pages() -> dict[str, str]:
 
 def rules_table() -> str:
     rows = ["| code | name | what | fix | tier | blind, libraries (`fresh` + `unseen` ... `unseen8`) | blind, training"
-            " repositories (`T1` ... `T25`) |",
+            " repositories (`T1` ... `T26`) |",
             "|---|---|---|---|---|---|---|"]
     for entry in all_rules():
         rule = entry.rule
