@@ -58,7 +58,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, Optional
 
 from devlint.analysis.screen import parse, walk
-from devlint.analysis.vocabulary import DEVICE_SETTING_LAUNCHERS
+from devlint.analysis.vocabulary import DEVICE_SETTING_LAUNCHERS, device_backend
 
 # (path, text) of every project file whose text holds the given word
 FilesHolding = Callable[[str], Iterator[tuple[str, str]]]
@@ -510,7 +510,7 @@ def _places_on_cuda(node: ast.AST) -> bool:
 
 
 def _is_cuda_string(expr: ast.expr) -> bool:
-    return type(expr) is ast.Constant and type(expr.value) is str and expr.value.partition(":")[0] == "cuda"
+    return type(expr) is ast.Constant and type(expr.value) is str and device_backend(expr.value) == "cuda"
 
 
 _DEF = re.compile(r"([ \t]*)(?:async[ \t]+)?def[ \t]")
